@@ -1,0 +1,107 @@
+"""``ReplBackend``: the :class:`~lean_gym.backends.Backend` over a pool of REPL-protocol processes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+
+from lean_gym.backends.base import CheckResult
+from lean_gym.lean.pool import PoolStats, ReplPool
+
+__all__ = ["ReplBackend", "sim_command"]
+
+
+def sim_command() -> list[str]:
+    """The command line of the simulator's protocol server (``python -m lean_gym.sim``)."""
+    return [sys.executable, "-m", "lean_gym.sim"]
+
+
+class ReplBackend:
+    """Checks Lean source on a header-keyed pool of REPL processes.
+
+    With ``command=["lake", "env", "repl"]`` and ``cwd`` a built Lean workspace this is real Lean; with
+    :func:`sim_command` it is the simulator behind the same protocol (and then its results say so).
+
+    Example:
+        >>> backend = ReplBackend(command=sim_command(), pool_size=2)  # doctest: +SKIP
+        >>> backend.check("theorem t (x : ℕ) : x + 0 = x := by simp").status  # doctest: +SKIP
+        'proved'
+
+    Args:
+        command: The REPL command line.
+        pool_size: Processes run at once (default: CPU count − 1, at least 1).
+        cwd: Working directory (the Lean workspace).
+        env: Environment of the processes.
+        memory_limit_mb: ``RLIMIT_AS`` per process (real Lean with Mathlib: 8–12 GB).
+        max_uses: Recycle a process after this many checks.
+        max_rss_mb: Recycle a process above this resident memory.
+        acquire_timeout: Longest wait for a free process.
+        timeout: Default per-check timeout in seconds.
+        name: Backend name in results; defaults to ``"repl:<command>"``, or ``"sim-repl"`` for the simulator.
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str] | None = None,
+        *,
+        pool_size: int | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        memory_limit_mb: int | None = None,
+        max_uses: int | None = 2000,
+        max_rss_mb: float | None = None,
+        acquire_timeout: float = 600.0,
+        timeout: float | None = 60.0,
+        header_timeout: float | None = 600.0,
+        name: str | None = None,
+    ) -> None:
+        command = list(command) if command is not None else sim_command()
+        if pool_size is None:
+            pool_size = max(1, (os.cpu_count() or 2) - 1)
+        if name is None:
+            name = "sim-repl" if command[1:] == ["-m", "lean_gym.sim"] else f"repl:{' '.join(command)}"
+        self.name = name
+        self.pool = ReplPool(
+            command,
+            size=pool_size,
+            cwd=cwd,
+            env=env,
+            memory_limit_mb=memory_limit_mb,
+            max_uses=max_uses,
+            max_rss_mb=max_rss_mb,
+            acquire_timeout=acquire_timeout,
+            default_timeout=timeout,
+            header_timeout=header_timeout,
+            name=name,
+        )
+
+    @property
+    def stats(self) -> PoolStats:
+        return self.pool.stats
+
+    def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
+        """Check ``code`` under ``header``; see :meth:`ReplPool.check`."""
+        return self.pool.check(code, header=header, timeout=timeout)
+
+    def check_batch(
+        self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None
+    ) -> list[CheckResult]:
+        """Check many pieces of code concurrently across the pool."""
+        return self.pool.check_batch(codes, header=header, timeout=timeout)
+
+    def warm(self, header: str = "") -> None:
+        """Start every process and import ``header`` in each ahead of time."""
+        self.pool.warm(header)
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def __enter__(self) -> ReplBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ReplBackend({self.name!r}, pool_size={self.pool.size})"

@@ -1,0 +1,66 @@
+"""The exceptions lean-gym raises.
+
+Lean rejecting a proof is *data* (a verdict in a :class:`~lean_gym.backends.CheckResult`, a reward, an
+``info`` entry) and never raises. Only a broken process, a protocol violation or a misuse raises, and
+always one of the classes below, so callers can catch :class:`LeanGymError` at one place.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BadActionError",
+    "LeanGymError",
+    "LeanProcessError",
+    "LeanTimeoutError",
+    "PoolExhaustedError",
+    "ProtocolError",
+    "UnsafeInputError",
+    "WorkspaceNotFoundError",
+]
+
+
+class LeanGymError(Exception):
+    """Root of every exception raised by lean-gym."""
+
+
+class LeanProcessError(LeanGymError):
+    """A Lean (or REPL-protocol) process died, closed its output or printed something that is not JSON.
+
+    Attributes:
+        stderr_tail: The last lines the process wrote to stderr, for diagnosis.
+        returncode: The exit status when the process has exited, else ``None``.
+    """
+
+    def __init__(self, message: str, *, stderr_tail: str = "", returncode: int | None = None) -> None:
+        detail = message
+        if returncode is not None:
+            detail += f" (exit status {returncode})"
+        if stderr_tail.strip():
+            detail += f"\n--- last stderr ---\n{stderr_tail.rstrip()}"
+        super().__init__(detail)
+        self.stderr_tail = stderr_tail
+        self.returncode = returncode
+
+
+class LeanTimeoutError(LeanGymError, TimeoutError):
+    """A request took longer than its timeout; the process that ran it has been killed."""
+
+
+class ProtocolError(LeanGymError):
+    """A request or response does not follow the REPL JSON protocol."""
+
+
+class PoolExhaustedError(LeanGymError):
+    """No REPL process became free within the pool's bounded wait."""
+
+
+class WorkspaceNotFoundError(LeanGymError):
+    """No built Lean workspace was found; run ``lean-gym doctor`` to see what is missing."""
+
+
+class BadActionError(LeanGymError, ValueError):
+    """An action does not fit the environment's action space (wrong shape, dtype or range)."""
+
+
+class UnsafeInputError(LeanGymError, ValueError):
+    """Untrusted text asked for something the caller did not allow (kept out of Lean entirely)."""

@@ -1,0 +1,331 @@
+"""A header-keyed pool of REPL-protocol processes.
+
+Each process elaborates one header (imports, options, opens) once, in its first command, and runs every
+later check in that environment by ``env`` id. That is what makes checks fast: ``import Mathlib`` costs
+seconds and gigabytes, and it is paid once per process, not once per check.
+
+Faults cost one restart, never a lost or hung request:
+
+* a check that runs past its timeout kills the process group and is reported as ``timeout``;
+* a process that dies, closes its output or prints garbage is reported as ``crashed``;
+* either way the process is started afresh (and re-imports its header) on its next use;
+* processes are recycled after ``max_uses`` checks or above ``max_rss_mb`` resident memory (the REPL keeps
+  every environment it ever made, so memory only grows);
+* a caller that finds no free process within ``acquire_timeout`` gets a
+  :class:`~lean_gym.errors.PoolExhaustedError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import psutil
+
+from lean_gym.errors import LeanGymError, LeanProcessError, LeanTimeoutError, PoolExhaustedError
+from lean_gym.lean.header import split_header
+from lean_gym.lean.protocol import Message, Position, command_request
+from lean_gym.lean.repl import DEFAULT_MAX_RESPONSE_BYTES, LeanRepl
+from lean_gym.lean.result import CheckResult, result_from_response
+
+__all__ = ["PoolStats", "ReplPool"]
+
+
+@dataclass
+class PoolStats:
+    """Counters a pool keeps (read them to check reuse, recycling and faults)."""
+
+    checks: int = 0
+    header_imports: int = 0
+    starts: int = 0
+    timeouts: int = 0
+    crashes: int = 0
+    recycles: int = 0
+    imports_by_pid: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Worker:
+    index: int
+    repl: LeanRepl
+    header: str | None = None
+    header_env: int | None = None
+    uses: int = 0
+    busy: bool = False
+    last_used: float = 0.0
+
+
+class ReplPool:
+    """Up to ``size`` REPL processes, each bound to one header, shared by many concurrent checks.
+
+    Example:
+        >>> import sys
+        >>> pool = ReplPool([sys.executable, "-m", "lean_gym.sim"], size=2)  # doctest: +SKIP
+        >>> pool.check("theorem t : 2 + 2 = 4 := by norm_num").status  # doctest: +SKIP
+        'proved'
+
+    Args:
+        command: Command line of one REPL process (``["lake", "env", "repl"]`` for real Lean).
+        size: Most processes alive at once.
+        cwd: Working directory of the processes.
+        env: Environment variables of the processes.
+        memory_limit_mb: ``RLIMIT_AS`` per process.
+        max_uses: Recycle a process after this many checks (``None``: never).
+        max_rss_mb: Recycle a process whose resident memory (with its children) exceeds this.
+        acquire_timeout: Longest wait for a free process before ``PoolExhaustedError``.
+        default_timeout: Per-check timeout when a call gives none.
+        header_timeout: Timeout for elaborating a header (imports are slow on real Lean).
+        name: Backend name put into each result (``"repl:<command>"`` by default).
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        size: int = 1,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        memory_limit_mb: int | None = None,
+        max_uses: int | None = 2000,
+        max_rss_mb: float | None = None,
+        acquire_timeout: float = 600.0,
+        default_timeout: float | None = 60.0,
+        header_timeout: float | None = 600.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        name: str | None = None,
+    ) -> None:
+        if size < 1:
+            raise ValueError(f"pool size must be at least 1, got {size}")
+        self.command = list(command)
+        self.size = size
+        self.max_uses = max_uses
+        self.max_rss_mb = max_rss_mb
+        self.acquire_timeout = acquire_timeout
+        self.default_timeout = default_timeout
+        self.header_timeout = header_timeout
+        self.name = name or f"repl:{' '.join(self.command)}"
+        self.stats = PoolStats()
+        self._stats_lock = threading.Lock()
+        self._repl_kwargs = dict(
+            cwd=cwd, env=env, memory_limit_mb=memory_limit_mb, max_response_bytes=max_response_bytes
+        )
+        self._workers: list[_Worker] = []
+        self._cond = threading.Condition()
+        self._closed = False
+        self._executor: ThreadPoolExecutor | None = None
+
+    # ------------------------------------------------------------------------------------------ public
+
+    def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
+        """Check ``code`` under ``header``; never raises for Lean's verdicts, timeouts or crashes.
+
+        Raises:
+            PoolExhaustedError: no process became free within ``acquire_timeout``.
+            LeanGymError: the pool is closed.
+        """
+        split = split_header(code, header)
+        timeout = self.default_timeout if timeout is None else timeout
+        t0 = time.perf_counter()
+        with self._acquire(split.header) as worker:
+            self._count("checks")
+            try:
+                env = self._ensure_header(worker, split.header)
+                if isinstance(env, CheckResult):
+                    return _with_elapsed(env, time.perf_counter() - t0)
+                request = command_request(split.body, env=env)
+                response = worker.repl.send(request, timeout=timeout)
+            except LeanTimeoutError as e:
+                self._count("timeouts")
+                self._reset(worker)
+                return _fault("timeout", str(e), time.perf_counter() - t0, self.name)
+            except LeanProcessError as e:
+                self._count("crashes")
+                self._reset(worker)
+                return _fault("crashed", str(e), time.perf_counter() - t0, self.name)
+            worker.uses += 1
+            elapsed = time.perf_counter() - t0
+            try:
+                result = result_from_response(
+                    response, elapsed_s=elapsed, backend=self.name, line_offset=split.line_offset
+                )
+            except LeanGymError as e:  # a JSON object of an unknown shape: treat the process as broken
+                self._count("crashes")
+                self._reset(worker)
+                return _fault("crashed", f"protocol violation: {e}", elapsed, self.name)
+            self._maybe_recycle(worker)
+            return result
+
+    def check_batch(
+        self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None
+    ) -> list[CheckResult]:
+        """Check many pieces of code concurrently across the pool; results in input order."""
+        headers = [header] * len(codes) if isinstance(header, str) else list(header)
+        if len(headers) != len(codes):
+            raise ValueError(f"check_batch got {len(codes)} codes but {len(headers)} headers")
+        if len(codes) <= 1 or self.size == 1:
+            return [self.check(c, header=h, timeout=timeout) for c, h in zip(codes, headers)]
+        ex = self._pool_executor()
+        futures = [ex.submit(self.check, c, header=h, timeout=timeout) for c, h in zip(codes, headers)]
+        return [f.result() for f in futures]
+
+    def warm(self, header: str = "", n: int | None = None) -> None:
+        """Start ``n`` processes (default: all) and elaborate ``header`` in each, ahead of the first check."""
+        n = self.size if n is None else min(n, self.size)
+        split = split_header("", header)
+
+        def one() -> None:
+            with self._acquire(split.header, prefer_new=True) as w:
+                self._ensure_header(w, split.header)
+
+        with ThreadPoolExecutor(max_workers=n) as ex:
+            for f in [ex.submit(one) for _ in range(n)]:
+                f.result()
+
+    def close(self) -> None:
+        """Stop every process; later calls raise."""
+        with self._cond:
+            self._closed = True
+            workers = list(self._workers)
+            self._cond.notify_all()
+        for w in workers:
+            w.repl.close()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
+
+    def __enter__(self) -> ReplPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.repl.pid for w in self._workers if w.repl.alive and w.repl.pid is not None]
+
+    # ------------------------------------------------------------------------------------------ internals
+
+    def _pool_executor(self) -> ThreadPoolExecutor:
+        with self._cond:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="lean-pool")
+            return self._executor
+
+    @contextlib.contextmanager
+    def _acquire(self, header: str, prefer_new: bool = False) -> Iterator[_Worker]:
+        deadline = time.monotonic() + self.acquire_timeout
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise LeanGymError("the REPL pool is closed")
+                worker = self._pick(header, prefer_new)
+                if worker is not None:
+                    worker.busy = True
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise PoolExhaustedError(
+                        f"no REPL process became free within {self.acquire_timeout:g} s "
+                        f"(pool size {self.size}, all busy); raise pool_size or acquire_timeout"
+                    )
+                self._cond.wait(left)
+        try:
+            yield worker
+        finally:
+            with self._cond:
+                worker.busy = False
+                worker.last_used = time.monotonic()
+                self._cond.notify()
+
+    def _pick(self, header: str, prefer_new: bool) -> _Worker | None:
+        free = [w for w in self._workers if not w.busy]
+        if not prefer_new:
+            for w in free:
+                if w.header == header and w.repl.alive:
+                    return w
+        if len(self._workers) < self.size:
+            w = _Worker(len(self._workers), LeanRepl(self.command, start=False, **self._repl_kwargs))
+            self._workers.append(w)
+            return w
+        if free:
+            # Prefer a dead process (it needs a restart anyway), then the one idle longest (LRU).
+            free.sort(key=lambda w: (w.repl.alive, w.header == header, w.last_used))
+            return free[0]
+        return None
+
+    def _ensure_header(self, worker: _Worker, header: str) -> int | CheckResult | None:
+        """Start the process and elaborate ``header`` if needed; return the env id to run in."""
+        if worker.repl.alive and worker.header == header:
+            return worker.header_env
+        if worker.repl.alive:
+            worker.repl.close()  # one header per process: importing twice is unsupported
+        worker.repl.start()
+        self._count("starts")
+        worker.uses = 0
+        worker.header = header
+        worker.header_env = None
+        if not header:
+            return None
+        response = worker.repl.send(command_request(header), timeout=self.header_timeout)
+        pid = worker.repl.pid or -1
+        with self._stats_lock:
+            self.stats.header_imports += 1
+            self.stats.imports_by_pid[pid] = self.stats.imports_by_pid.get(pid, 0) + 1
+        result = result_from_response(response, elapsed_s=0.0, backend=self.name)
+        if result.status == "error" or result.env is None:
+            # A header that does not elaborate poisons every check under it: report it, keep nothing.
+            worker.header = None
+            worker.repl.close()
+            msgs = tuple(
+                Message(m.severity, m.pos, m.end_pos, f"in the header: {m.data}") for m in result.messages
+            )
+            return CheckResult("error", msgs, (), 0.0, self.name, None, response)
+        worker.header_env = result.env
+        return result.env
+
+    def _count(self, key: str) -> None:
+        with self._stats_lock:
+            setattr(self.stats, key, getattr(self.stats, key) + 1)
+
+    def _reset(self, worker: _Worker) -> None:
+        worker.repl.kill()
+        worker.header = None
+        worker.header_env = None
+
+    def _maybe_recycle(self, worker: _Worker) -> None:
+        if self.max_uses is not None and worker.uses >= self.max_uses:
+            self._count("recycles")
+            worker.repl.close()
+            worker.header = None
+            return
+        if self.max_rss_mb is not None and worker.repl.pid is not None:
+            if _tree_rss_mb(worker.repl.pid) > self.max_rss_mb:
+                self._count("recycles")
+                worker.repl.close()
+                worker.header = None
+
+
+def _tree_rss_mb(pid: int) -> float:
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+        total = 0
+        for p in procs:
+            with contextlib.suppress(psutil.Error):
+                total += p.memory_info().rss
+        return total / (1024 * 1024)
+    except psutil.Error:
+        return 0.0
+
+
+def _fault(status: str, text: str, elapsed: float, backend: str) -> CheckResult:
+    msg = Message("error", Position(1, 0), None, text)
+    return CheckResult(status, (msg,), (), elapsed, backend)  # type: ignore[arg-type]
+
+
+def _with_elapsed(result: CheckResult, elapsed: float) -> CheckResult:
+    return CheckResult(result.status, result.messages, result.sorries, elapsed, result.backend, result.env, result.raw)

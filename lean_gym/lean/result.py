@@ -1,0 +1,91 @@
+"""The verdict of one check (``CheckResult``), shared by the process layer and every backend."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from lean_gym.lean.protocol import (
+    CommandResponse,
+    ErrorResponse,
+    Message,
+    Position,
+    Sorry,
+    classify_response,
+    parse_response,
+)
+
+__all__ = ["STATUSES", "CheckResult", "Status", "result_from_response"]
+
+Status = Literal["proved", "sorry", "error", "timeout", "crashed"]
+STATUSES: tuple[Status, ...] = ("proved", "sorry", "error", "timeout", "crashed")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What a backend says about one piece of Lean source.
+
+    Attributes:
+        status: ``proved`` (no error, no sorry), ``sorry``, ``error`` (Lean rejected it), ``timeout`` (the
+            check ran past its time and the process was killed) or ``crashed`` (the process died).
+        messages: Lean's messages, positions relative to the ``code`` that was checked.
+        sorries: The sorries Lean found (the array, not the warning text).
+        elapsed_s: Wall time of the check, seconds.
+        backend: Which backend produced the verdict, e.g. ``"sim"`` or ``"repl:lake env repl"``; never
+            pass a simulated verdict off as Lean's.
+        env: The REPL environment id the code was checked in, when known.
+    """
+
+    status: Status
+    messages: tuple[Message, ...] = ()
+    sorries: tuple[Sorry, ...] = ()
+    elapsed_s: float = 0.0
+    backend: str = ""
+    env: int | None = None
+    raw: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def proved(self) -> bool:
+        """True when Lean accepted the code with no error and no sorry."""
+        return self.status == "proved"
+
+    @property
+    def errors(self) -> tuple[Message, ...]:
+        return tuple(m for m in self.messages if m.severity == "error")
+
+    def messages_text(self, limit: int = 2000) -> str:
+        """Messages as Lean prints them (``line:col: severity: text``), cut to ``limit`` characters."""
+        text = "\n".join(f"{m.pos.line}:{m.pos.column}: {m.severity}: {m.data}" for m in self.messages)
+        return text if len(text) <= limit else text[: limit - 15] + "\n…[truncated]"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "messages": [m.to_json() for m in self.messages],
+            "sorries": [{"goal": s.goal, "pos": s.pos.to_json() if s.pos else None} for s in self.sorries],
+            "elapsed_s": self.elapsed_s,
+            "backend": self.backend,
+        }
+
+
+def result_from_response(
+    response: Mapping[str, Any], *, elapsed_s: float, backend: str, line_offset: int = 0
+) -> CheckResult:
+    """Build a :class:`CheckResult` from one REPL command response.
+
+    Args:
+        response: The raw JSON object the REPL returned for the command.
+        elapsed_s: Wall time the check took.
+        backend: The backend's name.
+        line_offset: Added to every message line, to map positions back to the caller's code.
+    """
+    status = classify_response(response)
+    parsed = parse_response(response)
+    if isinstance(parsed, ErrorResponse):
+        msg = Message("error", Position(1, 0), None, parsed.message)
+        return CheckResult("error", (msg,), (), elapsed_s, backend, None, response)
+    messages = tuple(m.shifted(line_offset) for m in parsed.messages)
+    sorries = tuple(s.shifted(line_offset) for s in parsed.sorries)
+    env = parsed.env if isinstance(parsed, CommandResponse) else None
+    return CheckResult(status, messages, sorries, elapsed_s, backend, env, response)
