@@ -1,0 +1,19 @@
+.PHONY: install test lint typecheck bench check
+
+install:
+	pip install torch==2.13.0 -e ".[dev]"
+
+test:
+	python -m pytest -n auto
+
+lint:
+	ruff check lean_gym agents tests benchmarks examples
+	ruff format --check lean_gym
+
+typecheck:
+	mypy
+
+bench:
+	python benchmarks/bench_repl_client.py
+
+check: lint typecheck test

@@ -1,0 +1,76 @@
+"""``make_backend``: one place that turns ``"auto"``, ``"sim"``, ``"repl"`` or an instance into a Backend."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from lean_gym.backends.base import Backend
+from lean_gym.errors import WorkspaceNotFoundError
+
+__all__ = ["make_backend", "real_lean_available"]
+
+log = logging.getLogger("lean_gym")
+_warned = False
+
+
+def real_lean_available(workspace: str | os.PathLike[str] | None = None) -> bool:
+    """True when a built Lean workspace (REPL binary and Mathlib oleans) is found."""
+    from lean_gym.workspace import find_workspace
+
+    try:
+        find_workspace(workspace)
+    except WorkspaceNotFoundError:
+        return False
+    return True
+
+
+def make_backend(spec: str | Backend = "auto", *, workspace: str | os.PathLike[str] | None = None, **kwargs: Any) -> Backend:
+    """Build a backend.
+
+    Args:
+        spec: ``"auto"`` (real Lean when a built workspace is found, otherwise the simulator with a one-line
+            warning), ``"sim"`` (in-process simulator), ``"sim-repl"`` (the simulator behind the REPL protocol,
+            in subprocesses), ``"repl"`` (real Lean; raises when no built workspace), or a ``Backend``
+            instance, returned unchanged.
+        workspace: Path of the Lean workspace (default: ``$LEAN_GYM_WORKSPACE`` or ``lean_workspace/``).
+        **kwargs: Passed to the backend's constructor (``pool_size``, ``timeout``, ``memory_limit_mb``, ...).
+
+    Raises:
+        WorkspaceNotFoundError: ``"repl"`` without a built workspace.
+        ValueError: an unknown ``spec``.
+    """
+    global _warned
+    if not isinstance(spec, str):
+        if not isinstance(spec, Backend):
+            raise TypeError(f"backend must be a name or a Backend (with check/check_batch/close/name), got {type(spec).__name__}")
+        return spec
+    if spec == "auto":
+        if real_lean_available(workspace):
+            spec = "repl"
+        else:
+            if not _warned:
+                log.warning(
+                    "lean-gym: no built Lean workspace found; using the simulator (backend='sim', not Lean). "
+                    "Run `lean-gym doctor` to set up real Lean."
+                )
+                _warned = True
+            spec = "sim"
+    if spec == "sim":
+        from lean_gym.backends.sim import SimBackend
+
+        return SimBackend(**kwargs)
+    if spec == "sim-repl":
+        from lean_gym.backends.repl import ReplBackend, sim_command
+
+        return ReplBackend(command=sim_command(), **kwargs)
+    if spec == "repl":
+        from lean_gym.backends.repl import ReplBackend
+        from lean_gym.workspace import find_workspace, repl_command
+
+        ws = find_workspace(workspace)
+        kwargs.setdefault("memory_limit_mb", 12_000)
+        kwargs.setdefault("timeout", 120.0)
+        return ReplBackend(command=repl_command(ws), cwd=ws.root, **kwargs)
+    raise ValueError(f"unknown backend {spec!r}: use 'auto', 'sim', 'sim-repl', 'repl' or a Backend instance")

@@ -1,0 +1,112 @@
+"""``SimBackend``: the simulator in process, behind the same :class:`~lean_gym.backends.Backend` interface.
+
+No subprocess and no pipes: the fastest way to run the simulator. For hard per-check timeouts and crash
+isolation run the same simulator behind the protocol instead:
+``ReplBackend(command=sim_command())``. Every result says ``backend="sim"``: the simulator is a sound
+prover for a documented subset of Lean (see ``docs/simulator.md``), not Lean.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+from lean_gym.backends.base import BatchMixin, CheckResult, result_from_response
+from lean_gym.lean.header import split_header
+from lean_gym.lean.protocol import Message, Position, command_request
+
+__all__ = ["SimBackend"]
+
+
+class SimBackend(BatchMixin):
+    """Checks Lean source with the in-process simulator.
+
+    Each distinct header is elaborated once and its environment reused, exactly as the REPL pool does with
+    real Lean. The simulator bounds its own work with heartbeats (``set_option maxHeartbeats``), so a check
+    cannot run away; ``timeout`` is passed to it as a wall-clock deadline where it supports one.
+
+    Example:
+        >>> backend = SimBackend()
+        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring").status
+        'proved'
+
+    Args:
+        recycle_after: Start a fresh simulator after this many checks (the REPL keeps every environment it
+            made; recycling bounds memory, as with real Lean).
+        name: Backend name in results.
+    """
+
+    max_workers = 1  # pure Python under the GIL: threads would only add overhead
+
+    def __init__(self, *, recycle_after: int = 20_000, name: str = "sim") -> None:
+        self.name = name
+        self.recycle_after = recycle_after
+        self.checks = 0
+        self._lock = threading.Lock()
+        self._repl: Any = None
+        self._header_env: dict[str, int | CheckResult] = {}
+        self._uses = 0
+
+    def _fresh(self) -> Any:
+        from lean_gym.sim import SimRepl
+
+        self._repl = SimRepl()
+        self._header_env = {}
+        self._uses = 0
+        return self._repl
+
+    def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
+        """Check ``code`` under ``header``; a simulator bug is reported as ``crashed``, never raised."""
+        t0 = time.perf_counter()
+        split = split_header(code, header)
+        with self._lock:
+            self.checks += 1
+            try:
+                repl = self._repl if self._repl is not None and self._uses < self.recycle_after else self._fresh()
+                self._uses += 1
+                env: int | CheckResult | None = None
+                if split.header:
+                    env = self._header_env.get(split.header)
+                    if env is None:
+                        env = self._elaborate_header(repl, split.header)
+                        self._header_env[split.header] = env
+                if isinstance(env, CheckResult):
+                    return CheckResult("error", env.messages, (), time.perf_counter() - t0, self.name)
+                response = repl.handle(command_request(split.body, env=env))
+            except Exception as e:  # noqa: BLE001 - a simulator bug must cost one check, not an episode
+                self._repl = None
+                text = f"simulator crashed: {type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"
+                return CheckResult("crashed", (Message("error", Position(1, 0), None, text),), (), time.perf_counter() - t0, self.name)
+        return result_from_response(
+            response, elapsed_s=time.perf_counter() - t0, backend=self.name, line_offset=split.line_offset
+        )
+
+    def _elaborate_header(self, repl: Any, header: str) -> int | CheckResult:
+        response = repl.handle(command_request(header))
+        result = result_from_response(response, elapsed_s=0.0, backend=self.name)
+        if result.status == "error" or result.env is None:
+            msgs = tuple(Message(m.severity, m.pos, m.end_pos, f"in the header: {m.data}") for m in result.messages)
+            return CheckResult("error", msgs, (), 0.0, self.name)
+        return result.env
+
+    def check_batch(
+        self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None
+    ) -> list[CheckResult]:
+        """Check many pieces of code, in order (the in-process simulator is single-threaded)."""
+        return super().check_batch(codes, header=header, timeout=timeout)
+
+    def close(self) -> None:
+        self._repl = None
+        self._header_env = {}
+
+    def __enter__(self) -> SimBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SimBackend(checks={self.checks})"

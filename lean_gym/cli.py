@@ -1,0 +1,117 @@
+"""The ``lean-gym`` command: ``doctor``, ``setup``, ``demo``, ``bench``, ``eval``.
+
+Every command that produces verdicts prints which backend produced them: real Lean (``repl:...``) or the
+simulator (``sim``), which is never Lean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from lean_gym import __version__
+
+__all__ = ["main"]
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from lean_gym.workspace import doctor, format_report
+
+    checks = doctor(args.workspace, smoke=not args.no_smoke)
+    if args.json:
+        print(json.dumps([c.__dict__ for c in checks], indent=2))
+    else:
+        print(f"lean-gym {__version__} doctor")
+        print(format_report(checks))
+    real_ok = all(c.ok for c in checks if c.name != "simulator")
+    return 0 if real_ok else 1
+
+
+def _setup(args: argparse.Namespace) -> int:
+    from lean_gym.workspace import setup
+
+    return setup(args.workspace, dry_run=args.dry_run, force=args.force)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from lean_gym.demo import run_demo
+
+    return run_demo(backend=args.backend, episodes=args.episodes, seed=args.seed)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from lean_gym.demo import run_bench
+
+    return run_bench(backend=args.backend, n=args.n, seed=args.seed)
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from lean_gym.evaluation import run_eval
+
+    ks = [int(k) for k in args.k.split(",")]
+    report = run_eval(args.candidates, args.dataset, k_values=ks, backend=args.backend, progress=not args.quiet)
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lean-gym", description="Gymnasium environments for RL on Lean 4 theorem proving.")
+    p.add_argument("--version", action="version", version=f"lean-gym {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true", help="log more")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("doctor", help="report what real Lean needs, what is present and how to fix the rest")
+    d.add_argument("--workspace", default=None, help="Lean workspace path (default: $LEAN_GYM_WORKSPACE or lean_workspace/)")
+    d.add_argument("--no-smoke", action="store_true", help="skip the real-Lean smoke check")
+    d.add_argument("--json", action="store_true", help="machine-readable output")
+    d.set_defaults(func=_doctor)
+
+    s = sub.add_parser("setup", help="create and build the Lean workspace (needs internet)")
+    s.add_argument("--workspace", default=None)
+    s.add_argument("--dry-run", action="store_true", help="print the steps without running them")
+    s.add_argument("--force", action="store_true", help="rewrite the workspace files")
+    s.set_defaults(func=_setup)
+
+    m = sub.add_parser("demo", help="train a small agent on LeanAesop-v0 and print what it learned")
+    m.add_argument("--backend", default="auto", help="auto (real Lean if set up, else the simulator), sim, repl")
+    m.add_argument("--episodes", type=int, default=600)
+    m.add_argument("--seed", type=int, default=0)
+    m.set_defaults(func=_demo)
+
+    b = sub.add_parser("bench", help="checks per second of a backend on the simulator's theorems")
+    b.add_argument("--backend", default="auto")
+    b.add_argument("-n", type=int, default=200, help="number of checks")
+    b.add_argument("--seed", type=int, default=0)
+    b.set_defaults(func=_bench)
+
+    e = sub.add_parser("eval", help="pass@k of a JSONL of candidate proofs against a dataset")
+    e.add_argument("candidates", help="JSONL with one candidate per line: {'name': ..., 'proof': ...}")
+    e.add_argument("--dataset", default="sim", help="'sim', a miniF2F-format JSONL path, or a dataset name")
+    e.add_argument("-k", default="1,8,32", help="comma-separated k values")
+    e.add_argument("--backend", default="auto")
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.set_defaults(func=_eval)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``lean-gym`` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    from lean_gym.errors import LeanGymError
+
+    try:
+        return int(args.func(args) or 0)
+    except LeanGymError as e:
+        print(f"lean-gym {args.command}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,364 @@
+"""The real Lean workspace: where it is, whether it is built, how to build it, and what is missing.
+
+``lean_workspace/`` is a Lake project pinned to Lean v4.27.0 that requires Mathlib v4.27.0 and the
+leanprover-community REPL at its v4.27.0 tag. :func:`setup` builds it where there is internet (elan, the
+toolchain, ``lake exe cache get`` for Mathlib's prebuilt oleans, the REPL binary); :func:`doctor` reports,
+line by line, what is present and what is missing, and how to fix each piece.
+
+The paths below follow Lake's layout (``.lake/packages/<dep>/.lake/build/...``). None of this has been run
+against a real toolchain in lean-gym's own CI, which has no internet: the tests cover the detection logic on
+fake workspace trees and the commands that would run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lean_gym.errors import WorkspaceNotFoundError
+
+__all__ = [
+    "LEAN_VERSION",
+    "WORKSPACE_FILES",
+    "Check",
+    "Workspace",
+    "doctor",
+    "find_workspace",
+    "repl_command",
+    "setup",
+]
+
+LEAN_VERSION = "v4.27.0"
+ENV_VAR = "LEAN_GYM_WORKSPACE"
+
+#: The files of the workspace, written by ``lean-gym setup`` where the repository's ``lean_workspace/`` is
+#: not at hand (a wheel install); a test checks they equal the repository's copies.
+WORKSPACE_FILES: dict[str, str] = {
+    "lean-toolchain": f"leanprover/lean4:{LEAN_VERSION}\n",
+    "lakefile.toml": f"""name = "lean_gym_workspace"
+version = "0.1.0"
+defaultTargets = ["LeanGymWorkspace"]
+
+# Pinned so that Lean, Mathlib, Aesop and the REPL all agree: each tags one release per Lean version.
+[[require]]
+name = "mathlib"
+git = "https://github.com/leanprover-community/mathlib4"
+rev = "{LEAN_VERSION}"
+
+[[require]]
+name = "REPL"
+git = "https://github.com/leanprover-community/repl"
+rev = "{LEAN_VERSION}"
+
+[[lean_lib]]
+name = "LeanGymWorkspace"
+""",
+    "LeanGymWorkspace.lean": "import LeanGymWorkspace.Basic\n",
+    "LeanGymWorkspace/Basic.lean": """import Mathlib
+import Aesop
+
+/-! The smoke check `lean-gym doctor` runs once everything is built. -/
+
+theorem lean_gym_smoke (a b : ℕ) : a + b = b + a := by
+  omega
+""",
+}
+
+SMOKE_CODE = "theorem lean_gym_doctor_smoke (x : ℝ) (h : 0 < x) : 0 < x ^ 2 + x := by positivity"
+SMOKE_HEADER = "import Mathlib\nimport Aesop"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A Lean workspace on disk and the paths that show whether it is built."""
+
+    root: Path
+
+    @property
+    def toolchain(self) -> str | None:
+        f = self.root / "lean-toolchain"
+        return f.read_text().strip() if f.exists() else None
+
+    @property
+    def repl_binary(self) -> Path:
+        return self.root / ".lake" / "packages" / "REPL" / ".lake" / "build" / "bin" / "repl"
+
+    @property
+    def mathlib_olean(self) -> Path:
+        return self.root / ".lake" / "packages" / "mathlib" / ".lake" / "build" / "lib" / "lean" / "Mathlib.olean"
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / "lake-manifest.json"
+
+    @property
+    def is_built(self) -> bool:
+        """True when the REPL binary and Mathlib's oleans are both present."""
+        return self.repl_binary.exists() and self.mathlib_olean.exists()
+
+
+def default_workspace_path() -> Path:
+    """Where the workspace lives: ``$LEAN_GYM_WORKSPACE``, the repository's ``lean_workspace/``, or a cache."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR]).expanduser()
+    repo = Path(__file__).resolve().parent.parent / "lean_workspace"
+    if (repo / "lakefile.toml").exists():
+        return repo
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return cache / "lean-gym" / "lean_workspace"
+
+
+def find_workspace(path: str | os.PathLike[str] | None = None, *, require_built: bool = True) -> Workspace:
+    """The Lean workspace at ``path`` (or the default location).
+
+    Raises:
+        WorkspaceNotFoundError: when there is none, or it is not built and ``require_built``.
+    """
+    root = Path(path).expanduser() if path is not None else default_workspace_path()
+    ws = Workspace(root)
+    if not (root / "lakefile.toml").exists() and not (root / "lakefile.lean").exists():
+        raise WorkspaceNotFoundError(
+            f"no Lean workspace at {root} (no lakefile). Run `lean-gym setup` to create and build one, "
+            "or `lean-gym doctor` to see what is missing."
+        )
+    if require_built and not ws.is_built:
+        raise WorkspaceNotFoundError(
+            f"the Lean workspace at {root} is not built (REPL binary or Mathlib oleans missing). "
+            "Run `lean-gym setup`, or `lean-gym doctor` for details."
+        )
+    return ws
+
+
+def repl_command(ws: Workspace) -> list[str]:
+    """The command line that starts the REPL inside the workspace's environment (``LEAN_PATH`` set by Lake)."""
+    lake = shutil.which("lake") or str(Path.home() / ".elan" / "bin" / "lake")
+    return [lake, "env", str(ws.repl_binary)]
+
+
+# ------------------------------------------------------------------------------------------------ doctor
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the doctor's report."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def _tool_version(tool: str, runner: Callable[[Sequence[str]], str | None]) -> str | None:
+    exe = shutil.which(tool) or (str(Path.home() / ".elan" / "bin" / tool) if tool in ("elan", "lean", "lake") else None)
+    if exe is None or not Path(exe).exists():
+        return None
+    return runner([exe, "--version"])
+
+
+def _run_version(cmd: Sequence[str]) -> str | None:
+    try:
+        out = subprocess.run(list(cmd), capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (out.stdout or out.stderr).strip().splitlines()
+    return text[0] if out.returncode == 0 and text else None
+
+
+def doctor(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    smoke: bool = True,
+    runner: Callable[[Sequence[str]], str | None] = _run_version,
+) -> list[Check]:
+    """Check, line by line, everything real Lean needs; run a smoke check when all of it is there.
+
+    Args:
+        path: The workspace to inspect (default location otherwise).
+        smoke: Run one real check through the REPL when everything is present.
+        runner: How to run ``tool --version`` (injectable for tests).
+
+    Returns:
+        One :class:`Check` per item, in order: elan, lean, lake, workspace, toolchain pin, Mathlib oleans,
+        REPL binary, smoke check, and (always) the simulator.
+    """
+    root = Path(path).expanduser() if path is not None else default_workspace_path()
+    ws = Workspace(root)
+    checks: list[Check] = []
+    elan = _tool_version("elan", runner)
+    checks.append(
+        Check(
+            "elan",
+            elan is not None,
+            elan or "not found on PATH or in ~/.elan/bin",
+            "install it: curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | "
+            "sh -s -- -y --default-toolchain none   (then open a new shell, or add ~/.elan/bin to PATH)",
+        )
+    )
+    lean = _tool_version("lean", runner)
+    checks.append(
+        Check("lean", lean is not None, lean or "not found", f"`lean-gym setup` installs the pinned toolchain ({LEAN_VERSION}) through elan")
+    )
+    lake = _tool_version("lake", runner)
+    checks.append(Check("lake", lake is not None, lake or "not found", "comes with the Lean toolchain: `lean-gym setup`"))
+    has_lakefile = (root / "lakefile.toml").exists() or (root / "lakefile.lean").exists()
+    checks.append(
+        Check("workspace", has_lakefile, str(root) if has_lakefile else f"no lakefile at {root}", "run `lean-gym setup` (it writes and builds the workspace)")
+    )
+    pin = ws.toolchain
+    pin_ok = pin is not None and pin.endswith(LEAN_VERSION)
+    checks.append(
+        Check(
+            "toolchain pin",
+            pin_ok,
+            pin or "no lean-toolchain file",
+            f"lean-gym expects leanprover/lean4:{LEAN_VERSION}; re-run `lean-gym setup --force`",
+        )
+    )
+    checks.append(
+        Check(
+            "Mathlib oleans",
+            ws.mathlib_olean.exists(),
+            str(ws.mathlib_olean) if ws.mathlib_olean.exists() else "not downloaded",
+            f"cd {root} && lake exe cache get   (downloads prebuilt Mathlib, ~5 GB)",
+        )
+    )
+    checks.append(
+        Check(
+            "REPL binary",
+            ws.repl_binary.exists(),
+            str(ws.repl_binary) if ws.repl_binary.exists() else "not built",
+            f"cd {root} && lake build repl",
+        )
+    )
+    if all(c.ok for c in checks) and smoke:
+        checks.append(_smoke(ws))
+    elif smoke:
+        checks.append(Check("smoke check", False, "skipped: fix the lines above first", "then run `lean-gym doctor` again"))
+    checks.append(_sim_check())
+    return checks
+
+
+def _smoke(ws: Workspace) -> Check:
+    from lean_gym.backends.repl import ReplBackend
+
+    try:
+        backend = ReplBackend(command=repl_command(ws), cwd=ws.root, pool_size=1, timeout=300, memory_limit_mb=None)
+        try:
+            res = backend.check(SMOKE_CODE, header=SMOKE_HEADER)
+        finally:
+            backend.close()
+    except Exception as e:  # noqa: BLE001 - the doctor reports every failure as a line, never a traceback
+        return Check("smoke check", False, f"{type(e).__name__}: {e}", "see the message; `lean-gym setup --force` rebuilds")
+    ok = res.status == "proved"
+    return Check("smoke check", ok, f"{res.status} in {res.elapsed_s:.1f} s on real Lean", "" if ok else res.messages_text(400))
+
+
+def _sim_check() -> Check:
+    try:
+        from lean_gym.backends.sim import SimBackend
+
+        res = SimBackend().check("theorem doctor_sim (x : ℕ) : x + 0 = x := by simp")
+        ok = res.status == "proved"
+        detail = f"built-in simulator answers ({res.status}); used when no Lean is set up (not Lean)"
+    except Exception as e:  # noqa: BLE001 - reported as a line
+        ok, detail = False, f"{type(e).__name__}: {e}"
+    return Check("simulator", ok, detail, "reinstall lean-gym: pip install -e .")
+
+
+def format_report(checks: Sequence[Check]) -> str:
+    """The doctor's report as text: one line per check, with the fix under each missing piece."""
+    lines = []
+    for c in checks:
+        mark = "ok  " if c.ok else "MISSING" if c.name not in ("smoke check", "simulator") else "FAIL"
+        lines.append(f"[{mark:^7}] {c.name:<15} {c.detail}")
+        if not c.ok and c.fix:
+            lines.append(f"{'':10}{'':15} fix: {c.fix}")
+    real = [c for c in checks if c.name != "simulator"]
+    if all(c.ok for c in real):
+        lines.append("Real Lean is ready: backend='auto' will use it.")
+    else:
+        lines.append("Real Lean is not ready: backend='auto' falls back to the simulator (results say backend='sim').")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------ setup
+
+
+def setup_steps(root: Path) -> list[tuple[str, list[str]]]:
+    """The commands ``lean-gym setup`` runs, in order (shown by ``--dry-run``)."""
+    elan_bin = Path.home() / ".elan" / "bin"
+    lake = shutil.which("lake") or str(elan_bin / "lake")
+    steps: list[tuple[str, list[str]]] = []
+    if shutil.which("elan") is None and not (elan_bin / "elan").exists():
+        steps.append(
+            (
+                "install elan",
+                ["sh", "-c", "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y --default-toolchain none"],
+            )
+        )
+    steps += [
+        ("resolve dependencies (Mathlib, REPL)", [lake, "update"]),
+        ("download Mathlib's prebuilt oleans", [lake, "exe", "cache", "get"]),
+        ("build the workspace", [lake, "build"]),
+        ("build the REPL binary", [lake, "build", "repl"]),
+    ]
+    return steps
+
+
+def write_workspace(root: Path, *, force: bool = False) -> list[Path]:
+    """Write the workspace's files into ``root`` (existing files are kept unless ``force``)."""
+    written = []
+    for rel, text in WORKSPACE_FILES.items():
+        f = root / rel
+        if f.exists() and not force:
+            continue
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text, encoding="utf-8")
+        written.append(f)
+    return written
+
+
+def setup(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    dry_run: bool = False,
+    force: bool = False,
+    echo: Callable[[str], None] = print,
+) -> int:
+    """Create and build the Lean workspace. Needs internet (GitHub, the Mathlib cache).
+
+    Returns:
+        0 on success, else the exit status of the step that failed (its name is echoed).
+    """
+    root = Path(path).expanduser() if path is not None else default_workspace_path()
+    root.mkdir(parents=True, exist_ok=True)
+    if not dry_run:
+        for f in write_workspace(root, force=force):
+            echo(f"wrote {f}")
+    env = dict(os.environ)
+    env["PATH"] = f"{Path.home() / '.elan' / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    for name, cmd in setup_steps(root):
+        echo(f"==> {name}: {' '.join(cmd)}  (in {root})")
+        if dry_run:
+            continue
+        try:
+            code = subprocess.call(cmd, cwd=root, env=env)
+        except OSError as e:
+            echo(f"setup failed at '{name}': {e}. Is there internet access? `lean-gym doctor` shows what is missing.")
+            return 127
+        if code != 0:
+            echo(f"setup failed at '{name}' (exit status {code}). `lean-gym doctor` shows what is missing.")
+            return code
+    if not dry_run:
+        echo("done. Run `lean-gym doctor` to check the workspace with a real Lean smoke check.")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(format_report(doctor()))
+    sys.exit(0)
