@@ -1,0 +1,116 @@
+"""Thompson sampling over a fixed set of actions (e.g. aesop configs), optionally per context.
+
+Each (context, arm) keeps a Beta(alpha, beta) posterior over its success probability; ``act`` samples one
+value per arm and plays the largest, ``update`` adds the observed success or failure. With ``context=None``
+it is the classic Bernoulli bandit; with a context key (e.g. the goal's shape) it learns one bandit per key,
+seeded by a weak prior (``prior_strength`` pseudo-counts) from the global success rates, so unseen
+contexts start from what worked elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+import numpy as np
+
+__all__ = ["ThompsonArgs", "ThompsonBandit"]
+
+A = TypeVar("A")
+
+
+@dataclass(frozen=True)
+class ThompsonArgs:
+    """Hyperparameters of :class:`ThompsonBandit`."""
+
+    alpha0: float = 1.0
+    """Prior successes of every arm (Beta prior's alpha)."""
+    beta0: float = 1.0
+    """Prior failures of every arm (Beta prior's beta)."""
+    prior_strength: float = 2.0
+    """Pseudo-counts with which the global (context-free) success rate seeds each context (0 = none)."""
+    seed: int = 0
+
+
+@dataclass
+class ThompsonBandit(Generic[A]):
+    """Beta–Bernoulli Thompson sampling over ``arms``.
+
+    Example:
+        >>> bandit = ThompsonBandit(arms=["a", "b"], args=ThompsonArgs(seed=0))
+        >>> arm = bandit.act()
+        >>> bandit.update(arm, reward=1.0)
+        >>> bandit.best() in ("a", "b")
+        True
+
+    Args:
+        arms: The actions to choose from.
+        args: Hyperparameters.
+    """
+
+    arms: Sequence[A]
+    args: ThompsonArgs = field(default_factory=ThompsonArgs)
+
+    def __post_init__(self) -> None:
+        if len(self.arms) == 0:
+            raise ValueError("a bandit needs at least one arm")
+        self._rng = np.random.default_rng(self.args.seed)
+        k = len(self.arms)
+        self._global = np.zeros((2, k))
+        self._ctx: dict[Hashable, np.ndarray] = {}
+
+    def _posterior(self, context: Hashable | None) -> tuple[np.ndarray, np.ndarray]:
+        g = self._global
+        a0, b0 = self.args.alpha0, self.args.beta0
+        if context is None:
+            return a0 + g[0], b0 + g[1]
+        mean = (a0 + g[0]) / (a0 + b0 + g[0] + g[1])
+        s = self.args.prior_strength
+        counts = self._ctx.get(context, np.zeros_like(g))
+        return a0 + s * mean + counts[0], b0 + s * (1 - mean) + counts[1]
+
+    def act_index(self, context: Hashable | None = None) -> int:
+        """Index of the arm to play: the argmax of one posterior sample per arm."""
+        a, b = self._posterior(context)
+        return int(np.argmax(self._rng.beta(a, b)))
+
+    def act(self, context: Hashable | None = None) -> A:
+        return self.arms[self.act_index(context)]
+
+    def update_index(self, index: int, reward: float, context: Hashable | None = None) -> None:
+        """Record a result: ``reward > 0`` is a success (the env's +1), anything else a failure."""
+        if not 0 <= index < len(self.arms):
+            raise IndexError(f"arm index {index} out of range [0, {len(self.arms) - 1}]")
+        row = 0 if reward > 0 else 1
+        self._global[row, index] += 1
+        if context is not None:
+            self._ctx.setdefault(context, np.zeros_like(self._global))[row, index] += 1
+
+    def update(self, arm: A, reward: float, context: Hashable | None = None) -> None:
+        self.update_index(self._index(arm), reward, context)
+
+    def _index(self, arm: A) -> int:
+        for i, a in enumerate(self.arms):
+            if a is arm or _equal(a, arm):
+                return i
+        raise ValueError("unknown arm")
+
+    def mean(self, context: Hashable | None = None) -> np.ndarray:
+        """Posterior mean success probability of every arm."""
+        a, b = self._posterior(context)
+        return a / (a + b)
+
+    def best(self, context: Hashable | None = None) -> A:
+        """The arm with the highest posterior mean (greedy, for evaluation)."""
+        return self.arms[int(np.argmax(self.mean(context)))]
+
+    def best_index(self, context: Hashable | None = None) -> int:
+        return int(np.argmax(self.mean(context)))
+
+
+def _equal(a: object, b: object) -> bool:
+    eq = a == b
+    if isinstance(eq, np.ndarray):
+        return bool(eq.all())
+    return bool(eq)
