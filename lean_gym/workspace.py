@@ -252,7 +252,7 @@ def _smoke(ws: Workspace) -> Check:
             res = backend.check(SMOKE_CODE, header=SMOKE_HEADER)
         finally:
             backend.close()
-    except Exception as e:  # noqa: BLE001 - the doctor reports every failure as a line, never a traceback
+    except Exception as e:
         return Check("smoke check", False, f"{type(e).__name__}: {e}", "see the message; `lean-gym setup --force` rebuilds")
     ok = res.status == "proved"
     return Check("smoke check", ok, f"{res.status} in {res.elapsed_s:.1f} s on real Lean", "" if ok else res.messages_text(400))
@@ -265,7 +265,7 @@ def _sim_check() -> Check:
         res = SimBackend().check("theorem doctor_sim (x : ℕ) : x + 0 = x := by simp")
         ok = res.status == "proved"
         detail = f"built-in simulator answers ({res.status}); used when no Lean is set up (not Lean)"
-    except Exception as e:  # noqa: BLE001 - reported as a line
+    except Exception as e:
         ok, detail = False, f"{type(e).__name__}: {e}"
     return Check("simulator", ok, detail, "reinstall lean-gym: pip install -e .")
 

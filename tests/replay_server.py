@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fake_repl import read_request  # noqa: E402
-from transcripts import read_transcript  # noqa: E402
+from fake_repl import read_request
+from transcripts import read_transcript
 
 
 def main() -> int:

@@ -48,7 +48,7 @@ def test_hang_times_out_kills_the_group_and_next_start_works() -> None:
         repl.send(cmd("HANG"), timeout=0.5)
     assert isinstance(info.value, TimeoutError)
     assert time.monotonic() - t0 < 5
-    assert not repl.alive and not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert (not repl.alive and not psutil.pid_exists(pid)) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     repl.start()
     assert repl.send(cmd("ok"), timeout=10) == {"env": 0}
     repl.close()
@@ -102,9 +102,8 @@ def test_slow_start_is_waited_for() -> None:
 
 
 def test_slow_start_past_timeout_times_out() -> None:
-    with LeanRepl([*FAKE, "--start-delay", "5"]) as repl:
-        with pytest.raises(LeanTimeoutError):
-            repl.send(cmd("ok", None), timeout=0.5)
+    with LeanRepl([*FAKE, "--start-delay", "5"]) as repl, pytest.raises(LeanTimeoutError):
+        repl.send(cmd("ok", None), timeout=0.5)
 
 
 def test_bad_command_line_is_a_clear_error() -> None:

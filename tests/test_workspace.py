@@ -92,7 +92,7 @@ def test_doctor_cli_fails_cleanly_without_traceback(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "lean_gym.cli", "doctor", "--workspace", str(tmp_path / "none")],
         capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    )
     assert out.returncode == 1
     assert "Traceback" not in out.stdout + out.stderr
     assert "MISSING" in out.stdout and "fix:" in out.stdout

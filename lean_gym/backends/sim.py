@@ -76,7 +76,7 @@ class SimBackend(BatchMixin):
                 if isinstance(env, CheckResult):
                     return CheckResult("error", env.messages, (), time.perf_counter() - t0, self.name)
                 response = repl.handle(command_request(split.body, env=env))
-            except Exception as e:  # noqa: BLE001 - a simulator bug must cost one check, not an episode
+            except Exception as e:
                 self._repl = None
                 text = f"simulator crashed: {type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"
                 return CheckResult("crashed", (Message("error", Position(1, 0), None, text),), (), time.perf_counter() - t0, self.name)

@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import psutil
 
@@ -111,7 +112,7 @@ class ReplPool:
         self.name = name or f"repl:{' '.join(self.command)}"
         self.stats = PoolStats()
         self._stats_lock = threading.Lock()
-        self._repl_kwargs = dict(
+        self._repl_kwargs: dict[str, Any] = dict(
             cwd=cwd, env=env, memory_limit_mb=memory_limit_mb, max_response_bytes=max_response_bytes
         )
         self._workers: list[_Worker] = []
