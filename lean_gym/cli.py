@@ -51,10 +51,29 @@ def _bench(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     from lean_gym.evaluation import run_eval
 
-    ks = [int(k) for k in args.k.split(",")]
-    report = run_eval(args.candidates, args.dataset, k_values=ks, backend=args.backend, progress=not args.quiet)
+    ks = args.k
+    report = run_eval(
+        args.candidates,
+        args.dataset,
+        k_values=ks,
+        backend=args.backend,
+        split=args.split,
+        timeout=args.timeout,
+        allow_native_decide=args.allow_native_decide,
+        progress=not args.quiet,
+    )
     print(json.dumps(report, indent=2, ensure_ascii=False))
     return 0
+
+
+def _k_values(text: str) -> list[int]:
+    try:
+        ks = [int(k) for k in text.split(",") if k.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"k values must be positive integers like 1,8,32, not {text!r}") from None
+    if not ks or min(ks) < 1:
+        raise argparse.ArgumentTypeError(f"k values must be positive integers like 1,8,32, not {text!r}")
+    return ks
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -90,8 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="pass@k of a JSONL of candidate proofs against a dataset")
     e.add_argument("candidates", help="JSONL with one candidate per line: {'name': ..., 'proof': ...}")
     e.add_argument("--dataset", default="sim", help="'sim', a miniF2F-format JSONL path, or a dataset name")
-    e.add_argument("-k", default="1,8,32", help="comma-separated k values")
+    e.add_argument("-k", type=_k_values, default=[1, 8, 32], help="comma-separated k values, e.g. 1,8,32")
+    e.add_argument("--split", default=None, help="dataset split (e.g. test, valid)")
     e.add_argument("--backend", default="auto")
+    e.add_argument("--timeout", type=float, default=None, help="seconds per check")
+    e.add_argument("--allow-native-decide", action="store_true", help="accept proofs that use native_decide")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=_eval)
     return p

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 __all__ = [
     "BadActionError",
+    "BufferFormatError",
+    "ConfigError",
     "LeanGymError",
     "LeanProcessError",
     "LeanTimeoutError",
+    "MissingDependencyError",
     "PoolExhaustedError",
     "ProtocolError",
     "UnsafeInputError",
@@ -64,3 +67,15 @@ class BadActionError(LeanGymError, ValueError):
 
 class UnsafeInputError(LeanGymError, ValueError):
     """Untrusted text asked for something the caller did not allow (kept out of Lean entirely)."""
+
+
+class ConfigError(LeanGymError, ValueError):
+    """An environment, backend or agent was built with arguments that do not fit together."""
+
+
+class MissingDependencyError(LeanGymError, ImportError):
+    """An optional dependency is needed for this feature; the message names the extra to install."""
+
+
+class BufferFormatError(LeanGymError, ValueError):
+    """A replay-buffer file or row does not follow the schema it claims (the message names the row)."""

@@ -1,6 +1,12 @@
 """Registration of every lean-gym environment id (only ``register`` calls live here)."""
 
+import warnings
+
 from gymnasium.envs.registration import register
+
+# LeanAesop-v1 is a different action layout (SATP v2), not a newer LeanAesop-v0: silence gymnasium's
+# "out of date, consider upgrading to v1" notice for v0, which would mislead users.
+warnings.filterwarnings("ignore", message=r".*environment LeanAesop-v0 is out of date.*")
 
 register(
     id="LeanAesop-v0",
