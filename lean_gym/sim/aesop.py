@@ -1,0 +1,1197 @@
+"""The simulator's ``aesop`` and ``aesop?``: Aesop's search over the simulator's tactics.
+
+What it does, following Aesop (``Aesop/Search/*.lean``) on a smaller rule base:
+
+* **Rules.** Builtin rules (rule set ``builtin``): norm ``intros`` (−100), ``subst`` (−50),
+  ``destructProducts`` (0: ``∧``/``∃``/``↔`` hypotheses); safe ``assumption`` (−50), ``rfl`` (0),
+  ``not_intro`` (0), ``Iff``/``splitTarget`` (100), ``And`` constructors (101), ``Or`` cases (100),
+  ``splitHypotheses`` (1000), ``True`` and ``False`` closers; unsafe ``applyHyps`` (75%), ``Or``
+  constructors (50%). Rules from ``(add …)`` clauses: tactic rules ``(by T)`` in any phase, ``apply``,
+  ``forward``/``destruct`` (hypotheses of the form ``A → B``), ``constructors``/``cases`` (on
+  ``And``/``Or``/``Iff``/``True``/``False``/``Exists``), ``simp`` (lemmas added to the norm simp call) and
+  ``unfold``. ``(erase …)`` and ``(rule_sets := […])`` filter them.
+* **Normalisation** of every new goal: pre-simp norm rules, unfold rules, the builtin norm simp (``simp_all``
+  or ``simp at *``, with or without the default simp set, per ``useSimpAll``/``useDefaultSimpSet``,
+  skipped when ``enableSimp := false``), post-simp norm rules; repeated until nothing changes, at most
+  ``maxNormIterations`` times (then Aesop's "exceeded maximum number of normalisation iterations" error).
+* **Search.** Safe rules are tried in penalty order and the first that applies is committed (no
+  backtracking); otherwise unsafe rules are tried in order of success probability, one rule application per
+  expansion. Goals are expanded best-first by the product of success probabilities along their branch
+  (``strategy := .depthFirst``/``.breadthFirst`` change the queue). ``maxRuleApplications``,
+  ``maxRuleApplicationDepth``, ``maxGoals``, ``terminal`` and ``warnOnNonterminal`` act as in Aesop; on a
+  non-fatal failure the goals left by the safe prefix are returned (with Aesop's warning) unless
+  ``terminal``, in which case it fails with Aesop's error text.
+* **Soundness.** A goal is closed only by a sub-tactic of the simulator (each sound) or by a builtin
+  logical step (assumption up to the simulator's definitional equality, ``True``, a ``False``
+  hypothesis). A rule whose tactic left an error or a synthetic ``sorry`` counts as failed.
+* **Budget.** Every sub-tactic charges heartbeats through the :class:`~lean_gym.sim.tactics.TacticContext`,
+  and each rule application and normalisation step charges a little more, so work past ``maxHeartbeats``
+  ends in Lean's ``(deterministic) timeout`` error.
+
+Sub-tactic results are memoised in process (keyed on the goal, the tactic text and the environment), with
+their heartbeat cost replayed, so a memoised call behaves exactly as the original one.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from lean_gym.sim.aesop_syntax import AesopCall, AesopOptions, AesopSyntaxError, RuleSpec, parse_aesop
+from lean_gym.sim.goals import Goal
+from lean_gym.sim.syntax import ParseError, Source
+from lean_gym.sim.tactics import (
+    HeartbeatsExceeded,
+    LogMessage,
+    TacticContext,
+    TacticError,
+    exec_node,
+    parse_block,
+    register_tactic,
+)
+from lean_gym.sim.terms import FALSE, TRUE, Term, free_vars, subst
+from lean_gym.sim.unify import defeq
+
+__all__ = ["AesopResult", "aesop_tactic", "clear_cache", "run_aesop"]
+
+# Heartbeats charged by the search itself, on top of what the simulator's tactics charge (which is small:
+# tens to hundreds per call). Real Lean spends most of an aesop call inside rule tactics; these surcharges
+# model that with Lean-like relative costs (about 20 heartbeats per millisecond of a typical Mathlib run:
+# linarith tens of ms and linear in the hypotheses, nlinarith quadratic in them, positivity a few ms, …), so
+# that a search that tries many expensive rules runs into ``maxHeartbeats`` as it would on Lean.
+COST_EXPANSION = 20
+COST_RAPP = 40
+COST_NORM_STEP = 20
+COST_BUILTIN = 5
+
+
+def tactic_cost(text: str, goal: Goal) -> int:
+    """Heartbeats charged for running tactic ``text`` as an aesop rule on ``goal`` (model of Lean's cost)."""
+    h = sum(1 for _, ty in goal.hyps if ty[0] != "type")
+    at_star = "at *" in text
+    head = text.split(None, 1)[0] if text.strip() else ""
+    if head == "first":
+        return 200
+    if head == "nlinarith":
+        return 2000 + 300 * (h + 1) * (h + 1)
+    if head == "linarith":
+        return 600 + 200 * h
+    if head == "positivity":
+        return 100
+    if head == "omega":
+        return 400 + 100 * h
+    if head == "interval_cases":
+        return 1000
+    if head in ("ring", "ring_nf", "ring1", "abel", "abel_nf"):
+        return 400 * (h + 1) if at_star else 400
+    if head in ("simp", "simp_all", "norm_num", "field_simp", "simp_arith", "dsimp", "push_cast"):
+        return 600 + (200 * h if at_star or head == "simp_all" or "[*]" in text else 0)
+    if head in ("norm_cast", "zify", "push_neg", "exact_mod_cast", "qify"):
+        return 200 * (h + 1) if at_star else 200
+    if head in ("gcongr", "bound"):
+        return 400 if head == "gcongr" else 1000
+    if head in ("decide", "native_decide"):
+        return 300
+    return 40
+
+
+_BUILTIN_NAMES = {
+    "assumption",
+    "rfl",
+    "not_intro",
+    "splitTarget",
+    "splitHypotheses",
+    "applyHyps",
+    "ext",
+    "intros",
+    "subst",
+    "destructProducts",
+    "empty_false",
+    "pEmpty_false",
+    "heq_iff_eq",
+}
+_CORE_TYPES = {
+    "And",
+    "Or",
+    "Iff",
+    "Exists",
+    "True",
+    "False",
+    "PUnit",
+    "PUnit.unit",
+    "ULift",
+    "Prod",
+    "Sum",
+    "Subtype",
+    "Sigma",
+    "PSigma",
+    "PProd",
+    "MProd",
+    "PSum",
+}
+# Inductive types the simulator knows by name (constructors/cases rules may name them).
+_KNOWN_TYPES = _CORE_TYPES | {
+    "Nat",
+    "Int",
+    "List",
+    "Nat.le",
+    "Eq",
+    "Ne",
+    "Not",
+    "Bool",
+    "Option",
+    "Prop",
+    "Real",
+    "Rat",
+    "Fin",
+    "Finset",
+    "Set",
+    "Any",
+    "Perm",
+    "List.Perm",
+}
+
+
+# ------------------------------------------------------------------------------------------- rules
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the search: its phase, priority, a display name and how to run it."""
+
+    name: str
+    phase: str  # norm / safe / unsafe
+    priority: int  # penalty (norm/safe) or success percentage (unsafe)
+    kind: str  # builtin / tactic / apply / forward / destruct / constructors / cases / simp / unfold
+    arg: str = ""
+    rule_set: str = "local"
+    order: int = 0
+
+    @property
+    def prob(self) -> float:
+        return self.priority / 100.0 if self.phase == "unsafe" else 1.0
+
+
+def _builtin_rules() -> list[Rule]:
+    b = "builtin"
+    return [
+        Rule("Aesop.BuiltinRules.intros", "norm", -100, "builtin", "intros", b),
+        Rule("Aesop.BuiltinRules.subst", "norm", -50, "builtin", "subst", b),
+        Rule("Aesop.BuiltinRules.destructProducts", "norm", 0, "builtin", "destructProducts", b),
+        Rule("Aesop.BuiltinRules.empty_false", "norm", 0, "builtin", "false_hyp", b),
+        Rule("Aesop.BuiltinRules.assumption", "safe", -50, "builtin", "assumption", b),
+        Rule("Aesop.BuiltinRules.rfl", "safe", 0, "builtin", "rfl", b),
+        Rule("Aesop.BuiltinRules.not_intro", "safe", 0, "builtin", "not_intro", b),
+        Rule("PUnit.unit", "safe", 0, "builtin", "true_intro", b),
+        Rule("Iff", "safe", 100, "builtin", "iff_intro", b),
+        Rule("Or", "safe", 100, "builtin", "or_cases", b),
+        Rule("And", "safe", 101, "builtin", "and_intro", b),
+        Rule("Aesop.BuiltinRules.splitHypotheses", "safe", 1000, "builtin", "split_hyps", b),
+        Rule("Aesop.BuiltinRules.ext", "unsafe", 80, "builtin", "ext", b),
+        Rule("Aesop.BuiltinRules.applyHyps", "unsafe", 75, "builtin", "apply_hyps", b),
+        Rule("Or", "unsafe", 50, "builtin", "or_intro", b),
+        Rule("Exists", "unsafe", 30, "builtin", "exists_intro", b),
+    ]
+
+
+_BUILTINS = tuple(_builtin_rules())
+
+
+@dataclass
+class RuleSet:
+    """The rules of one aesop call, split by phase and sorted as Aesop runs them."""
+
+    norm_pre: list[Rule]
+    norm_post: list[Rule]
+    safe: list[Rule]
+    unsafe: list[Rule]
+    simp_lemmas: tuple[str, ...]
+    unfold_defs: tuple[str, ...]
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _elab_rules(call: AesopCall, goal: Goal, ctx: TacticContext) -> RuleSet:
+    """Resolve builders, check rule terms, apply erase filters and rule sets (Aesop's ElabM step)."""
+    rules: list[Rule] = []
+    if "builtin" in call.rule_sets:
+        rules.extend(_BUILTINS)
+    hyp_names = {n for n, _ in goal.hyps}
+    for i, spec in enumerate(call.rules):
+        rules.extend(_build_rule(spec, i, goal, ctx, hyp_names))
+    for er in call.erases:
+        matched = [
+            r
+            for r in rules
+            if (
+                r.name == er.name
+                or (r.rule_set == "builtin" and _short(r.name) == er.name and "." not in er.name)
+                or (r.kind != "builtin" and r.arg == er.name)
+            )
+            and (er.phase is None or r.phase == er.phase)
+            and (er.builder is None or _builder_of(r) == er.builder)
+        ]
+        if not matched:
+            known = (
+                er.name in hyp_names
+                or ctx.lookup(er.name) is not None
+                or er.name in _KNOWN_TYPES
+                or (er.name.startswith("Aesop.BuiltinRules.") and _short(er.name) in _BUILTIN_NAMES)
+            )
+            if not known:
+                raise TacticError(f"unknown identifier '{er.name}'")
+            raise TacticError(
+                f"aesop: '{er.name}' is not registered (with the given features) in any rule set."
+            )
+        rules = [r for r in rules if r not in matched]
+    simp_lemmas = tuple(r.arg for r in rules if r.kind == "simp")
+    unfold_defs = tuple(r.arg for r in rules if r.kind == "unfold")
+    rules = [r for r in rules if r.kind not in ("simp", "unfold")]
+    norm = sorted((r for r in rules if r.phase == "norm"), key=lambda r: (r.priority, r.order))
+    safe = sorted((r for r in rules if r.phase == "safe"), key=lambda r: (r.priority, r.order))
+    unsafe = sorted((r for r in rules if r.phase == "unsafe"), key=lambda r: (-r.priority, r.order))
+    return RuleSet(
+        norm_pre=[r for r in norm if r.priority < 0],
+        norm_post=[r for r in norm if r.priority >= 0],
+        safe=safe,
+        unsafe=unsafe,
+        simp_lemmas=simp_lemmas,
+        unfold_defs=unfold_defs,
+    )
+
+
+def _builder_of(r: Rule) -> str:
+    if r.kind == "builtin":
+        return {
+            "and_intro": "constructors",
+            "iff_intro": "constructors",
+            "or_intro": "constructors",
+            "exists_intro": "constructors",
+            "or_cases": "cases",
+            "true_intro": "apply",
+        }.get(r.arg, "tactic")
+    return r.kind
+
+
+def _build_rule(spec: RuleSpec, i: int, goal: Goal, ctx: TacticContext, hyp_names: set[str]) -> list[Rule]:
+    order = 1000 + i
+    if spec.is_tactic:
+        return [Rule(f"(by {spec.term})", spec.phase, spec.priority, "tactic", spec.term, "local", order)]
+    term = spec.term
+    is_hyp = term in hyp_names
+    decl = None if is_hyp else ctx.lookup(term)
+    is_type = term in _KNOWN_TYPES
+    builder = spec.builder
+    if builder == "default":
+        if is_type and not is_hyp:
+            builder = "constructors"
+        elif spec.phase == "norm" and decl is not None and _is_rewrite(decl):
+            builder = "simp"
+        else:
+            builder = "apply"
+    if builder in ("constructors", "cases"):
+        if not is_type:
+            if not is_hyp and decl is None:
+                raise TacticError(f"unknown identifier '{term}'")
+            raise TacticError(
+                f"aesop: {builder} builder: expected '{term}' to be an inductive type or structure"
+            )
+        return [Rule(term, spec.phase, spec.priority, builder, term, "local", order)]
+    if builder == "tactic":
+        raise TacticError(
+            f"aesop: tactic builder: expected '{term}' to be a tactic, i.e. to have one of these types:\n"
+            "  TacticM Unit\n  SimpleRuleTac\n  RuleTac\n  TacGen"
+        )
+    if not is_hyp and decl is None and not is_type and spec.builder != "unfold":
+        if spec.term.replace(".", "").replace("_", "").isalnum() or spec.term.isidentifier():
+            raise TacticError(f"unknown identifier '{term}'")
+    if builder == "unfold":
+        if decl is None or getattr(decl, "kind", "") != "def":
+            raise TacticError(f"aesop: unfold builder: expected '{term}' to be a non-recursive definition")
+        return [Rule(term, "norm", 0, "unfold", term, "local", order)]
+    if builder == "simp":
+        return [Rule(term, "norm", spec.priority, "simp", term, "local", order)]
+    return [Rule(term, spec.phase, spec.priority, builder, term, "local", order)]
+
+
+def _is_rewrite(decl: Any) -> bool:
+    ty = getattr(decl, "type", None)
+    while isinstance(ty, tuple) and ty and ty[0] == "∀":
+        ty = ty[3]
+    return isinstance(ty, tuple) and bool(ty) and ty[0] in ("=", "↔")
+
+
+# --------------------------------------------------------------------------------- sub-tactic running
+
+_NODE_CACHE: dict[str, Any] = {}
+_RESULT_CACHE: OrderedDict[tuple[Any, ...], tuple[int, tuple[Goal, ...] | None, frozenset[str]]] = (
+    OrderedDict()
+)
+_RESULT_CACHE_MAX = 100_000
+_ENV_KEYS: dict[int, tuple[Any, Any]] = {}
+
+
+def clear_cache() -> None:
+    """Forget memoised sub-tactic results (benchmarks call it to measure cold runs)."""
+    _RESULT_CACHE.clear()
+    _NODE_CACHE.clear()
+    _ENV_KEYS.clear()
+    _parse_cached.cache_clear()
+
+
+def _env_key(ctx: TacticContext) -> Any:
+    env = ctx.env
+    hit = _ENV_KEYS.get(id(env))
+    if hit is not None and hit[0] is env:
+        return hit[1]
+    decls = env.decls
+    try:
+        dkey: Any = tuple(sorted(decls.items())) if decls else ()
+        hash(dkey)
+    except TypeError:
+        dkey = ("id", id(env))
+    key = (dkey, tuple(env.opens), env.mathlib)
+    if len(_ENV_KEYS) > 4096:
+        _ENV_KEYS.clear()
+    _ENV_KEYS[id(env)] = (env, key)
+    return key
+
+
+def _node_for(text: str) -> Any:
+    node = _NODE_CACHE.get(text)
+    if node is None:
+        src = Source(text)
+        try:
+            node = (src, parse_block(src, 0, len(text)))
+        except ParseError as e:
+            node = (src, TacticError(e.message))
+        if len(_NODE_CACHE) > 20000:
+            _NODE_CACHE.clear()
+        _NODE_CACHE[text] = node
+    return node
+
+
+def _run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
+    """Run tactic text on ``goal`` as an aesop rule: the new goals, or ``None`` when the rule fails.
+
+    A run that logs an error, closes a goal with a synthetic sorry or uses ``sorryAx`` counts as a failure
+    and leaves no trace in ``ctx`` (except the heartbeats it spent, as in Lean).
+
+    Raises:
+        HeartbeatsExceeded: when the budget runs out.
+    """
+    key = (_env_key(ctx), goal, text)
+    hit = _RESULT_CACHE.get(key)
+    if hit is not None:
+        cost, goals, axioms = hit
+        ctx.tick(cost)
+        if goals is None:
+            return None
+        ctx.axioms.update(axioms)
+        return list(goals)
+    src, node = _node_for(text)
+    before = ctx.heartbeats
+    ctx.tick(tactic_cost(text, goal))
+    if isinstance(node, TacticError):
+        ctx.tick(COST_BUILTIN)
+        _remember(key, ctx.heartbeats - before, None, frozenset())
+        return None
+    snap = ctx.snapshot()
+    old_src = ctx.src
+    ax_before = set(ctx.axioms)
+    ctx.src = src
+    try:
+        new = exec_node(node, [goal.with_tag(None)], ctx)
+    except HeartbeatsExceeded:
+        ctx.restore(snap)
+        ctx.src = old_src
+        raise
+    except TacticError:
+        ctx.restore(snap)
+        ctx.src = old_src
+        _remember(key, ctx.heartbeats - before, None, frozenset())
+        return None
+    ctx.src = old_src
+    bad = (
+        ctx.synthetic_sorry
+        or ctx.self_reference
+        or "sorryAx" in ctx.axioms
+        or len(ctx.messages) > snap[1]
+        or len(ctx.sorries) > snap[0]
+    )
+    if bad:
+        ctx.restore(snap)
+        _remember(key, ctx.heartbeats - before, None, frozenset())
+        return None
+    new_goals = tuple(g.with_tag(None) for g in new)
+    _remember(key, ctx.heartbeats - before, new_goals, frozenset(ctx.axioms - ax_before))
+    return list(new_goals)
+
+
+def _remember(
+    key: tuple[Any, ...], cost: int, goals: tuple[Goal, ...] | None, axioms: frozenset[str]
+) -> None:
+    if len(_RESULT_CACHE) >= _RESULT_CACHE_MAX:
+        for _ in range(_RESULT_CACHE_MAX // 10):
+            _RESULT_CACHE.popitem(last=False)
+    _RESULT_CACHE[key] = (cost, goals, axioms)
+
+
+# ------------------------------------------------------------------------------------ builtin steps
+
+
+def _fresh(goal: Goal, base: str, taken: set[str] | None = None) -> str:
+    names = {n for n, _ in goal.hyps} | (taken or set())
+    if base not in names:
+        return base
+    i = 1
+    while f"{base}_{i}" in names:
+        i += 1
+    return f"{base}_{i}"
+
+
+def _intros(goal: Goal) -> tuple[Goal, list[str]] | None:
+    g = goal
+    names: list[str] = []
+    t = g.target
+    while t[0] in ("→", "∀"):
+        if t[0] == "→":
+            name = _fresh(g, "a")
+            g = Goal((*g.hyps, (name, t[1])), t[2], g.tag, g.ascii)
+        else:
+            x = t[1]
+            name = _fresh(g, x)
+            body = t[3] if name == x else subst(t[3], x, ("var", name))
+            g = Goal((*g.hyps, (name, t[2])), body, g.tag, g.ascii)
+        names.append(name)
+        t = g.target
+    return (g, names) if names else None
+
+
+def _subst_step(goal: Goal) -> tuple[Goal, str] | None:
+    data = {n for n, ty in goal.hyps if ty[0] == "type"}
+    for i, (hn, ty) in enumerate(goal.hyps):
+        if ty[0] != "=":
+            continue
+        for var_side, other in ((ty[2], ty[3]), (ty[3], ty[2])):
+            if var_side[0] == "var" and var_side[1] in data and var_side[1] not in free_vars(other):
+                x = var_side[1]
+                hyps: list[tuple[str, Term]] = []
+                for j, (n2, t2) in enumerate(goal.hyps):
+                    if j == i or n2 == x:
+                        continue
+                    hyps.append((n2, subst(t2, x, other)))
+                return Goal(tuple(hyps), subst(goal.target, x, other), goal.tag, goal.ascii), f"subst {hn}"
+    return None
+
+
+def _destruct_products(goal: Goal) -> tuple[Goal, str] | None:
+    for i, (hn, ty) in enumerate(goal.hyps):
+        h = ty[0]
+        if h in ("∧", "↔"):
+            if h == "∧":
+                parts = (ty[1], ty[2])
+                names = ("left", "right")
+            else:
+                parts = (("→", ty[1], ty[2]), ("→", ty[2], ty[1]))
+                names = ("mp", "mpr")
+            rest = goal.hyps[:i] + goal.hyps[i + 1 :]
+            base = Goal(rest, goal.target, goal.tag, goal.ascii)
+            n1 = _fresh(base, names[0])
+            n2 = _fresh(base, names[1], {n1})
+            new = Goal((*rest, (n1, parts[0]), (n2, parts[1])), goal.target, goal.tag, goal.ascii)
+            return new, f"obtain ⟨{n1}, {n2}⟩ := {hn}"
+        if h == "∃":
+            rest = goal.hyps[:i] + goal.hyps[i + 1 :]
+            base = Goal(rest, goal.target, goal.tag, goal.ascii)
+            w = _fresh(base, "w")
+            body = subst(ty[3], ty[1], ("var", w)) if w != ty[1] else ty[3]
+            hname = _fresh(base, "h", {w})
+            new = Goal((*rest, (w, ty[2]), (hname, body)), goal.target, goal.tag, goal.ascii)
+            return new, f"obtain ⟨{w}, {hname}⟩ := {hn}"
+    return None
+
+
+def _false_hyp(goal: Goal) -> str | None:
+    for hn, ty in goal.hyps:
+        if ty == FALSE:
+            return f"exact False.elim {hn}"
+    return None
+
+
+def _assumption(goal: Goal) -> str | None:
+    t = goal.target
+    for hn, ty in reversed(goal.hyps):
+        if ty[0] != "type" and defeq(ty, t):
+            return f"exact {hn}"
+    return None
+
+
+@dataclass
+class Expansion:
+    """What applying a rule produced: new goals (possibly none) and a script step."""
+
+    goals: list[Goal]
+    script: str
+
+
+def _apply_builtin(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) -> list[Expansion]:
+    ctx.tick(COST_BUILTIN)
+    k = rule.arg
+    t = goal.target
+    if k == "assumption":
+        s = _assumption(goal)
+        return [Expansion([], s)] if s else []
+    if k == "rfl":
+        if t[0] == "=" and (t[2] == t[3] or defeq(t[2], t[3])):
+            return [Expansion([], "rfl")]
+        if t[0] == "↔" and defeq(t[1], t[2]):
+            return [Expansion([], "rfl")]
+        if t[0] == "=":
+            new = _run_sub(goal, "rfl", ctx)
+            if new is not None and not new:
+                return [Expansion([], "rfl")]
+        return []
+    if k == "not_intro":
+        if t[0] == "¬":
+            name = _fresh(goal, "a")
+            return [
+                Expansion([Goal((*goal.hyps, (name, t[1])), FALSE, goal.tag, goal.ascii)], f"intro {name}")
+            ]
+        return []
+    if k == "true_intro":
+        return [Expansion([], "trivial")] if t == TRUE else []
+    if k == "and_intro":
+        if t[0] == "∧":
+            return [Expansion([goal.with_target(t[1]), goal.with_target(t[2])], "constructor")]
+        return []
+    if k == "iff_intro":
+        if t[0] == "↔":
+            return [
+                Expansion(
+                    [goal.with_target(("→", t[1], t[2])), goal.with_target(("→", t[2], t[1]))], "constructor"
+                )
+            ]
+        return []
+    if k in ("or_cases", "split_hyps"):
+        for i, (hn, ty) in enumerate(goal.hyps):
+            if ty[0] == "∨":
+                hyps = list(goal.hyps)
+                g1 = Goal((*hyps[:i], (hn, ty[1]), *hyps[i + 1 :]), t, goal.tag, goal.ascii)
+                g2 = Goal((*hyps[:i], (hn, ty[2]), *hyps[i + 1 :]), t, goal.tag, goal.ascii)
+                return [Expansion([g1, g2], f"rcases {hn} with {hn} | {hn}")]
+        return []
+    if k == "or_intro":
+        if t[0] == "∨":
+            return [Expansion([goal.with_target(t[1])], "left"), Expansion([goal.with_target(t[2])], "right")]
+        return []
+    if k == "apply_hyps":
+        out: list[Expansion] = []
+        for hn, ty in goal.hyps:
+            if ty[0] in ("→", "∀", "¬", "≠"):
+                new = _run_sub(goal, f"apply {hn}", ctx)
+                if new is not None:
+                    out.append(Expansion(new, f"apply {hn}"))
+        return out
+    return []  # ext, exists_intro: nothing in the simulator's subset needs them
+
+
+def _apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) -> list[Expansion]:
+    """All rule applications of ``rule`` to ``goal`` (empty when it does not apply)."""
+    if rule.kind == "builtin":
+        return _apply_builtin(rule, goal, ctx, opts)
+    if rule.kind == "tactic":
+        new = _run_sub(goal, rule.arg, ctx)
+        if new is None or (len(new) == 1 and new[0] == goal.with_tag(None)):
+            return []
+        return [Expansion(new, rule.arg)]
+    if rule.kind == "apply":
+        new = _run_sub(goal, f"apply {rule.arg}", ctx)
+        return [] if new is None else [Expansion(new, f"apply {rule.arg}")]
+    if rule.kind in ("forward", "destruct"):
+        ctx.tick(COST_BUILTIN)
+        src = goal.hyp(rule.arg)
+        if src is None or src[0] != "→":
+            return []
+        prem, concl = src[1], src[2]
+        have = [hn for hn, ty in goal.hyps if ty[0] != "type" and defeq(ty, prem)]
+        if not have or any(defeq(ty, concl) for _, ty in goal.hyps):
+            return []
+        hyps = list(goal.hyps)
+        if rule.kind == "destruct":
+            hyps = [(n, ty) for n, ty in hyps if n not in (rule.arg, have[0])]
+        g0 = Goal(tuple(hyps), goal.target, goal.tag, goal.ascii)
+        name = _fresh(g0, "fwd")
+        return [
+            Expansion(
+                [Goal((*hyps, (name, concl)), goal.target, goal.tag, goal.ascii)],
+                f"have {name} := {rule.arg} {have[0]}",
+            )
+        ]
+    if rule.kind == "constructors":
+        k = {
+            "And": "and_intro",
+            "Iff": "iff_intro",
+            "Or": "or_intro",
+            "True": "true_intro",
+            "PUnit": "true_intro",
+        }.get(rule.arg)
+        if k is None:
+            return []
+        return _apply_builtin(Rule(rule.name, rule.phase, rule.priority, "builtin", k), goal, ctx, opts)
+    if rule.kind == "cases":
+        ctx.tick(COST_BUILTIN)
+        if rule.arg == "Or":
+            return _apply_builtin(
+                Rule(rule.name, rule.phase, rule.priority, "builtin", "or_cases"), goal, ctx, opts
+            )
+        if rule.arg == "False":
+            s = _false_hyp(goal)
+            return [Expansion([], s)] if s else []
+        if rule.arg in ("And", "Exists", "Iff"):
+            res = _destruct_products(goal)
+            return [Expansion([res[0]], res[1])] if res else []
+        return []
+    return []
+
+
+# ------------------------------------------------------------------------------------------- the tree
+
+
+@dataclass(eq=False)
+class GNode:
+    """A goal in the search tree."""
+
+    goal: Goal
+    depth: int
+    priority: float
+    parent: RNode | None
+    gid: int
+    normalized: bool = False
+    norm_script: list[str] = field(default_factory=list)
+    proved: bool = False
+    unprovable: bool = False
+    safe_done: bool = False
+    safe_rapp: bool = False
+    unsafe_next: int = 0
+    rapps: list[RNode] = field(default_factory=list)
+    exhausted: bool = False
+    proof_rapp: RNode | None = None
+    last_expanded: int = 0
+    added: int = 0
+    requeue: bool = False
+
+
+@dataclass(eq=False)
+class RNode:
+    """A rule application in the search tree."""
+
+    rule: Rule
+    parent: GNode
+    script: str
+    children: list[GNode] = field(default_factory=list)
+    proved: bool = False
+    unprovable: bool = False
+
+
+class AesopFailure(Exception):
+    """A non-fatal end of the search (no proof); ``message`` is Aesop's reason."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class AesopResult:
+    """Outcome of one search: remaining goals, the proof script when proved, and statistics."""
+
+    proved: bool
+    goals: tuple[Goal, ...]
+    script: tuple[str, ...]
+    rule_applications: int
+    goals_created: int
+    message: str = ""
+
+
+class Search:
+    """One run of Aesop's search on one goal."""
+
+    def __init__(self, goal: Goal, call: AesopCall, rules: RuleSet, ctx: TacticContext) -> None:
+        self.call = call
+        self.opts = call.options
+        self.rules = rules
+        self.ctx = ctx
+        self.counter = itertools.count()
+        self.root = GNode(goal, 0, 1.0, None, next(self.counter))
+        self.n_goals = 1
+        self.n_rapps = 0
+        self.depth_reached = False
+        self.queue: list[tuple[Any, ...]] = []
+        self.stack: list[GNode] = []
+        self.fifo: deque[GNode] = deque()
+        self.iteration = 1
+        self.root_initial = goal
+        self._push(self.root)
+        self.simp_text = self._simp_text()
+
+    # ---- queue (Aesop's BestFirstQueue / LIFOQueue / FIFOQueue)
+    def _push(self, g: GNode) -> None:
+        s = self.opts.strategy
+        if s == "depthFirst":
+            self.stack.append(g)
+        elif s == "breadthFirst":
+            self.fifo.append(g)
+        else:
+            # priority, then goals last expanded in an earlier iteration, then goals added earlier
+            key = (-g.priority, g.last_expanded, g.added, g.gid)
+            heapq.heappush(self.queue, (*key, g))
+
+    def _push_children(self, gs: list[GNode]) -> None:
+        if self.opts.strategy == "depthFirst":
+            self.stack.extend(reversed(gs))
+        else:
+            for g in gs:
+                self._push(g)
+
+    def _active(self, g: GNode) -> bool:
+        if g.proved or g.unprovable or g.exhausted:
+            return False
+        r = g.parent
+        while r is not None:
+            if r.proved or r.unprovable:
+                return False
+            p = r.parent
+            if p.proved or p.unprovable:
+                return False
+            r = p.parent
+        return True
+
+    def _pop(self) -> GNode | None:
+        s = self.opts.strategy
+        while True:
+            if s == "depthFirst":
+                if not self.stack:
+                    return None
+                g = self.stack.pop()
+            elif s == "breadthFirst":
+                if not self.fifo:
+                    return None
+                g = self.fifo.popleft()
+            else:
+                if not self.queue:
+                    return None
+                g = heapq.heappop(self.queue)[-1]
+            if self._active(g):
+                return g
+
+    # ---- state propagation
+    def _mark_proved(self, g: GNode, via: RNode | None) -> None:
+        g.proved = True
+        g.proof_rapp = via
+        r = g.parent
+        while r is not None:
+            if all(c.proved for c in r.children):
+                r.proved = True
+                p = r.parent
+                if p.proved:
+                    return
+                p.proved = True
+                p.proof_rapp = r
+                r = p.parent
+            else:
+                return
+
+    def _mark_unprovable(self, g: GNode) -> None:
+        g.unprovable = True
+        r = g.parent
+        while r is not None:
+            r.unprovable = True
+            p = r.parent
+            if p.proved or p.unprovable:
+                return
+            if self._has_rules_left(p) or any(not x.unprovable for x in p.rapps):
+                return
+            p.unprovable = True
+            r = p.parent
+
+    def _has_rules_left(self, g: GNode) -> bool:
+        if not g.normalized:
+            return True
+        if not g.safe_done:
+            return True
+        if g.safe_rapp:
+            return False
+        return g.unsafe_next < len(self.rules.unsafe)
+
+    # ---- main loop
+    def run(self) -> AesopResult:
+        o = self.opts
+        while True:
+            if self.root.proved:
+                return AesopResult(True, (), tuple(self._script(self.root)), self.n_rapps, self.n_goals)
+            if self.root.unprovable:
+                if self.depth_reached:
+                    raise AesopFailure(
+                        "failed to prove the goal. Some goals were not explored because the maximum rule "
+                        f"application depth ({o.max_rule_application_depth}) was reached. Set option "
+                        "'maxRuleApplicationDepth' to increase the limit."
+                    )
+                raise AesopFailure("failed to prove the goal after exhaustive search.")
+            if o.max_goals and self.n_goals >= o.max_goals:
+                raise AesopFailure(
+                    f"maximum number of goals ({o.max_goals}) reached. Set the 'maxGoals' option to increase the limit."
+                )
+            if o.max_rule_applications and self.n_rapps >= o.max_rule_applications:
+                raise AesopFailure(
+                    f"maximum number of rule applications ({o.max_rule_applications}) reached. Set the "
+                    "'maxRuleApplications' option to increase the limit."
+                )
+            g = self._pop()
+            if g is None:
+                # every open goal is exhausted: the root can no longer be proved
+                self.root.unprovable = True
+                continue
+            self._expand(g)
+            g.last_expanded = self.iteration
+            self.iteration += 1
+            if g.requeue and self._active(g):
+                g.requeue = False
+                self._push(g)
+
+    def _expand(self, g: GNode) -> None:
+        ctx = self.ctx
+        ctx.tick(COST_EXPANSION)
+        o = self.opts
+        if o.max_rule_application_depth and g.depth >= o.max_rule_application_depth:
+            self.depth_reached = True
+            g.exhausted = True
+            self._mark_unprovable(g)
+            return
+        if not g.normalized:
+            g.normalized = True
+            res = self._normalize(g)
+            if res is None:
+                self._mark_proved(g, None)
+                return
+            g.goal = res
+        if not g.safe_done:
+            g.safe_done = True
+            for rule in self.rules.safe:
+                exps = _apply_rule(rule, g.goal, ctx, o)
+                if exps:
+                    g.safe_rapp = True
+                    self._add_rapp(g, rule, exps[0])
+                    if not g.proved and not g.unprovable:
+                        g.exhausted = True
+                        if all(r.unprovable for r in g.rapps):
+                            self._mark_unprovable(g)
+                    return
+        unsafe = self.rules.unsafe
+        while g.unsafe_next < len(unsafe):
+            rule = unsafe[g.unsafe_next]
+            g.unsafe_next += 1
+            exps = _apply_rule(rule, g.goal, ctx, o)
+            if exps:
+                for e in exps:
+                    self._add_rapp(g, rule, e)
+                    if g.proved:
+                        return
+                if g.unsafe_next < len(unsafe) and not g.proved:
+                    g.requeue = True
+                else:
+                    g.exhausted = True
+                    if all(r.unprovable for r in g.rapps):
+                        self._mark_unprovable(g)
+                return
+        g.exhausted = True
+        if all(r.unprovable for r in g.rapps):
+            self._mark_unprovable(g)
+
+    def _add_rapp(self, g: GNode, rule: Rule, exp: Expansion) -> None:
+        self.ctx.tick(COST_RAPP)
+        self.n_rapps += 1
+        r = RNode(rule, g, exp.script)
+        g.rapps.append(r)
+        if not exp.goals:
+            r.proved = True
+            self._mark_proved(g, r)
+            return
+        prio = g.priority * rule.prob
+        for sub in exp.goals:
+            child = GNode(sub, g.depth + 1, prio, r, next(self.counter), added=self.iteration)
+            r.children.append(child)
+            self.n_goals += 1
+        self._push_children(r.children)
+
+    # ---- normalisation
+    def _simp_text(self) -> str | None:
+        o = self.opts
+        if not o.enable_simp:
+            return None
+        lemmas = self.rules.simp_lemmas
+        lst = f" [{', '.join(lemmas)}]" if lemmas else ""
+        if o.use_simp_all:
+            return f"simp_all only{lst}" if not o.use_default_simp_set else f"simp_all{lst}"
+        if not o.use_default_simp_set:
+            return f"simp only{lst} at *"
+        return f"simp{lst} at *"
+
+    def _normalize(self, g: GNode) -> Goal | None:
+        """Run the norm phase to a fixpoint; ``None`` when it proves the goal."""
+        ctx = self.ctx
+        o = self.opts
+        goal = g.goal
+        limit = o.max_norm_iterations or 100_000
+        iteration = 0
+        step = 0
+        while True:
+            if iteration >= limit:
+                raise TacticError(
+                    f"aesop: exceeded maximum number of normalisation iterations ({o.max_norm_iterations}). "
+                    "This means normalisation probably got stuck in an infinite loop."
+                )
+            ctx.tick(COST_NORM_STEP)
+            changed: Goal | None = None
+            proved = False
+            script = ""
+            if step == 0:
+                for rule in self.rules.norm_pre:
+                    r = self._norm_rule(rule, goal)
+                    if r is not None:
+                        changed, proved, script = r
+                        break
+            elif step == 1:
+                text = self._unfold_text(goal) if o.enable_unfold and self.rules.unfold_defs else None
+                if text is not None:
+                    new = _run_sub(goal, text, ctx)
+                    if new is not None and not (len(new) == 1 and new[0] == goal):
+                        if not new:
+                            proved = True
+                        else:
+                            changed = new[0]
+                        script = text
+            elif step == 2:
+                if self.simp_text is not None:
+                    new = self._norm_simp(goal)
+                    if new is not None:
+                        if not new:
+                            proved = True
+                        else:
+                            changed = new[0]
+                        script = self.simp_text
+            else:
+                for rule in self.rules.norm_post:
+                    r = self._norm_rule(rule, goal)
+                    if r is not None:
+                        changed, proved, script = r
+                        break
+            if proved:
+                g.norm_script.append(script)
+                return None
+            if changed is not None and changed != goal:
+                g.norm_script.append(script)
+                goal = changed
+                iteration += 1
+                step = 0
+                continue
+            step += 1
+            if step == 4:
+                return goal
+
+    def _unfold_text(self, goal: Goal) -> str | None:
+        """``unfold d₁ d₂ at h … ⊢`` for the locations that mention an unfold rule's definition."""
+        defs = set(self.rules.unfold_defs)
+        locs = [n for n, ty in goal.hyps if ty[0] != "type" and defs & free_vars(ty)]
+        if defs & free_vars(goal.target):
+            locs.append("⊢")
+        if not locs:
+            return None
+        return f"unfold {' '.join(self.rules.unfold_defs)} at {' '.join(locs)}"
+
+    def _norm_simp(self, goal: Goal) -> list[Goal] | None:
+        text = self.simp_text
+        assert text is not None
+        new = _run_sub(goal, text, self.ctx)
+        if new is None:
+            return None
+        if len(new) > 1:
+            return None
+        if len(new) == 1 and new[0] == goal:
+            return None
+        return new
+
+    def _norm_rule(self, rule: Rule, goal: Goal) -> tuple[Goal | None, bool, str] | None:
+        ctx = self.ctx
+        if rule.kind == "builtin":
+            k = rule.arg
+            ctx.tick(COST_BUILTIN)
+            if k == "intros":
+                r = _intros(goal)
+                return (r[0], False, "intro " + " ".join(r[1])) if r else None
+            if k == "subst":
+                r2 = _subst_step(goal)
+                return (r2[0], False, r2[1]) if r2 else None
+            if k == "destructProducts":
+                r3 = _destruct_products(goal)
+                return (r3[0], False, r3[1]) if r3 else None
+            if k == "false_hyp":
+                s = _false_hyp(goal)
+                return (None, True, s) if s else None
+            return None
+        exps = _apply_rule(rule, goal, ctx, self.opts)
+        if not exps:
+            return None
+        e = exps[0]
+        if not e.goals:
+            return (None, True, e.script)
+        if len(e.goals) > 1:
+            raise TacticError(
+                f"aesop: error while running norm rule {rule.name}: rule produced more than one subgoal.\n"
+                f"The rule was run on this goal:\n{_indent(goal.pretty())}"
+            )
+        return (e.goals[0], False, e.script)
+
+    # ---- results
+    def _script(self, g: GNode) -> list[str]:
+        out = list(g.norm_script)
+        r = g.proof_rapp
+        if r is None:
+            return out
+        out.append(r.script)
+        if len(r.children) == 1:
+            out.extend(self._script(r.children[0]))
+        else:
+            for c in r.children:
+                sub = self._script(c)
+                if not sub:
+                    continue
+                out.append("· " + sub[0])
+                out.extend("  " + s for s in sub[1:])
+        return out
+
+    def safe_prefix_goals(self) -> list[Goal]:
+        """The goals left after normalisation and safe rules only, from the root (Aesop's safe prefix)."""
+        out: list[Goal] = []
+
+        def walk(g: GNode) -> None:
+            if g.proved:
+                return
+            safe = [r for r in g.rapps if r.rule.phase == "safe"]
+            if safe:
+                for c in safe[0].children:
+                    walk(c)
+            else:
+                out.append(g.goal)
+
+        walk(self.root)
+        return out
+
+    def made_progress(self) -> bool:
+        if self.root.goal != self.root_initial:
+            return True
+        return any(r.rule.phase == "safe" for r in self.root.rapps)
+
+
+def _indent(text: str, n: int = 2) -> str:
+    pad = " " * n
+    return "\n".join(pad + ln for ln in text.split("\n"))
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> AesopCall | AesopSyntaxError:
+    try:
+        return parse_aesop(text)
+    except AesopSyntaxError as e:
+        return e
+
+
+def run_aesop(goal: Goal, text: str, ctx: TacticContext) -> AesopResult:
+    """Run an aesop call on ``goal`` and report what happened (no warnings logged).
+
+    Args:
+        goal: The goal.
+        text: The whole call, ``aesop …`` or ``aesop? …``.
+        ctx: The tactic context (heartbeats are charged to it).
+
+    Returns:
+        The result; ``proved`` tells whether the goal was closed.
+
+    Raises:
+        TacticError: for a malformed call, a fatal search error, or (as ``HeartbeatsExceeded``) the budget.
+    """
+    parsed = _parse_cached(text)
+    if isinstance(parsed, AesopSyntaxError):
+        raise TacticError(parsed.message)
+    rules = _elab_rules(parsed, goal, ctx)
+    search = Search(goal, parsed, rules, ctx)
+    try:
+        return search.run()
+    except AesopFailure as f:
+        return AesopResult(
+            False, tuple(search.safe_prefix_goals()), (), search.n_rapps, search.n_goals, f.message
+        )
+
+
+def _locate(ctx: TacticContext, text: str) -> tuple[int, int]:
+    src = ctx.src
+    if src is None:
+        return -1, -1
+    i = src.text.find(text.strip())
+    if i < 0:
+        return -1, -1
+    return i, i + len(text.strip())
+
+
+def aesop_tactic(goal: Goal, text: str, ctx: TacticContext) -> list[Goal]:
+    """The ``aesop``/``aesop?`` tactic handler registered with :func:`~lean_gym.sim.tactics.register_tactic`.
+
+    Returns:
+        ``[]`` when the goal is proved; otherwise (non-terminal failure) the goals left by the safe prefix,
+        after logging Aesop's warning.
+
+    Raises:
+        TacticError: Aesop's error (malformed call, ``terminal`` failure, no progress, fatal errors), or
+            ``HeartbeatsExceeded`` past the budget.
+    """
+    parsed = _parse_cached(text)
+    if isinstance(parsed, AesopSyntaxError):
+        raise TacticError(parsed.message)
+    rules = _elab_rules(parsed, goal, ctx)
+    search = Search(goal, parsed, rules, ctx)
+    o = parsed.options
+    start, end = _locate(ctx, text)
+    try:
+        result = search.run()
+    except AesopFailure as f:
+        remaining = search.safe_prefix_goals()
+        initial = _indent(goal.pretty())
+        if o.terminal:
+            suffix = ""
+            if remaining:
+                suffix = "\nRemaining goals after safe rules:\n" + "\n\n".join(
+                    _indent(g.pretty()) for g in remaining
+                )
+            raise TacticError(
+                f"tactic 'aesop' failed, {f.message}\nInitial goal:\n{initial}{suffix}"
+            ) from None
+        if not search.made_progress():
+            raise TacticError(f"tactic 'aesop' failed, made no progress\nInitial goal:\n{initial}") from None
+        if o.warn_on_nonterminal:
+            ctx.messages.append(LogMessage("warning", f"aesop: {f.message}", start, end))
+        return remaining
+    if o.trace_script:
+        steps = list(result.script) or ["done"]
+        text_out = f"Try this: {steps[0]}" if len(steps) == 1 else "Try this:\n  " + "\n  ".join(steps)
+        ctx.messages.append(LogMessage("info", text_out, start, end))
+    return []
+
+
+register_tactic("aesop", aesop_tactic)
+register_tactic("aesop?", aesop_tactic)

@@ -1,0 +1,569 @@
+"""Commands: ``import``, ``set_option``, ``open``, ``namespace``/``section``/``end``, ``theorem``/``lemma``/
+``example``/``def``/``axiom``, ``#print axioms``, ``#check``.
+
+:func:`run_commands` elaborates a whole ``cmd`` string in an environment and returns the new environment,
+the messages (with source offsets) and the sorries it met. Declarations are checked with the tactic
+interpreter (:mod:`lean_gym.sim.tactics`) or the proof-term checker (:mod:`lean_gym.sim.proofs`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env
+from lean_gym.sim.goals import Goal
+from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
+from lean_gym.sim.terms import Term, is_prop_type, pretty, type_term
+
+__all__ = ["CommandOutput", "Msg", "axioms_text", "parse_signature", "run_commands"]
+
+
+@dataclass(frozen=True)
+class Msg:
+    """A message with source offsets ``[start, end)``."""
+
+    severity: str
+    start: int
+    end: int
+    data: str
+
+
+@dataclass
+class CommandOutput:
+    """What elaborating a ``cmd`` produced."""
+
+    env: Env
+    src: Source
+    messages: list[Msg] = field(default_factory=list)
+    sorries: list[tuple[Goal, int, int, str | None]] = field(default_factory=list)
+    tactics: list[tuple[str, tuple[Goal, ...], int, int]] = field(default_factory=list)
+
+
+_DECL_KW = {
+    "theorem",
+    "lemma",
+    "example",
+    "def",
+    "abbrev",
+    "axiom",
+    "instance",
+    "structure",
+    "inductive",
+    "class",
+    "opaque",
+}
+_CMD_KW = _DECL_KW | {
+    "import",
+    "open",
+    "set_option",
+    "namespace",
+    "section",
+    "end",
+    "#print",
+    "#check",
+    "#eval",
+    "#reduce",
+    "variable",
+    "universe",
+    "noncomputable",
+    "private",
+    "protected",
+    "@[",
+    "attribute",
+    "macro",
+    "syntax",
+    "notation",
+    "infix",
+    "mutual",
+    "#exit",
+    "#guard_msgs",
+}
+
+
+_LEAN_KEYWORDS = {
+    "sorry",
+    "by",
+    "fun",
+    "have",
+    "show",
+    "from",
+    "at",
+    "with",
+    "then",
+    "else",
+    "if",
+    "do",
+    "let",
+    "in",
+    "match",
+    "calc",
+    "suffices",
+    "obtain",
+    "where",
+    "deriving",
+    "λ",
+    "Type",
+    "Sort",
+    "Prop",
+}
+
+
+def _is_cmd_start(tok: Token) -> bool:
+    return tok.text in _CMD_KW or (tok.kind == "sym" and tok.text in ("#", "@["))
+
+
+def axioms_text(name: str, axioms: set[str] | frozenset[str]) -> str:
+    """Lean's ``#print axioms`` line (names sorted as Lean's ``Name.cmp`` sorts them)."""
+    if not axioms:
+        return f"'{name}' does not depend on any axioms"
+    ordered = sorted(axioms, key=lambda a: (a.count(".") + 1, a.split(".")))
+    return f"'{name}' depends on axioms: [{', '.join(ordered)}]"
+
+
+def parse_signature(
+    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
+) -> tuple[list[tuple[str, Term]], Term | None]:
+    """Parse ``binders : type`` (stopping before ``:=``); return the hypotheses and the target.
+
+    Raises:
+        ParseError: for syntax outside the subset.
+        ElabError: for unknown names and ill-typed binders.
+    """
+    hyps, target, _ = parse_signature_ex(ts, env, src, allow_no_type)
+    return [(n, t) for n, t, _ in hyps], target
+
+
+def parse_signature_ex(
+    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
+) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
+    lctx: dict[str, Term] = {}
+    el = Elaborator(env, lctx)
+    hyps: list[tuple[str, Term, bool]] = []
+    while ts.tok.kind == "sym" and ts.tok.text in ("(", "{", "⦃", "[") and not ts.at_stop():
+        open_tok = ts.advance()
+        close = {"(": ")", "{": "}", "⦃": "⦄", "[": "]"}[open_tok.text]
+        if open_tok.text == "[":
+            raise ParseError(
+                "instance binders `[…]` are outside the simulator's subset", open_tok.start, open_tok.end
+            )
+        names: list[Token] = []
+        while ts.tok.kind == "ident" or (ts.tok.kind == "sym" and ts.tok.text == "_"):
+            names.append(ts.advance())
+        if not names:
+            raise ts.unexpected("identifier")
+        if not ts.is_sym(":"):
+            raise ts.unexpected("':'")
+        ts.advance()
+        saved = ts.stop_col
+        ts.stop_col = -1
+        ty_syn = parse_term(ts, 0)
+        ts.stop_col = saved
+        ts.expect_sym(close)
+        ty = el.elab_type(ty_syn)
+        for tok in names:
+            if any(n == tok.text for n, _, _ in hyps):
+                # a repeated binder name shadows the older one, which becomes inaccessible (`h₀✝`)
+                g = Goal(tuple((n, t) for n, t, _ in hyps), ("True",)).make_room(tok.text)
+                hyps = [(n, t, e) for (n, t), (_, _, e) in zip(g.hyps, hyps)]
+                for n, t, _ in hyps:
+                    lctx[n] = t
+            hyps.append((tok.text, ty, open_tok.text == "("))
+            lctx[tok.text] = ty
+    target: Term | None = None
+    is_type_target = False
+    if ts.is_sym(":"):
+        ts.advance()
+        syn = parse_term(ts, 0)
+        if el.is_type_syntax(syn):
+            target = el.elab_type(syn)
+            is_type_target = True
+        else:
+            target = el.elab_prop(syn)
+    elif not allow_no_type:
+        raise ts.unexpected("':'")
+    return hyps, target, is_type_target
+
+
+class _Runner:
+    def __init__(self, text: str, env: Env, fresh: bool, all_tactics: bool = False) -> None:
+        self.all_tactics = all_tactics
+        self.src = Source(text)
+        self.env = env
+        self.fresh = fresh
+        self.out = CommandOutput(env, self.src)
+        self.pending_options: dict[str, object] | None = None
+
+    def msg(self, severity: str, start: int, end: int, data: str) -> None:
+        self.out.messages.append(Msg(severity, start, end, data))
+
+    def run(self) -> CommandOutput:
+        text = self.src.text
+        try:
+            toks = tokenize(text, self.src)
+        except ParseError as e:
+            self.msg("error", e.start, e.end, e.message)
+            return self.out
+        i = 0
+        n = len(toks) - 1
+        seen_non_import = False
+        while i < n:
+            t = toks[i]
+            # a command runs to the next token that starts a line at column 0
+            j = i + 1
+            while j < n and not (toks[j].first and toks[j].col == 0):
+                j += 1
+            # `set_option … in` / `open … in` take the next command with them
+            while j < n and toks[j - 1].text == "in" and t.text in ("set_option", "open"):
+                j += 1
+                while j < n and not (toks[j].first and toks[j].col == 0):
+                    j += 1
+            if not _is_cmd_start(t):
+                what = (
+                    "unexpected identifier"
+                    if t.kind == "ident" and t.text not in _LEAN_KEYWORDS
+                    else f"unexpected token '{t.text}'"
+                )
+                self.msg("error", t.start, t.end, f"{what}; expected command")
+                # skip to the next command keyword
+                k = i + 1
+                while k < n and not (_is_cmd_start(toks[k]) and toks[k].first):
+                    k += 1
+                i = k
+                continue
+            seg = [*toks[i:j], toks[n] if j >= n else _eof_at(toks[j])]
+            if t.text == "import":
+                if seen_non_import or not self.fresh:
+                    self.msg(
+                        "error",
+                        t.start,
+                        t.end,
+                        "invalid 'import' command, it must be used in the beginning of the file",
+                    )
+                else:
+                    names = [x.text for x in seg[1:-1]]
+                    self.env = self.env.extend(imports=self.env.imports + tuple(names))
+                i = j
+                continue
+            seen_non_import = True
+            try:
+                self.command(seg)
+            except ParseError as e:
+                self.msg("error", e.start, e.end, e.message)
+            except ElabError as e:
+                self.msg("error", e.start, e.end, e.message)
+            i = j
+        self.out.env = self.env
+        return self.out
+
+    # ------------------------------------------------------------------------------------ commands
+
+    def command(self, seg: list[Token]) -> None:
+        ts = TokenStream(seg, stop_col=-1)
+        t = ts.tok
+        kw = t.text
+        if kw == "set_option":
+            ts.advance()
+            name = ts.advance()
+            val_tok = ts.advance()
+            if name.kind != "ident" or val_tok.kind == "eof":
+                raise ParseError("unexpected token; expected identifier", name.start, name.end)
+            val: object = val_tok.text
+            if val_tok.kind == "num":
+                val = int(val_tok.text)
+            elif val_tok.text in ("true", "false"):
+                val = val_tok.text == "true"
+            if ts.is_word("in"):
+                ts.advance()
+                rest = seg[ts.i :]
+                saved = self.env
+                self.env = self.env.extend(options={**self.env.options, name.text: val})
+                self.command(rest)
+                # the option applied to that command only; keep new declarations
+                self.env = self.env.extend(options=saved.options)
+                return
+            self.env = self.env.extend(options={**self.env.options, name.text: val})
+            self._expect_end(ts)
+            return
+        if kw == "open":
+            ts.advance()
+            names: list[str] = []
+            while ts.tok.kind == "ident" and ts.tok.text != "in":
+                names.append(ts.advance().text)
+            if ts.is_word("in"):
+                ts.advance()
+                saved_opens = self.env.opens
+                self.env = self.env.extend(opens=self.env.opens + tuple(names))
+                self.command(seg[ts.i :])
+                self.env = self.env.extend(opens=saved_opens)
+                return
+            self.env = self.env.extend(opens=self.env.opens + tuple(names))
+            self._expect_end(ts)
+            return
+        if kw in ("namespace", "section"):
+            ts.advance()
+            if kw == "namespace":
+                name = ts.advance()
+                ns = f"{self.env.namespace}.{name.text}" if self.env.namespace else name.text
+                self.env = self.env.extend(namespace=ns)
+            elif ts.tok.kind == "ident":
+                ts.advance()
+            self._expect_end(ts)
+            return
+        if kw == "end":
+            ts.advance()
+            if ts.tok.kind == "ident" and self.env.namespace:
+                end_name = ts.advance().text
+                ns = self.env.namespace
+                if ns == end_name or ns.endswith("." + end_name):
+                    self.env = self.env.extend(namespace=ns[: -len(end_name)].rstrip("."))
+            self._expect_end(ts)
+            return
+        if kw == "noncomputable":
+            ts.advance()
+            if ts.is_word("section"):
+                ts.advance()
+                self._expect_end(ts)
+                return
+            self.command(seg[ts.i :])
+            return
+        if kw in ("private", "protected"):
+            ts.advance()
+            self.command(seg[ts.i :])
+            return
+        if kw == "@[" or (t.kind == "sym" and t.text == "@["):
+            depth = 1
+            ts.advance()
+            while ts.tok.kind != "eof" and depth:
+                x = ts.advance()
+                if x.text in ("[", "@["):
+                    depth += 1
+                elif x.text == "]":
+                    depth -= 1
+            self.command(seg[ts.i :])
+            return
+        if kw == "#print":
+            ts.advance()
+            if ts.is_word("axioms"):
+                ts.advance()
+                name_tok = ts.advance()
+                d = self.env.lookup(name_tok.text)
+                if d is None:
+                    raise ElabError(f"Unknown constant `{name_tok.text}`", name_tok.start, name_tok.end)
+                self.msg("info", t.start, name_tok.end, axioms_text(d.name, d.axioms))
+                self._expect_end(ts)
+                return
+            raise ParseError("the simulator supports `#print axioms NAME` only", t.start, t.end)
+        if kw == "#check":
+            ts.advance()
+            syn = parse_term(ts, 0)
+            self._expect_end(ts)
+            self.msg("info", t.start, syn.end if False else t.end, self._check_text(syn))
+            return
+        if kw in (
+            "#eval",
+            "#reduce",
+            "variable",
+            "universe",
+            "structure",
+            "inductive",
+            "class",
+            "instance",
+            "mutual",
+            "macro",
+            "syntax",
+            "notation",
+            "infix",
+            "attribute",
+            "opaque",
+            "#exit",
+            "#guard_msgs",
+        ):
+            raise ParseError(f"`{kw}` is outside the simulator's Lean subset", t.start, t.end)
+        if kw in _DECL_KW:
+            self.declaration(ts)
+            return
+        raise ParseError(f"unexpected token '{kw}'; expected command", t.start, t.end)
+
+    def _check_text(self, syn: Syn) -> str:
+        el = Elaborator(self.env, {})
+        if syn.kind == "ident":
+            d = self.env.lookup(syn.args[0])
+            if d is None:
+                raise ElabError(f"Unknown identifier `{syn.args[0]}`", syn.start, syn.end)
+            at = not self.env.mathlib
+            binders = " ".join(
+                ("(" if e else "{") + f"{n} : {pretty(ty, at)}" + (")" if e else "}")
+                for n, ty, e in d.binders
+            )
+            head = f"{d.name} {binders}".rstrip() if binders else d.name
+            return f"{head} : {pretty(d.type, at)}"
+        t, ty = el.elab_term(syn, None)
+        at = not self.env.mathlib
+        tyname = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}.get(ty or "", ty) if at else ty
+        return f"{pretty(t, at)} : {tyname}"
+
+    def _expect_end(self, ts: TokenStream) -> None:
+        if ts.tok.kind != "eof":
+            t = ts.tok
+            raise ParseError(f"unexpected token '{t.text}'; expected command", t.start, t.end)
+
+    def declaration(self, ts: TokenStream) -> None:
+        from lean_gym.sim.proofs import ProofChecker
+        from lean_gym.sim.tactics import (
+            LogMessage,
+            TacticContext,
+            TacticError,
+            run_block,
+            unsolved_goals_message,
+        )
+
+        kw_tok = ts.advance()
+        kw = kw_tok.text
+        if kw in ("instance",):
+            raise ParseError("`instance` is outside the simulator's subset", kw_tok.start, kw_tok.end)
+        if kw == "example":
+            name = "_example"
+            name_tok = kw_tok
+        else:
+            name_tok = ts.advance()
+            if name_tok.kind != "ident":
+                raise ParseError(
+                    f"unexpected token '{name_tok.text}'; expected identifier", name_tok.start, name_tok.end
+                )
+            name = name_tok.text
+            if self.env.namespace:
+                name = f"{self.env.namespace}.{name}"
+        hyps3, target, is_type = parse_signature_ex(
+            ts, self.env, self.src, allow_no_type=kw in ("def", "abbrev")
+        )
+        hyps = [(n, t) for n, t, _ in hyps3]
+        if kw in ("theorem", "lemma") and target is not None and not is_prop_type(target):
+            raise ElabError(
+                f"type of theorem '{name}' is not a proposition\n  {pretty(target, not self.env.mathlib)}",
+                name_tok.start,
+                name_tok.end,
+            )
+        if name in self.env.decls and kw != "example":
+            raise ElabError(f"'{name}' has already been declared", name_tok.start, name_tok.end)
+        ascii_pp = not self.env.mathlib
+        if kw == "axiom":
+            self._expect_end(ts)
+            if target is None:
+                raise ts.unexpected("':'")
+            self.env = self.env.extend([Decl(name, "axiom", tuple(hyps3), target, None, frozenset({name}))])
+            return
+        if not ts.is_sym(":="):
+            if ts.tok.kind == "eof":
+                raise ParseError(
+                    "unexpected end of input; expected ':=', 'where' or '|'", ts.last_end(), ts.last_end()
+                )
+            raise ts.unexpected("':=', 'where' or '|'")
+        ts.advance()
+        ctx = TacticContext(env=self.env, decl_name=None if kw == "example" else name)
+        ctx.src = self.src
+        if self.all_tactics:
+            ctx.tactic_log = []
+        if target is not None and is_prop_type(target) and kw != "example":
+            ctx.decl_type = Decl(name, "theorem", tuple(hyps3), target)
+        errors_before = len(self.out.messages)
+        value: Term | None = None
+        if target is None:
+            # def f := value (type inferred)
+            body = parse_term(TokenStream(ts.toks[ts.i :], stop_col=0), 0)
+            el = Elaborator(self.env, dict(hyps))
+            value, vty = el.elab_term(body, None)
+            target = type_term(vty or "ℕ")
+            self.env = self.env.extend([Decl(name, "def", tuple(hyps3), target, value, frozenset())])
+            return
+        goal = Goal(tuple(hyps), target, None, ascii_pp)
+        if ts.is_word("by"):
+            by_tok = ts.advance()
+            start = ts.tok.start
+            end = ts.toks[-2].end if len(ts.toks) >= 2 and ts.toks[-2].end > by_tok.end else by_tok.end
+            block_end = max(end, by_tok.end)
+            try:
+                rest = run_block(self.src, start, block_end, [goal], ctx, outer_col=0)
+            except TacticError as e:
+                s = e.start if e.start is not None else by_tok.start
+                en = e.end if e.end is not None else block_end
+                ctx.messages.append(LogMessage("error", e.message, s, en))
+                ctx.axioms.add("sorryAx")
+                rest = []
+            if rest:
+                ctx.messages.append(
+                    LogMessage("error", unsolved_goals_message(rest), by_tok.start, block_end)
+                )
+                ctx.axioms.add("sorryAx")
+        else:
+            body = parse_term(ts, 0)
+            self._expect_end(ts)
+            try:
+                if is_type:
+                    if body.kind == "ident" and body.args[0] == "sorry":
+                        from lean_gym.sim.tactics import SorryRecord
+
+                        ctx.sorries.append(SorryRecord(goal, body.start, body.end))
+                        ctx.axioms.add("sorryAx")
+                    else:
+                        el = Elaborator(self.env, dict(hyps))
+                        tname = target[1] if target[0] == "type" else None
+                        if tname in ("ℕ", "ℤ", "ℚ", "ℝ"):
+                            value = el.elab_arith(body, tname)
+                        else:
+                            value, _ = el.elab_term(body, tname)
+                else:
+                    ProofChecker(goal, ctx).check(body, target)
+            except ElabError as e:
+                ctx.messages.append(LogMessage("error", e.message, e.start, e.end))
+                ctx.axioms.add("sorryAx")
+        # messages, in the order they were logged
+        had_error = False
+        for m in ctx.messages:
+            self.msg(m.severity, m.start, m.end, m.data)
+            had_error = had_error or m.severity == "error"
+        for rec in ctx.sorries:
+            self.out.sorries.append((rec.goal, rec.start, rec.end, None if kw == "example" else name))
+        if ctx.tactic_log is not None:
+            self.out.tactics.extend(ctx.tactic_log)
+        if ctx.self_reference and not had_error:
+            self.msg(
+                "error", name_tok.start, name_tok.end, _termination_text(name.split(".")[-1], bool(hyps))
+            )
+            had_error = True
+            return
+        if ctx.sorries and not had_error and len(self.out.messages) == errors_before + len(ctx.messages):
+            self.msg("warning", name_tok.start, name_tok.end, "declaration uses `sorry`")
+        if kw == "example":
+            return
+        dkind = "def" if is_type else "theorem"
+        self.env = self.env.extend([Decl(name, dkind, tuple(hyps3), target, value, frozenset(ctx.axioms))])
+
+
+def _termination_text(name: str, has_args: bool) -> str:
+    if not has_args:
+        return (
+            f"fail to show termination for\n  {name}\nwith errors\nfailed to infer structural recursion:\n"
+            f"no parameters suitable for structural recursion\n\nwell-founded recursion cannot be used, `{name}` "
+            "does not take any (non-fixed) arguments"
+        )
+    return (
+        f"fail to show termination for\n  {name}\nwith errors\nfailed to infer structural recursion:\n"
+        "Not considering parameter of a proposition type: it is not an inductive datatype\n\n"
+        "Could not find a decreasing measure."
+    )
+
+
+def _eof_at(tok: Token) -> Token:
+    return Token("eof", "", tok.start, tok.start, tok.line, tok.col, True)
+
+
+def run_commands(text: str, env: Env, fresh: bool = True, all_tactics: bool = False) -> CommandOutput:
+    """Elaborate ``text`` (one or more commands) in ``env``.
+
+    Args:
+        text: The ``cmd`` string.
+        env: The environment to start from.
+        fresh: Whether this starts a new environment (``import`` is allowed only then, as in the REPL).
+        all_tactics: Record every tactic run (the REPL's ``allTactics``).
+    """
+    return _Runner(text, env, fresh, all_tactics).run()

@@ -1,0 +1,207 @@
+"""The simulator's built-in lemma library: true Mathlib/core lemmas, written as Lean source.
+
+Each entry is ``(source, types, axioms)``. The source states the lemma over ``ℝ`` (or a fixed type such as
+``ℕ``); ``types`` lists the types it is instantiated at (the ``ℝ`` in the statement becomes a type variable
+restricted to them), chosen so that the lemma is TRUE at each of them with Lean's semantics (truncated ℕ
+subtraction, ``x / 0 = 0``). ``None`` keeps the statement at its written type. ``axioms`` is what
+``#print axioms`` reports for the lemma in Mathlib.
+
+The sources are parsed once, on first use (:func:`library_decls`). Other modules may append entries to
+:data:`LIBRARY` before the first lookup (sim-aesop appends at the END of the list).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from lean_gym.sim.elab import Decl, Env
+
+__all__ = ["LIBRARY", "library_decls", "library_names"]
+
+ALL = ("ℕ", "ℤ", "ℚ", "ℝ")
+RING = ("ℤ", "ℚ", "ℝ")
+FIELD = ("ℚ", "ℝ")
+STD = frozenset({"propext", "Classical.choice", "Quot.sound"})
+PROPEXT = frozenset({"propext"})
+NONE: frozenset[str] = frozenset()
+
+LIBRARY: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
+    # --- squares and absolute values
+    ("theorem sq_nonneg (a : ℝ) : 0 ≤ a ^ 2", ALL, STD),
+    ("theorem pow_two_nonneg (a : ℝ) : 0 ≤ a ^ 2", ALL, STD),
+    ("theorem mul_self_nonneg (a : ℝ) : 0 ≤ a * a", ALL, STD),
+    ("theorem abs_nonneg (a : ℝ) : 0 ≤ |a|", RING, STD),
+    ("theorem abs_pos {a : ℝ} : 0 < |a| ↔ a ≠ 0", RING, STD),
+    ("theorem le_abs_self (a : ℝ) : a ≤ |a|", RING, STD),
+    ("theorem neg_abs_le (a : ℝ) : -|a| ≤ a", RING, STD),
+    ("theorem abs_sub_comm (a b : ℝ) : |a - b| = |b - a|", RING, STD),
+    ("theorem abs_add (a b : ℝ) : |a + b| ≤ |a| + |b|", RING, STD),
+    ("theorem abs_sub_abs_le_abs_sub (a b : ℝ) : |a| - |b| ≤ |a - b|", RING, STD),
+    ("theorem abs_le {a b : ℝ} : |a| ≤ b ↔ -b ≤ a ∧ a ≤ b", RING, STD),
+    ("theorem abs_lt {a b : ℝ} : |a| < b ↔ -b < a ∧ a < b", RING, STD),
+    ("theorem abs_abs (a : ℝ) : |(|a|)| = |a|", RING, STD),
+    ("theorem sq_abs (a : ℝ) : |a| ^ 2 = a ^ 2", RING, STD),
+    ("theorem abs_mul_abs_self (a : ℝ) : |a| * |a| = a * a", RING, STD),
+    ("theorem two_mul_le_add_sq (a b : ℝ) : 2 * a * b ≤ a ^ 2 + b ^ 2", RING, STD),
+    # --- positivity of sums, products, quotients, powers
+    ("theorem add_pos {a b : ℝ} (ha : 0 < a) (hb : 0 < b) : 0 < a + b", ALL, STD),
+    ("theorem add_nonneg {a b : ℝ} (ha : 0 ≤ a) (hb : 0 ≤ b) : 0 ≤ a + b", ALL, STD),
+    ("theorem add_pos_of_pos_of_nonneg {a b : ℝ} (ha : 0 < a) (hb : 0 ≤ b) : 0 < a + b", ALL, STD),
+    ("theorem mul_pos {a b : ℝ} (ha : 0 < a) (hb : 0 < b) : 0 < a * b", ALL, STD),
+    ("theorem mul_nonneg {a b : ℝ} (ha : 0 ≤ a) (hb : 0 ≤ b) : 0 ≤ a * b", ALL, STD),
+    ("theorem mul_pos_of_neg_of_neg {a b : ℝ} (ha : a < 0) (hb : b < 0) : 0 < a * b", RING, STD),
+    ("theorem div_pos {a b : ℝ} (ha : 0 < a) (hb : 0 < b) : 0 < a / b", FIELD, STD),
+    ("theorem div_nonneg {a b : ℝ} (ha : 0 ≤ a) (hb : 0 ≤ b) : 0 ≤ a / b", FIELD, STD),
+    ("theorem pow_pos {a : ℝ} (H : 0 < a) (n : ℕ) : 0 < a ^ n", ALL, STD),
+    ("theorem pow_nonneg {a : ℝ} (H : 0 ≤ a) (n : ℕ) : 0 ≤ a ^ n", ALL, STD),
+    # --- order
+    ("theorem le_refl (a : ℝ) : a ≤ a", ALL, NONE),
+    ("theorem le_of_lt {a b : ℝ} (h : a < b) : a ≤ b", ALL, NONE),
+    ("theorem le_of_eq {a b : ℝ} (h : a = b) : a ≤ b", ALL, NONE),
+    ("theorem ne_of_gt {a b : ℝ} (h : a > b) : a ≠ b", ALL, NONE),
+    ("theorem ne_of_lt {a b : ℝ} (h : a < b) : a ≠ b", ALL, NONE),
+    ("theorem lt_irrefl (a : ℝ) : ¬a < a", ALL, NONE),
+    ("theorem le_trans {a b c : ℝ} (h₁ : a ≤ b) (h₂ : b ≤ c) : a ≤ c", ALL, NONE),
+    ("theorem lt_trans {a b c : ℝ} (h₁ : a < b) (h₂ : b < c) : a < c", ALL, NONE),
+    ("theorem lt_of_le_of_lt {a b c : ℝ} (h₁ : a ≤ b) (h₂ : b < c) : a < c", ALL, NONE),
+    ("theorem lt_of_lt_of_le {a b c : ℝ} (h₁ : a < b) (h₂ : b ≤ c) : a < c", ALL, NONE),
+    ("theorem le_antisymm {a b : ℝ} (h₁ : a ≤ b) (h₂ : b ≤ a) : a = b", ALL, NONE),
+    ("theorem add_le_add {a b c d : ℝ} (h₁ : a ≤ b) (h₂ : c ≤ d) : a + c ≤ b + d", ALL, STD),
+    ("theorem add_lt_add {a b c d : ℝ} (h₁ : a < b) (h₂ : c < d) : a + c < b + d", ALL, STD),
+    ("theorem mul_le_mul_of_nonneg_left {a b c : ℝ} (h : b ≤ c) (hc : 0 ≤ a) : a * b ≤ a * c", ALL, STD),
+    ("theorem mul_le_mul_of_nonneg_right {a b c : ℝ} (h : b ≤ c) (hc : 0 ≤ a) : b * a ≤ c * a", ALL, STD),
+    ("theorem mul_lt_mul_of_pos_left {a b c : ℝ} (h : b < c) (hc : 0 < a) : a * b < a * c", ALL, STD),
+    (
+        "theorem mul_le_mul {a b c d : ℝ} (h₁ : a ≤ b) (h₂ : c ≤ d) (hc : 0 ≤ c) (hb : 0 ≤ b) : a * c ≤ b * d",
+        ALL,
+        STD,
+    ),
+    ("theorem pow_le_pow_left {a b : ℝ} (ha : 0 ≤ a) (hab : a ≤ b) (n : ℕ) : a ^ n ≤ b ^ n", ALL, STD),
+    ("theorem sub_nonneg {a b : ℝ} : 0 ≤ a - b ↔ b ≤ a", RING, STD),
+    ("theorem sub_pos {a b : ℝ} : 0 < a - b ↔ b < a", RING, STD),
+    ("theorem sub_eq_zero {a b : ℝ} : a - b = 0 ↔ a = b", RING, STD),
+    ("theorem le_div_iff₀ {a b c : ℝ} (hc : 0 < c) : a ≤ b / c ↔ a * c ≤ b", FIELD, STD),
+    ("theorem div_le_iff₀ {a b c : ℝ} (hc : 0 < c) : a / c ≤ b ↔ a ≤ b * c", FIELD, STD),
+    ("theorem lt_div_iff₀ {a b c : ℝ} (hc : 0 < c) : a < b / c ↔ a * c < b", FIELD, STD),
+    ("theorem div_lt_iff₀ {a b c : ℝ} (hc : 0 < c) : a / c < b ↔ a < b * c", FIELD, STD),
+    ("theorem mul_self_eq_zero {a : ℝ} : a * a = 0 ↔ a = 0", ALL, STD),
+    # --- ring identities
+    ("theorem two_mul (a : ℝ) : 2 * a = a + a", ALL, STD),
+    ("theorem mul_comm (a b : ℝ) : a * b = b * a", ALL, STD),
+    ("theorem add_comm (a b : ℝ) : a + b = b + a", ALL, STD),
+    ("theorem mul_assoc (a b c : ℝ) : a * b * c = a * (b * c)", ALL, STD),
+    ("theorem add_assoc (a b c : ℝ) : a + b + c = a + (b + c)", ALL, STD),
+    ("theorem mul_add (a b c : ℝ) : a * (b + c) = a * b + a * c", ALL, STD),
+    ("theorem add_mul (a b c : ℝ) : (a + b) * c = a * c + b * c", ALL, STD),
+    ("theorem add_sq (a b : ℝ) : (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2", ALL, STD),
+    ("theorem sub_sq (a b : ℝ) : (a - b) ^ 2 = a ^ 2 - 2 * a * b + b ^ 2", RING, STD),
+    ("theorem sq (x : ℝ) : x ^ 2 = x * x", ALL, STD),
+    ("theorem pow_two (a : ℝ) : a ^ 2 = a * a", ALL, STD),
+    ("theorem add_zero (a : ℝ) : a + 0 = a", ALL, NONE),
+    ("theorem zero_add (a : ℝ) : 0 + a = a", ALL, NONE),
+    ("theorem mul_one (a : ℝ) : a * 1 = a", ALL, NONE),
+    ("theorem one_mul (a : ℝ) : 1 * a = a", ALL, NONE),
+    ("theorem mul_zero (a : ℝ) : a * 0 = 0", ALL, NONE),
+    ("theorem zero_mul (a : ℝ) : 0 * a = 0", ALL, NONE),
+    ("theorem sub_self (a : ℝ) : a - a = 0", ALL, NONE),
+    ("theorem neg_neg (a : ℝ) : -(-a) = a", RING, NONE),
+    ("theorem div_add_div_same (a b c : ℝ) : a / c + b / c = (a + b) / c", FIELD, STD),
+    # --- natural numbers (core)
+    ("theorem Nat.succ_le_of_lt {n m : ℕ} (h : n < m) : n + 1 ≤ m", None, NONE),
+    ("theorem Nat.le_of_lt_succ {m n : ℕ} (h : m < n + 1) : m ≤ n", None, NONE),
+    ("theorem Nat.lt_succ_self (n : ℕ) : n < n + 1", None, NONE),
+    ("theorem Nat.le_succ (n : ℕ) : n ≤ n + 1", None, NONE),
+    ("theorem Nat.succ_pos (n : ℕ) : 0 < n + 1", None, NONE),
+    ("theorem Nat.zero_lt_succ (n : ℕ) : 0 < n + 1", None, NONE),
+    ("theorem Nat.succ_ne_zero (n : ℕ) : n + 1 ≠ 0", None, NONE),
+    ("theorem Nat.pos_of_ne_zero {n : ℕ} (h : n ≠ 0) : 0 < n", None, NONE),
+    ("theorem Nat.sub_add_cancel {n m : ℕ} (h : m ≤ n) : n - m + m = n", None, NONE),
+    ("theorem Nat.add_sub_cancel {n m : ℕ} : n + m - m = n", None, NONE),
+    ("theorem Nat.lt_irrefl (n : ℕ) : ¬n < n", None, NONE),
+    ("theorem Nat.le_antisymm {n m : ℕ} (h₁ : n ≤ m) (h₂ : m ≤ n) : n = m", None, NONE),
+    ("theorem Nat.mod_lt (x : ℕ) {y : ℕ} (h : y > 0) : x % y < y", None, NONE),
+    ("theorem Nat.div_add_mod (m k : ℕ) : k * (m / k) + m % k = m", None, NONE),
+    ("theorem Nat.mul_le_mul {p q m n : ℕ} (h₁ : p ≤ m) (h₂ : q ≤ n) : p * q ≤ m * n", None, NONE),
+    # --- logic
+    ("theorem and_comm {a b : Prop} : a ∧ b ↔ b ∧ a", None, PROPEXT),
+    ("theorem or_comm {a b : Prop} : a ∨ b ↔ b ∨ a", None, PROPEXT),
+    ("theorem not_not {a : Prop} : ¬¬a ↔ a", None, STD),
+    ("theorem and_self (p : Prop) : (p ∧ p) = p", None, PROPEXT),
+    ("theorem or_self (p : Prop) : (p ∨ p) = p", None, PROPEXT),
+    ("theorem Or.symm {a b : Prop} (h : a ∨ b) : b ∨ a", None, NONE),
+    ("theorem And.symm {a b : Prop} (h : a ∧ b) : b ∧ a", None, NONE),
+    ("theorem Or.resolve_left {a b : Prop} (h : a ∨ b) (na : ¬a) : b", None, NONE),
+    ("theorem Or.resolve_right {a b : Prop} (h : a ∨ b) (nb : ¬b) : a", None, NONE),
+    ("theorem absurd' {a b : Prop} (h₁ : a) (h₂ : ¬a) : b", None, NONE),
+    ("theorem mt {a b : Prop} (h₁ : a → b) (h₂ : ¬b) : ¬a", None, NONE),
+    ("theorem not_lt {a b : ℝ} : ¬a < b ↔ b ≤ a", ALL, STD),
+    ("theorem not_le {a b : ℝ} : ¬a ≤ b ↔ b < a", ALL, STD),
+    ("theorem le_or_lt (a b : ℝ) : a ≤ b ∨ b < a", ALL, STD),
+    ("theorem lt_or_le (a b : ℝ) : a < b ∨ b ≤ a", ALL, STD),
+    ("theorem eq_or_ne (a b : ℝ) : a = b ∨ a ≠ b", ALL, STD),
+    # --- appended by sim-aesop (goal families, aesop grammar examples); each is a Mathlib/core lemma
+    ("theorem Nat.le_of_lt {n m : ℕ} (h : n < m) : n ≤ m", None, NONE),
+    ("theorem Nat.lt_of_lt_of_le {n m k : ℕ} (h₁ : n < m) (h₂ : m ≤ k) : n < k", None, NONE),
+    ("theorem Nat.add_comm (n m : ℕ) : n + m = m + n", None, NONE),
+    ("theorem Nat.div_le_self (n k : ℕ) : n / k ≤ n", None, NONE),
+    ("theorem Nat.mod_le (x y : ℕ) : x % y ≤ x", None, NONE),
+    ("theorem Or.inl {a b : Prop} (h : a) : a ∨ b", None, NONE),
+    ("theorem Or.inr {a b : Prop} (h : b) : a ∨ b", None, NONE),
+    ("theorem dvd_mul_of_dvd_left {a b : ℝ} (h : a ∣ b) (c : ℝ) : a ∣ b * c", ("ℕ", "ℤ"), NONE),
+    ("theorem dvd_mul_right (a b : ℝ) : a ∣ a * b", ("ℕ", "ℤ"), NONE),
+]
+
+
+def _generalize(t: object, types: tuple[str, ...] | None) -> object:
+    if types is None:
+        return t
+    if isinstance(t, tuple):
+        return tuple(_generalize(c, types) for c in t)
+    if t == "ℝ":
+        return "α"
+    return t
+
+
+@lru_cache(maxsize=1)
+def _parsed(n: int) -> dict[str, Decl]:
+    from lean_gym.sim.commands import parse_signature_ex
+    from lean_gym.sim.syntax import Source, TokenStream, tokenize
+
+    out: dict[str, Decl] = {}
+    env = Env(imports=("Mathlib",))
+    for src_text, types, axioms in LIBRARY[:n]:
+        src = Source(src_text)
+        toks = tokenize(src_text, src)
+        ts = TokenStream(toks)
+        kw = ts.advance()
+        if kw.text not in ("theorem", "lemma"):
+            raise ValueError(f"library entry must be a theorem: {src_text!r}")
+        name = ts.advance().text
+        hyps, target, _ = parse_signature_ex(ts, env, src)
+        if target is None or ts.tok.kind != "eof":
+            raise ValueError(f"library entry does not parse: {src_text!r}")
+        binders = tuple((bn, _generalize(bt, types), e) for bn, bt, e in hyps)
+        stmt = _generalize(target, types)
+        tyvars = (("α", frozenset(types)),) if types is not None else ()
+        out[name] = Decl(name, "theorem", binders, stmt, None, axioms, tyvars)  # type: ignore[arg-type]
+    return out
+
+
+_loading = False
+
+
+def library_decls() -> dict[str, Decl]:
+    """Name → declaration for every library lemma (parsed once and cached)."""
+    global _loading
+    if _loading:
+        return {}
+    _loading = True
+    try:
+        return _parsed(len(LIBRARY))
+    finally:
+        _loading = False
+
+
+def library_names() -> list[str]:
+    """The library's lemma names, in list order."""
+    return list(library_decls())

@@ -1,0 +1,646 @@
+"""Proof terms: checking ``h``, ``⟨h₁, h₂⟩``, ``fun x => …``, ``foo a b h``, ``h.1``, ``by …``, ``sorry``.
+
+A proof term is checked against an expected proposition (:meth:`ProofChecker.check`) or its proposition is
+inferred (:meth:`ProofChecker.infer`). Lemma application instantiates the lemma's binders with
+metavariables, fills them from the explicit arguments and by matching against the expected proposition
+(first-order, :mod:`lean_gym.sim.unify`). Nothing is accepted unless every premise is discharged by an
+argument, a hypothesis of the right shape, or a new goal (``apply``/``refine``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lean_gym.sim.elab import Decl, ElabError
+from lean_gym.sim.goals import Goal
+from lean_gym.sim.syntax import Syn
+from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, pretty, subst, type_term
+from lean_gym.sim.unify import defeq, fresh_mvar, instantiate, match
+
+if TYPE_CHECKING:
+    from lean_gym.sim.tactics import TacticContext
+
+__all__ = ["Binder", "Instance", "ProofChecker", "Telescope", "decl_telescope", "prop_telescope"]
+
+
+@dataclass(frozen=True)
+class Binder:
+    """One premise or argument of a lemma: ``explicit`` as written with ``()`` (``False`` for ``{}``)."""
+
+    name: str
+    type: Term
+    explicit: bool
+
+    @property
+    def is_prop(self) -> bool:
+        return is_prop_type(self.type)
+
+
+@dataclass(frozen=True)
+class Telescope:
+    """``∀ binders, conclusion`` with type variables (``tyvars``: name → allowed types)."""
+
+    binders: tuple[Binder, ...]
+    conclusion: Term
+    tyvars: tuple[tuple[str, frozenset[str]], ...] = ()
+
+
+def prop_telescope(p: Term, explicit: bool = True, peel_not: bool = True) -> Telescope:
+    """Peel the ``∀``/``→`` prefix of ``p`` into binders (and ``¬q``, as ``q → False``, when ``peel_not``)."""
+    binders: list[Binder] = []
+    anon = 0
+    while True:
+        h = p[0]
+        if h == "∀":
+            binders.append(Binder(p[1], p[2], explicit))
+            p = p[3]
+        elif h == "→":
+            binders.append(Binder(f"_premise{anon}", p[1], True))
+            anon += 1
+            p = p[2]
+        elif h == "¬" and peel_not:
+            binders.append(Binder(f"_premise{anon}", p[1], True))
+            anon += 1
+            p = FALSE
+        else:
+            return Telescope(tuple(binders), p)
+
+
+def decl_telescope(d: Decl, peel_not: bool = True) -> Telescope:
+    """The telescope of a theorem or axiom: its binders, then the ``∀``/``→`` prefix of its statement."""
+    inner = prop_telescope(d.type, peel_not=peel_not)
+    binders = tuple(Binder(n, t, e) for n, t, e in d.binders) + inner.binders
+    return Telescope(binders, inner.conclusion, getattr(d, "tyvars", ()))
+
+
+def _retype(t: Term, mapping: dict[str, str]) -> Term:
+    if not mapping:
+        return t
+    out: list[Any] = []
+    for c in t:
+        if type(c) is tuple:
+            out.append(_retype(c, mapping))
+        elif type(c) is str and c in mapping:
+            out.append(mapping[c])
+        else:
+            out.append(c)
+    return tuple(out)
+
+
+class Instance:
+    """A telescope being instantiated: metavariables for binders, assignments, new goals."""
+
+    def __init__(self, tel: Telescope) -> None:
+        self.asg: dict[str, Term | str] = {}
+        self.tymap: dict[str, str] = {}
+        self.allowed: dict[str, frozenset[str]] = {}
+        for name, allowed in tel.tyvars:
+            fresh = fresh_mvar("α")[1]
+            self.tymap[name] = fresh
+            self.allowed[fresh] = allowed
+        self.pending: list[Binder] = [
+            Binder(b.name, _retype(b.type, self.tymap), b.explicit) for b in tel.binders
+        ]
+        self.conclusion = _retype(tel.conclusion, self.tymap)
+        self.mvars: list[tuple[str, Binder]] = []
+
+    def next_binder(self) -> Binder:
+        return self.pending[0]
+
+    def assign_next(self, value: Term) -> None:
+        b = self.pending.pop(0)
+        self.pending = [Binder(x.name, subst(x.type, b.name, value), x.explicit) for x in self.pending]
+        self.conclusion = subst(self.conclusion, b.name, value)
+
+    def mvar_next(self) -> Term:
+        b = self.pending[0]
+        m = fresh_mvar(b.name.lstrip("_") or "m")
+        self.mvars.append((m[1], b))
+        self.assign_next(m)
+        return m
+
+    def check_types(self, asg: dict[str, Term | str] | None = None) -> str | None:
+        """A type a type variable was instantiated at that the lemma does not hold for, or ``None``."""
+        a = self.asg if asg is None else asg
+        for mv, allowed in self.allowed.items():
+            v = a.get(mv)
+            if isinstance(v, str) and allowed and v not in allowed:
+                return v
+        return None
+
+
+class ProofChecker:
+    """Checks proof terms in a goal's context.
+
+    Args:
+        goal: The goal whose hypotheses are in scope.
+        ctx: The tactic context (environment, sorries, axioms, nested ``by`` blocks).
+        allow_new_goals: Whether ``?_`` and unassigned premises may become new goals (``refine``/``apply``).
+    """
+
+    def __init__(self, goal: Goal, ctx: TacticContext, allow_new_goals: bool = False) -> None:
+        self.goal = goal
+        self.ctx = ctx
+        self.el = ctx.elaborator(goal)
+        self.allow_new_goals = allow_new_goals
+        self.new_goals: list[Goal] = []
+
+    # --------------------------------------------------------------------------------- checking
+
+    def check(self, syn: Syn, expected: Term) -> None:
+        """Check that ``syn`` proves ``expected``.
+
+        Raises:
+            ElabError: with Lean's message when it does not.
+        """
+        self.ctx.tick(5)
+        k = syn.kind
+        if k == "paren":
+            return self.check(syn.args[0], expected)
+        if k == "ident" and syn.args[0] == "sorry":
+            self._sorry(syn, expected)
+            return None
+        if k == "mvar" and syn.args[0] == "_":
+            raise ElabError("don't know how to synthesize placeholder", syn.start, syn.end)
+        if k == "mvar":
+            if not self.allow_new_goals:
+                raise ElabError(
+                    f"don't know how to synthesize placeholder for argument '?{syn.args[0]}'",
+                    syn.start,
+                    syn.end,
+                )
+            self.new_goals.append(self.goal.with_target(expected).with_tag(None))
+            return None
+        if k == "ident" and syn.args[0] == "_":
+            raise ElabError(
+                f"don't know how to synthesize placeholder\ncontext:\n{self.goal.with_target(expected).pretty()}",
+                syn.start,
+                syn.end,
+            )
+        if k == "by":
+            self._by(syn, expected)
+            return None
+        if k == "anon":
+            self._anon(syn, list(syn.args), expected)
+            return None
+        if k == "binder" and syn.args[0] == "fun":
+            self._fun(syn, expected)
+            return None
+        if k == "ident" and syn.args[0] in ("rfl", "Eq.refl", "le_refl", "le_rfl"):
+            if syn.args[0] in ("rfl", "Eq.refl") and expected[0] == "=" and self._rfl_ok(expected):
+                return None
+            if syn.args[0] == "le_rfl" and expected[0] in ("≤", "≥") and defeq(expected[2], expected[3]):
+                return None
+        if k == "ident" and syn.args[0] == "trivial" and expected == TRUE:
+            return None
+        if k == "app" and syn.args[0].kind == "ident":
+            head = syn.args[0].args[0]
+            args = syn.args[1]
+            if head in ("Or.inl", "Or.inr") and len(args) == 1 and expected[0] == "∨":
+                self.check(args[0], expected[1] if head == "Or.inl" else expected[2])
+                return None
+            if head == "And.intro" and len(args) == 2 and expected[0] == "∧":
+                self.check(args[0], expected[1])
+                self.check(args[1], expected[2])
+                return None
+            if head in ("absurd",) and len(args) == 2:
+                p = self.infer(args[0])
+                self.check(args[1], ("¬", p))
+                return None
+            if head in ("False.elim", "False.rec", "nomatch") and len(args) == 1:
+                self.check(args[0], FALSE)
+                return None
+            if head == "Iff.intro" and len(args) == 2 and expected[0] == "↔":
+                self.check(args[0], ("→", expected[1], expected[2]))
+                self.check(args[1], ("→", expected[2], expected[1]))
+                return None
+            if head in ("Exists.intro",) and len(args) == 2 and expected[0] == "∃":
+                self._anon(syn, list(args), expected)
+                return None
+        got = self.infer(syn, expected)
+        if not defeq(got, expected):
+            raise ElabError(self._mismatch(syn, got, expected), syn.start, syn.end)
+        return None
+
+    def _rfl_ok(self, eq: Term) -> bool:
+        from lean_gym.sim.tac_arith import rfl_closes
+
+        return rfl_closes(eq, self.ctx)
+
+    def _mismatch(self, syn: Syn, got: Term, expected: Term) -> str:
+        at = self.goal.ascii
+        return (
+            f"Type mismatch\n  {_syn_text(syn)}\nhas type\n  {pretty(got, at)} : Prop\n"
+            f"but is expected to have type\n  {pretty(expected, at)} : Prop"
+        )
+
+    def _sorry(self, syn: Syn, expected: Term) -> None:
+        from lean_gym.sim.tactics import SorryRecord
+
+        self.ctx.sorries.append(
+            SorryRecord(self.goal.with_target(expected).with_tag(None), syn.start, syn.end)
+        )
+        self.ctx.axioms.add("sorryAx")
+
+    def _by(self, syn: Syn, expected: Term) -> None:
+        from lean_gym.sim.tactics import TacticError, _log_error, run_block, unsolved_goals_message
+
+        start, end, by_tok = syn.args
+        src = self.ctx.src
+        if src is None:
+            raise ElabError("nested `by` block without source", syn.start, syn.end)
+        g = self.goal.with_target(expected).with_tag(None)
+        try:
+            rest = run_block(src, start, end, [g], self.ctx, outer_col=-1)
+        except TacticError as e:
+            if not self.ctx.recover:
+                raise ElabError(
+                    e.message,
+                    e.start if e.start is not None else syn.start,
+                    e.end if e.end is not None else syn.end,
+                ) from e
+            # a nested block's failure is logged and its goal admitted; the outer proof goes on
+            _log_error(self.ctx, e, _Span(syn.start, syn.end))  # type: ignore[arg-type]
+            self.ctx.synthetic_sorry = True
+            self.ctx.axioms.add("sorryAx")
+            return
+        if rest:
+            from lean_gym.sim.tactics import LogMessage
+
+            if not self.ctx.recover:
+                raise ElabError(
+                    unsolved_goals_message(rest), by_tok.start, end if end > start else by_tok.end
+                )
+
+            self.ctx.messages.append(
+                LogMessage(
+                    "error", unsolved_goals_message(rest), by_tok.start, end if end > start else by_tok.end
+                )
+            )
+            self.ctx.synthetic_sorry = True
+            self.ctx.axioms.add("sorryAx")
+
+    def _anon(self, syn: Syn, items: list[Syn], expected: Term) -> None:
+        h = expected[0]
+        if h in ("∧", "↔") and items:
+            if len(items) == 1:
+                return self.check(items[0], expected)
+            if h == "∧":
+                self.check(items[0], expected[1])
+                rest = items[1:]
+                if len(rest) == 1:
+                    self.check(rest[0], expected[2])
+                else:
+                    self._anon(syn, rest, expected[2])
+                return None
+            if len(items) == 2:
+                self.check(items[0], ("→", expected[1], expected[2]))
+                self.check(items[1], ("→", expected[2], expected[1]))
+                return None
+        if h == "∃" and len(items) >= 2:
+            x, ty, body = expected[1], expected[2], expected[3]
+            w = items[0]
+            if ty[0] == "type":
+                wt, _ = self.el.elab_term(w, ty[1])
+                if ty[1] in ("ℕ", "ℤ", "ℚ", "ℝ"):
+                    wt = self.el.elab_arith(w, ty[1])
+            else:
+                raise ElabError("the simulator supports witnesses of number types only", w.start, w.end)
+            inst = subst(body, x, wt)
+            rest = items[1:]
+            if len(rest) == 1:
+                self.check(rest[0], inst)
+            else:
+                self._anon(syn, rest, inst)
+            return None
+        if h == "True" and not items:
+            return None
+        raise ElabError(
+            f"invalid constructor ⟨...⟩, expected type must be an inductive type \n  {pretty(expected, self.goal.ascii)}",
+            syn.start,
+            syn.end,
+        )
+
+    def _fun(self, syn: Syn, expected: Term) -> None:
+        _, groups, body = syn.args
+        names = [tok.text for grp in groups for tok in grp[0]]
+        goal = self.goal
+        target = expected
+        for name in names:
+            if target[0] == "∀":
+                goal = goal.add_hyp(name, target[2])
+                target = subst(target[3], target[1], ("var", name)) if target[1] != name else target[3]
+            elif target[0] in ("→", "¬", "≠"):
+                if target[0] == "→":
+                    prem, concl = target[1], target[2]
+                elif target[0] == "¬":
+                    prem, concl = target[1], FALSE
+                else:
+                    prem, concl = ("=", target[1], target[2], target[3]), FALSE
+                goal = goal.add_hyp(name, prem)
+                target = concl
+            else:
+                raise ElabError(
+                    f"type mismatch: a function was given but the expected type is\n  {pretty(expected, self.goal.ascii)}",
+                    syn.start,
+                    syn.end,
+                )
+        sub = ProofChecker(goal, self.ctx, self.allow_new_goals)
+        sub.check(body, target)
+        self.new_goals.extend(sub.new_goals)
+
+    # -------------------------------------------------------------------------------- inference
+
+    def infer(self, syn: Syn, expected: Term | None = None) -> Term:
+        """The proposition ``syn`` proves.
+
+        Raises:
+            ElabError: for unknown names, wrong arguments, or terms outside the subset.
+        """
+        k = syn.kind
+        if k == "paren":
+            return self.infer(syn.args[0], expected)
+        if k == "ascr":
+            p = self.el.elab_prop(syn.args[1])
+            self.check(syn.args[0], p)
+            return p
+        if k == "assump":
+            p = self.el.elab_prop(syn.args[0])
+            for _, t in self.goal.hyps:
+                if defeq(t, p):
+                    return p
+            raise ElabError("failed to find hypothesis of the given type", syn.start, syn.end)
+        if k == "ident":
+            return self._infer_app(syn, syn, (), expected)
+        if k == "app":
+            head = syn.args[0]
+            if head.kind in ("ident", "paren"):
+                return self._infer_app(syn, head, syn.args[1], expected)
+        if k == "explicit":
+            return self.infer(syn.args[0], expected)
+        if k == "ident" and syn.args[0] == "sorry" and expected is not None:
+            self._sorry(syn, expected)
+            return expected
+        if expected is not None and k in ("anon", "by", "binder"):
+            self.check(syn, expected)
+            return expected
+        raise ElabError(_unsupported_proof(syn), syn.start, syn.end)
+
+    def _head_telescope(self, head: Syn) -> tuple[Telescope, str]:
+        if head.kind == "paren":
+            p = self.infer(head.args[0])
+            return prop_telescope(p), "term"
+        name = head.args[0]
+        tel = self._resolve(name, head)
+        if tel is None:
+            if name == "sorry":
+                raise ElabError("sorry needs an expected type", head.start, head.end)
+            raise ElabError(f"Unknown identifier `{name}`", head.start, head.end)
+        return tel, name
+
+    def _resolve(self, name: str, head: Syn) -> Telescope | None:
+        """The telescope ``name`` proves: a hypothesis, a declaration, or a projection ``base.field``."""
+        hyp = self.goal.hyp(name)
+        if hyp is not None:
+            if not is_prop_type(hyp):
+                raise ElabError(f"`{name}` is not a proof", head.start, head.end)
+            return prop_telescope(hyp)
+        d = self.ctx.lookup(name)
+        if self.ctx.decl_name is not None and (
+            name == self.ctx.decl_name or name == self.ctx.decl_name.split(".")[-1]
+        ):
+            self.ctx.self_reference = True
+            if d is None and self.ctx.decl_type is not None:
+                d = self.ctx.decl_type
+        if d is not None:
+            if d.kind not in ("theorem", "axiom"):
+                raise ElabError(f"`{name}` is not a proof", head.start, head.end)
+            self.ctx.axioms.update(d.axioms)
+            return decl_telescope(d)
+        if "." not in name:
+            return None
+        base, _, field_ = name.rpartition(".")
+        if base in self.goal.lctx():
+            hb = self.goal.hyp(base)
+            if hb is not None and not is_prop_type(hb):
+                return None
+        tb = self._resolve(base, head)
+        if tb is None:
+            return None
+        if any(b.explicit for b in tb.binders):
+            # Lean only projects once the remaining arguments are implicit (`abs_lt.mp`, not `sq_abs.symm`)
+            raise ElabError(
+                f"invalid field notation, type is not of the form (C ...) where C is a constant\n  {base}",
+                head.start,
+                head.end,
+            )
+        trans = _trans_telescope(tb.conclusion, field_)
+        if trans is not None:
+            extra, concl = trans
+            return Telescope(tb.binders + extra, concl, tb.tyvars)
+        projected = self._project(tb.conclusion, field_, base, head)
+        inner = prop_telescope(projected)
+        return Telescope(tb.binders + inner.binders, inner.conclusion, tb.tyvars)
+
+    def _project(self, p: Term, field_: str, base: str, head: Syn) -> Term:
+        h = p[0]
+        if h == "∧" and field_ in ("1", "left"):
+            return p[1]
+        if h == "∧" and field_ in ("2", "right"):
+            return p[2]
+        if h == "↔" and field_ in ("1", "mp"):
+            return ("→", p[1], p[2])
+        if h == "↔" and field_ in ("2", "mpr"):
+            return ("→", p[2], p[1])
+        if h == "↔" and field_ == "symm":
+            return ("↔", p[2], p[1])
+        if h in ("<", ">") and field_ == "le":
+            return ("≤" if h == "<" else "≥", p[1], p[2], p[3])
+        if h in ("<", ">") and field_ in ("ne", "ne'"):
+            a, b = (p[2], p[3]) if h == "<" else (p[3], p[2])
+            return ("≠", p[1], a, b) if field_ == "ne" else ("≠", p[1], b, a)
+        if h in ("=", "≠") and field_ == "symm":
+            return (h, p[1], p[3], p[2])
+        if h == "=" and field_ == "le":
+            return ("≤", p[1], p[2], p[3])
+        if h == "=" and field_ == "ge":
+            return ("≥", p[1], p[2], p[3])
+        raise ElabError(
+            f"invalid field '{field_}', the environment does not contain the field for\n  {pretty(p, self.goal.ascii)}",
+            head.start,
+            head.end,
+        )
+
+    def _infer_app(self, syn: Syn, head: Syn, args: tuple[Syn, ...], expected: Term | None) -> Term:
+        tel, _ = self._head_telescope(head)
+        inst = Instance(tel)
+        holes: list[tuple[str, Binder]] = []
+        for arg in args:
+            # implicit binders first
+            while inst.pending and not inst.next_binder().explicit:
+                inst.mvar_next()
+            if not inst.pending:
+                raise ElabError(
+                    f"function expected at\n  {_syn_text(head)}\nterm has type\n  {pretty(instantiate(inst.conclusion, inst.asg), self.goal.ascii)}",
+                    syn.start,
+                    syn.end,
+                )
+            b = inst.next_binder()
+            btype = instantiate(b.type, inst.asg)
+            if (arg.kind == "ident" and arg.args[0] == "_") or arg.kind == "mvar":
+                m = inst.mvar_next()
+                if b.is_prop:
+                    holes.append((m[1], b))
+                continue
+            if b.is_prop:
+                if _has_mvars(btype):
+                    got = self.infer(arg)
+                    if not match(btype, got, inst.asg):
+                        raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
+                    inst.assign_next(("proof",))
+                else:
+                    self.check(arg, btype)
+                    inst.assign_next(("proof",))
+            else:
+                val = self._elab_data_arg(arg, btype, inst)
+                inst.assign_next(val)
+        # remaining binders: implicit and explicit are left as ∀/→ (Lean keeps explicit ones)
+        while inst.pending and not inst.next_binder().explicit:
+            inst.mvar_next()
+        rest = list(inst.pending)
+        concl = inst.conclusion
+        for b in reversed(rest):
+            concl = ("∀", b.name, b.type, concl) if not b.is_prop else ("→", b.type, concl)
+        if expected is not None and not rest:
+            if not match(concl, expected, inst.asg):
+                got = instantiate(concl, inst.asg)
+                raise ElabError(self._mismatch(syn, got, expected), syn.start, syn.end)
+        elif expected is not None:
+            match(concl, expected, inst.asg)
+        bad = inst.check_types()
+        if bad is not None:
+            raise ElabError(
+                f"failed to synthesize an instance for `{bad}` (the lemma does not apply to this type)",
+                syn.start,
+                syn.end,
+            )
+        result = instantiate(concl, inst.asg)
+        for mv, b in inst.mvars:
+            if mv not in inst.asg:
+                if b.is_prop and any(mv == h for h, _ in holes):
+                    raise ElabError(
+                        f"don't know how to synthesize placeholder for argument '{b.name}'\ncontext:\n{self.goal.pretty()}",
+                        syn.start,
+                        syn.end,
+                    )
+                if not b.is_prop:
+                    raise ElabError(
+                        f"don't know how to synthesize implicit argument '{b.name}'\ncontext:\n{self.goal.pretty()}",
+                        syn.start,
+                        syn.end,
+                    )
+        for mv, b in holes:
+            if inst.asg.get(mv) is None:
+                raise ElabError(
+                    f"don't know how to synthesize placeholder for argument '{b.name}'", syn.start, syn.end
+                )
+        if _has_mvars(result):
+            raise ElabError(
+                f"don't know how to synthesize implicit arguments\ncontext:\n{self.goal.pretty()}",
+                syn.start,
+                syn.end,
+            )
+        return result
+
+    def _elab_data_arg(self, arg: Syn, btype: Term, inst: Instance) -> Term:
+        if btype[0] == "type":
+            tname = btype[1]
+            if tname.startswith("?"):
+                cur = inst.asg.get(tname)
+                if isinstance(cur, str):
+                    tname = cur
+                else:
+                    t, ty = self.el.elab_term(arg, None)
+                    if ty is None:
+                        raise ElabError(
+                            "typeclass instance problem is stuck, it is often due to metavariables",
+                            arg.start,
+                            arg.end,
+                        )
+                    inst.asg[tname] = ty
+                    return t
+            if tname in ("ℕ", "ℤ", "ℚ", "ℝ"):
+                return self.el.elab_arith(arg, tname)
+            if tname == "Prop":
+                return self.el.elab_prop(arg)
+            return self.el.elab_term(arg, tname)[0]
+        return self.el.elab_term(arg, None)[0]
+
+    def _app_mismatch(self, arg: Syn, got: Term, want: Term, inst: Instance) -> str:
+        at = self.goal.ascii
+        return (
+            f"Application type mismatch: The argument\n  {_syn_text(arg)}\nhas type\n  {pretty(got, at)} : Prop\n"
+            f"but is expected to have type\n  {pretty(instantiate(want, inst.asg), at)} : Prop"
+        )
+
+
+_TRANS = {
+    # (relation of h, field) -> (relation of the argument, relation of the result)
+    ("≤", "trans"): ("≤", "≤"),
+    ("<", "trans"): ("<", "<"),
+    ("=", "trans"): ("=", "="),
+    ("<", "trans_le"): ("≤", "<"),
+    ("≤", "trans_lt"): ("<", "<"),
+}
+
+
+def _trans_telescope(p: Term, field_: str) -> tuple[tuple[Binder, ...], Term] | None:
+    """``h.trans`` for ``h : a R b``: ``{c} → b R' c → a R'' c`` (``le_trans``, ``lt_of_lt_of_le``, …)."""
+    h = p[0]
+    if h in (">", "≥"):
+        p = ("<" if h == ">" else "≤", p[1], p[3], p[2])
+        h = p[0]
+    rels = _TRANS.get((h, field_))
+    if rels is None:
+        return None
+    c = fresh_mvar("c")[1].lstrip("?")
+    cvar = ("var", c)
+    arg = (rels[0], p[1], p[3], cvar)
+    res = (rels[1], p[1], p[2], cvar)
+    return (Binder(c, type_term(p[1]), False), Binder("_premise_trans", arg, True)), res
+
+
+class _Span:  # the span of a nested `by` block, for error positions
+    def __init__(self, start: int, end: int) -> None:
+        self.start = start
+        self.end = end
+
+
+def _has_mvars(t: Term) -> bool:
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        h = u[0]
+        if h == "mvar":
+            return True
+        if h == "app":
+            stack.append(u[1])
+            stack.extend(u[2])
+            continue
+        for c in u[1:]:
+            if type(c) is tuple:
+                stack.append(c)
+            elif type(c) is str and c.startswith("?"):
+                return True
+    return False
+
+
+def _syn_text(syn: Syn) -> str:
+    from lean_gym.sim.elab import syn_text
+
+    return syn_text(syn)
+
+
+def _unsupported_proof(syn: Syn) -> str:
+    return f"the simulator cannot elaborate this {syn.kind} proof term (outside its Lean subset)"

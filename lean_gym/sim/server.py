@@ -1,0 +1,66 @@
+"""Serve the REPL protocol on stdin/stdout with the real REPL's framing.
+
+Framing (``REPL/Main.lean``): read lines until one that is blank after trimming (or EOF), strip each
+line's trailing whitespace and join them with no separator; skip a request that starts with ``#`` or
+``--`` (no response); answer with Lean's ``Json.pretty`` text and a blank line, flushed; invalid JSON or a
+request of no known shape prints ``uncaught exception: …`` and exits with status 1; EOF exits with 0.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO
+
+from lean_gym.errors import ProtocolError
+from lean_gym.sim.jsonfmt import lean_json
+
+__all__ = ["serve"]
+
+
+def _read_request(stream: IO[str]) -> str | None:
+    lines: list[str] = []
+    while True:
+        line = stream.readline()
+        if line == "":
+            return "".join(lines) if lines else None
+        stripped = line.rstrip()
+        if not stripped.strip():
+            return "".join(lines)
+        lines.append(stripped)
+
+
+def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
+    """Answer requests until EOF; returns the process exit status (0 at EOF, 1 on a fatal request)."""
+    from lean_gym.sim.repl import SimRepl
+
+    inp = stdin or sys.stdin
+    out = stdout or sys.stdout
+    repl = SimRepl()
+    while True:
+        text = _read_request(inp)
+        if text is None:
+            return 0
+        if text.startswith("#") or text.startswith("--"):
+            continue
+        try:
+            req = json.loads(text)
+        except json.JSONDecodeError as e:
+            out.write(f'uncaught exception: {{"message": "Could not parse JSON: {e.msg}"}}\n')
+            out.flush()
+            return 1
+        try:
+            resp = repl.handle(req)
+        except ProtocolError as e:
+            out.write(f"uncaught exception: {e}\n")
+            out.flush()
+            return 1
+        except Exception as e:
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            out.write(f"uncaught exception: internal simulator error: {type(e).__name__}: {e}\n")
+            out.flush()
+            return 1
+        out.write(lean_json(resp) + "\n\n")
+        out.flush()

@@ -1,0 +1,951 @@
+"""The simplifier: ``simp``, ``simp only``, ``simp_all``, ``norm_num``, ``push_neg``, cast normalisation.
+
+``simp`` rewrites bottom-up to a fixpoint with (a) a built-in simp set of true Mathlib simp lemmas about
+logic and arithmetic identities, written as Python rules for speed, (b) ground arithmetic on ℕ/ℤ
+literals (Lean's simprocs), (c) the lemmas and hypotheses given in ``[…]`` (used left to right, or right
+to left with ``←``; a hypothesis ``h : p`` that is not an equation rewrites ``p`` to ``True``). Every
+rewrite costs heartbeats, so a rewrite loop ends in Lean's ``(deterministic) timeout`` (or ``maximum
+recursion depth``) instead of hanging. ``norm_num`` is ``simp`` plus exact evaluation of closed
+numerals in every type (ℚ and ℝ included) and decision of closed comparisons and divisibility.
+
+Strength: the built-in set is a small subset of Mathlib's simp set, so ``simp`` proves less than in Lean;
+it never rewrites with anything false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+from lean_gym.sim.goals import Goal
+from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
+from lean_gym.sim.syntax import Syn, TokenStream, parse_term
+from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
+from lean_gym.sim.terms import FALSE, TRUE, Term, free_vars, is_prop_type, mk_num, pretty, under_binder
+from lean_gym.sim.unify import canon, instantiate, match
+
+__all__ = ["SimpSet", "cast_normalize", "push_neg_term", "run_simp_variant", "simp_term"]
+
+Rule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
+
+_NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
+_DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+
+
+def _is_num(t: Term, v: int | None = None) -> bool:
+    if t[0] != "num":
+        return False
+    return v is None or t[2] == v
+
+
+def _val(t: Term) -> Fraction | None:
+    if t[0] == "num":
+        return Fraction(t[2])
+    if t[0] == "neg" and t[2][0] == "num":
+        return -Fraction(t[2][2])
+    return None
+
+
+class SimpSet:
+    """What one simp call may use.
+
+    Args:
+        default: Use the built-in simp set (``False`` for ``simp only``).
+        eval_fields: Evaluate closed ℚ/ℝ arithmetic and comparisons (``norm_num``).
+        rules: Extra rewrite rules ``(lhs, rhs, instance)``.
+        ctx: The tactic context (heartbeats).
+    """
+
+    __slots__ = ("_fvs", "ctx", "default", "eval_fields", "perm", "rules", "steps", "unfold")
+
+    def __init__(self, ctx: TacticContext, default: bool = True, eval_fields: bool = False) -> None:
+        self.ctx = ctx
+        self.default = default
+        self.eval_fields = eval_fields
+        self.rules: list[Rule] = []
+        self.steps = 0
+        self.unfold: set[str] = set()
+        self.perm: set[int] = set()
+        self._fvs: set[str] | None = None
+
+    def rule_fvs(self) -> set[str]:
+        """Free variable names of every rule (hypotheses mention locals; lemma rules have none)."""
+        if self._fvs is None:
+            out: set[str] = set(self.unfold)
+            for lhs, rhs, _ in self.rules:
+                free_vars(lhs, out)
+                free_vars(rhs, out)
+            self._fvs = out
+        return self._fvs
+
+    def add_prop(self, p: Term, rev: bool = False, inst: Instance | None = None) -> None:
+        """Add ``p`` as a rewrite rule: ``a = b`` rewrites a to b, ``p ↔ q`` p to q, else ``p`` to True."""
+        h = p[0]
+        if h == "=":
+            lhs, rhs = (p[2], p[3]) if not rev else (p[3], p[2])
+        elif h == "↔":
+            lhs, rhs = (p[1], p[2]) if not rev else (p[2], p[1])
+        elif h == "¬":
+            lhs, rhs = p[1], FALSE
+        elif h == "≠":
+            lhs, rhs = ("=", p[1], p[2], p[3]), FALSE
+        else:
+            lhs, rhs = p, TRUE
+        if lhs[0] == "mvar":
+            return  # a rule whose left side is a bare metavariable would rewrite everything
+        self.rules.append((lhs, rhs, inst))
+        self._fvs = None
+        if inst is not None and _is_permutation(lhs, rhs):
+            self.perm.add(len(self.rules) - 1)
+
+
+def _tick(ss: SimpSet, n: int = 1) -> None:
+    ss.steps += n
+    ss.ctx.tick(n * 5)
+
+
+def simp_term(t: Term, ss: SimpSet, memo: dict[Term, Term] | None = None, depth: int = 0) -> Term:
+    """The simp normal form of ``t`` under ``ss``.
+
+    Raises:
+        TacticError: ``maximum recursion depth has been reached`` when rewriting nests too deep.
+        HeartbeatsExceeded: when a rewrite loop runs past the heartbeat budget.
+    """
+    if memo is None:
+        memo = {}
+    got = memo.get(t)
+    if got is not None:
+        return got
+    if depth > 200:
+        raise TacticError(
+            "maximum recursion depth has been reached\nuse `set_option maxRecDepth <num>` to increase limit\nuse `set_option diagnostics true` to get diagnostic information"
+        )
+    cur = t
+    for _ in range(64):
+        _tick(ss)
+        nxt = _simp_children(cur, ss, memo, depth)
+        nxt = _rewrite_root(nxt, ss)
+        if nxt == cur:
+            break
+        cur = nxt
+    memo[t] = cur
+    return cur
+
+
+def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> Term:
+    h = t[0]
+    if h in ("var", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        if h == "var" and t[1] in ss.unfold:
+            d = ss.ctx.lookup(t[1])
+            if d is not None and d.value is not None:
+                return d.value
+        return t
+    if h in ("∀", "∃"):
+        # a hypothesis rule speaks about free variables: never let a binder of the same name capture them
+        return under_binder(t, ss.rule_fvs(), lambda b: simp_term(b, ss, memo, depth + 1))
+    if h == "fun":
+        return t
+    if h == "app":
+        args = tuple(simp_term(a, ss, memo, depth + 1) for a in t[2])
+        return ("app", t[1], args)
+    if h in ("∧", "∨", "→", "↔"):
+        a = simp_term(t[1], ss, memo, depth + 1)
+        b = simp_term(t[2], ss, memo, depth + 1)
+        if a is t[1] and b is t[2]:
+            return t
+        return (h, a, b)
+    if h == "¬":
+        a = simp_term(t[1], ss, memo, depth + 1)
+        return t if a is t[1] else ("¬", a)
+    out = [h]
+    changed = False
+    for c in t[1:]:
+        if type(c) is tuple:
+            c2 = simp_term(c, ss, memo, depth + 1)
+            changed = changed or c2 is not c
+            out.append(c2)
+        else:
+            out.append(c)
+    return tuple(out) if changed else t
+
+
+def _mvars_of(t: Term, out: list[str]) -> list[str]:
+    if t[0] == "mvar":
+        out.append(t[1])
+    elif t[0] == "app":
+        _mvars_of(t[1], out)
+        for a in t[2]:
+            _mvars_of(a, out)
+    else:
+        for c in t[1:]:
+            if type(c) is tuple:
+                _mvars_of(c, out)
+    return out
+
+
+def _is_permutation(lhs: Term, rhs: Term) -> bool:
+    """``a * b = b * a``-style rules: same head and the same metavariables, each once."""
+    ml, mr = _mvars_of(lhs, []), _mvars_of(rhs, [])
+    return lhs[0] == rhs[0] and sorted(ml) == sorted(mr) and len(set(ml)) == len(ml)
+
+
+def _rewrite_root(t: Term, ss: SimpSet) -> Term:
+    for idx, (lhs, rhs, inst) in enumerate(ss.rules):
+        if inst is None:
+            if canon(lhs) == canon(t):
+                _tick(ss)
+                return rhs
+            continue
+        asg = dict(inst.asg)
+        if match(lhs, t, asg) and inst.check_types(asg) is None:
+            _tick(ss)
+            out = instantiate(rhs, asg)
+            from lean_gym.sim.proofs import _has_mvars
+
+            if idx in ss.perm and not repr(out) < repr(t):
+                continue  # ordered rewriting with permutation lemmas, as Lean's simp (no loop)
+            if not _has_mvars(out):
+                return out
+    r = _builtin_rules(t, ss)
+    return t if r is None else r
+
+
+def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
+    h = t[0]
+    default = ss.default
+    # --- ground arithmetic: simprocs on ℕ/ℤ literals always; norm_num evaluates every type
+    if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "var"):
+        ty = t[1] if h != "app" else None
+        if (ty in ("ℕ", "ℤ") and h != "app") or ss.eval_fields:
+            from lean_gym.sim.tac_arith import eval_term
+
+            try:
+                v = eval_term(t, ss.ctx, unfold=bool(ss.unfold) or ss.eval_fields)
+            except (ValueError, ArithmeticError):
+                v = None
+            except Exception as e:
+                from lean_gym.sim.arith import EvalTooExpensive
+
+                if isinstance(e, EvalTooExpensive):
+                    v = None
+                else:
+                    raise
+            if v is not None:
+                rt = ty if ty in _NUM_TYPES else _app_type(t)
+                if rt is not None:
+                    n = mk_num(rt, v)
+                    if n != t:
+                        return n
+    if h in ("=", "≠", "<", "≤", ">", "≥", "∣") and t[1] in _NUM_TYPES:
+        if t[1] in ("ℕ", "ℤ") or ss.eval_fields:
+            from lean_gym.sim.tac_arith import decide_closed
+
+            r = decide_closed(t, ss.ctx, allow_fields=ss.eval_fields)
+            if r is not None:
+                return TRUE if r else FALSE
+    if not default:
+        # `simp only` still closes reflexive goals
+        if h == "=" and canon(t[2]) == canon(t[3]):
+            return TRUE
+        if h == "↔" and canon(t[1]) == canon(t[2]):
+            return TRUE
+        return _logic_core(t)
+    # --- logic
+    core = _logic_core(t)
+    if core is not None:
+        return core
+    if h == "¬":
+        a = t[1]
+        if a[0] == "¬":
+            ss.ctx.use_standard_axioms()
+            return a[1]
+        if a[0] == "<" and a[1] in _NUM_TYPES:
+            return ("≤", a[1], a[3], a[2])
+        if a[0] == "≤" and a[1] in _NUM_TYPES:
+            return ("<", a[1], a[3], a[2])
+        if a[0] == "=":
+            return ("≠", a[1], a[2], a[3])
+    # --- arithmetic identities
+    if h in ("=", "≤", "≥") and canon(t[2]) == canon(t[3]):
+        return TRUE
+    if h in ("<", ">", "≠") and canon(t[2]) == canon(t[3]):
+        return FALSE
+    if h == "+":
+        if _is_num(t[3], 0):
+            return t[2]
+        if _is_num(t[2], 0):
+            return t[3]
+    if h == "-":
+        if _is_num(t[3], 0):
+            return t[2]
+        if canon(t[2]) == canon(t[3]):
+            return ("num", t[1], 0)
+    if h == "*":
+        if _is_num(t[3], 1):
+            return t[2]
+        if _is_num(t[2], 1):
+            return t[3]
+        if _is_num(t[3], 0) or _is_num(t[2], 0):
+            return ("num", t[1], 0)
+    if h == "/":
+        if _is_num(t[3], 1):
+            return t[2]
+        if _is_num(t[2], 0) or _is_num(t[3], 0):
+            return ("num", t[1], 0)
+    if h == "^":
+        if _is_num(t[3], 1):
+            return t[2]
+        if _is_num(t[3], 0):
+            return ("num", t[1], 1)
+        if _is_num(t[2], 1):
+            return ("num", t[1], 1)
+    if h == "neg" and t[2][0] == "neg":
+        return t[2][2]
+    if h == "neg" and _is_num(t[2], 0):
+        return t[2]
+    if h == "abs" and t[2][0] == "abs":
+        return t[2]
+    if h == "cast":
+        a = t[3]
+        if a[0] == "num":
+            return ("num", t[1], a[2])
+        if a[0] in ("+", "*"):
+            return (a[0], t[1], ("cast", t[1], t[2], a[2]), ("cast", t[1], t[2], a[3]))
+        if a[0] == "^":
+            return ("^", t[1], ("cast", t[1], t[2], a[2]), a[3])
+    if h in ("=", "<", "≤", "≠") and t[2][0] == "cast" and t[3][0] == "cast" and t[2][2] == t[3][2]:
+        # Nat.cast_inj / Nat.cast_lt / Nat.cast_le (casts into larger ordered rings are injective, monotone)
+        return (h, t[2][2], t[2][3], t[3][3])
+    if h == "=" and t[1] in _NUM_TYPES:
+        # add_right_inj / add_left_inj / add_right_eq_self (cancellation is sound in every type here)
+        a, b = t[2], t[3]
+        if a[0] == "+" and b[0] == "+":
+            if canon(a[2]) == canon(b[2]):
+                return ("=", t[1], a[3], b[3])
+            if canon(a[3]) == canon(b[3]):
+                return ("=", t[1], a[2], b[2])
+        if a[0] == "+" and canon(a[2]) == canon(b):
+            return ("=", t[1], a[3], ("num", t[1], 0))
+        if b[0] == "+" and canon(b[2]) == canon(a):
+            return ("=", t[1], b[3], ("num", t[1], 0))
+    if h == "=" and t[1] in _NUM_TYPES:
+        a, b = t[2], t[3]
+        if b[0] == "num" and b[2] == 0 and a[0] == "*":
+            return ("∨", ("=", t[1], a[2], b), ("=", t[1], a[3], b))  # mul_eq_zero (no zero divisors)
+        if a[0] == "num" and a[2] == 0 and b[0] == "*":
+            return ("∨", ("=", t[1], b[2], a), ("=", t[1], b[3], a))  # zero_eq_mul
+        if b[0] == "num" and b[2] == 0 and a[0] == "-" and t[1] != "ℕ":
+            return ("=", t[1], a[2], a[3])  # sub_eq_zero (not on ℕ: truncated subtraction)
+        if b[0] == "num" and b[2] == 0 and a[0] == "neg":
+            return ("=", t[1], a[2], b)  # neg_eq_zero
+        if b[0] == "num" and b[2] == 0 and a[0] == "^" and a[3][0] == "num" and a[3][2] > 0:
+            return ("=", t[1], a[2], b)  # pow_eq_zero_iff (exponent ≠ 0)
+    if h in ("<", "≤") and t[1] in _NUM_TYPES:
+        a, b = t[2], t[3]
+        if a[0] == "+" and b[0] == "+" and canon(a[2]) == canon(b[2]):
+            return (h, t[1], a[3], b[3])
+        if a[0] == "+" and b[0] == "+" and canon(a[3]) == canon(b[3]):
+            return (h, t[1], a[2], b[2])
+        if h == "≤" and t[1] == "ℕ" and _is_num(a, 0):
+            return TRUE  # zero_le
+    if h == "<" and t[1] == "ℕ" and _is_num(t[3], 0):
+        return FALSE  # not_lt_zero'
+    if h in ("∃",):
+        body = t[3]
+        bv = ("var", t[1])
+        if body[0] == "∧" and body[1][0] == "=" and (body[1][2] == bv or body[1][3] == bv):
+            witness = body[1][3] if body[1][2] == bv else body[1][2]
+            from lean_gym.sim.terms import free_vars, subst
+
+            if t[1] not in free_vars(witness):
+                return subst(body[2], t[1], witness)  # exists_eq_left
+        if body[0] == "=" and (body[2] == bv or body[3] == bv):
+            other = body[3] if body[2] == bv else body[2]
+            from lean_gym.sim.terms import free_vars
+
+            if t[1] not in free_vars(other):
+                return TRUE  # exists_eq / exists_eq'
+    return None
+
+
+def _app_type(t: Term) -> str | None:
+    f = t[1][1] if t[0] == "app" else None
+    from lean_gym.sim.elab import BUILTIN_FNS
+
+    if f in BUILTIN_FNS:
+        return BUILTIN_FNS[f][1]
+    return None
+
+
+def _logic_core(t: Term) -> Term | None:
+    h = t[0]
+    if h == "∧":
+        a, b = t[1], t[2]
+        if b == TRUE:
+            return a
+        if a == TRUE:
+            return b
+        if a == FALSE or b == FALSE:
+            return FALSE
+        if canon(a) == canon(b):
+            return a
+    elif h == "∨":
+        a, b = t[1], t[2]
+        if a == TRUE or b == TRUE:
+            return TRUE
+        if b == FALSE:
+            return a
+        if a == FALSE:
+            return b
+        if canon(a) == canon(b):
+            return a
+    elif h == "→":
+        a, b = t[1], t[2]
+        if b == TRUE or a == FALSE:
+            return TRUE
+        if a == TRUE:
+            return b
+        if b == FALSE:
+            return ("¬", a)
+        if canon(a) == canon(b):
+            return TRUE
+    elif h == "¬":
+        if t[1] == TRUE:
+            return FALSE
+        if t[1] == FALSE:
+            return TRUE
+    elif h == "↔":
+        a, b = t[1], t[2]
+        if canon(a) == canon(b):
+            return TRUE
+        if b == TRUE:
+            return a
+        if a == TRUE:
+            return b
+        if b == FALSE:
+            return ("¬", a)
+        if a == FALSE:
+            return ("¬", b)
+    elif h == "∀":
+        if t[3] == TRUE:
+            return TRUE
+    elif h == "∃":
+        if t[3] == FALSE:
+            return FALSE
+    elif h == "=" and t[1] == "Prop":
+        return ("↔", t[2], t[3])
+    return None
+
+
+# ------------------------------------------------------------------------------------------- tactics
+
+
+def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[str] | None, bool, set[str]]:
+    """``simp only [rules] at loc`` → (only, rules, locations, star, config-ignored names)."""
+    from lean_gym.sim.tac_basic import _parse_location
+
+    ts = syn.stream(1)
+    only = False
+    star = False
+    if ts.is_sym("("):
+        # (config := ...) — accepted and ignored (documented)
+        depth = 0
+        while ts.tok.kind != "eof":
+            t = ts.advance()
+            if t.text == "(":
+                depth += 1
+            elif t.text == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+    if ts.is_word("only"):
+        ts.advance()
+        only = True
+    rules: list[tuple[bool, Syn]] = []
+    if ts.is_sym("["):
+        ts.advance()
+        if not ts.is_sym("]"):
+            while True:
+                rev = False
+                if ts.is_sym("←") or ts.is_sym("<-"):
+                    ts.advance()
+                    rev = True
+                if ts.is_sym("*"):
+                    ts.advance()
+                    star = True
+                elif ts.is_sym("-"):
+                    ts.advance()
+                    ts.advance()  # erased lemma: ignored
+                else:
+                    rules.append((rev, parse_term(ts, 0)))
+                if ts.is_sym(","):
+                    ts.advance()
+                    continue
+                break
+        ts.expect_sym("]")
+    locs = _parse_location(ts)
+    if ts.is_word("using") or ts.tok.kind != "eof":
+        if ts.tok.kind != "eof":
+            raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    return only, rules, locs, star, set()
+
+
+def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
+    if term.kind == "ident":
+        name = term.args[0]
+        p = goal.hyp(name)
+        if p is not None and is_prop_type(p):
+            tel = prop_telescope(p)
+            if tel.binders:
+                hinst = Instance(tel)
+                conditional = False
+                while hinst.pending:
+                    conditional = conditional or hinst.next_binder().is_prop
+                    hinst.mvar_next()
+                if not conditional:
+                    ss.add_prop(hinst.conclusion, rev, hinst)
+                ss.add_prop(p, rev)
+                return
+            ss.add_prop(p, rev)
+            return
+        d = ctx.lookup(name)
+        if d is not None and d.kind == "def":
+            ss.unfold.add(name)
+            return
+        from lean_gym.sim.elab import BUILTIN_FNS
+
+        if d is None and name in BUILTIN_FNS:
+            return  # `norm_num [Nat.factorial]`: closed applications are evaluated anyway
+        if d is not None and d.kind in ("theorem", "axiom"):
+            ctx.axioms.update(d.axioms)
+            inst = Instance(decl_telescope(d))
+            premises: list[Term] = []
+            while inst.pending:
+                b = inst.next_binder()
+                if b.is_prop:
+                    premises.append(b.type)
+                inst.mvar_next()
+            if premises:
+                # conditional rewrite rules are outside the simulator's simp (it would need to discharge them)
+                return
+            ss.add_prop(inst.conclusion, rev, inst)
+            return
+        if p is None and d is None:
+            from lean_gym.sim.elab import ElabError
+
+            raise ElabError(f"Unknown identifier `{name}`", term.start, term.end)
+    p = ProofChecker(goal, ctx).infer(term)
+    tel = prop_telescope(p)
+    inst = Instance(tel)
+    while inst.pending:
+        inst.mvar_next()
+    ss.add_prop(inst.conclusion, rev, inst if tel.binders else None)
+
+
+def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> list[Goal]:
+    only, rules, locs, star, _ = _parse_simp_args(syn)
+    eval_fields = variant in ("norm_num", "norm_num1")
+    ss = SimpSet(ctx, default=not only and variant != "norm_num1", eval_fields=eval_fields)
+    if variant == "norm_num1":
+        ss.default = False
+    for rev, term in rules:
+        _add_rule(ss, goal, rev, term, ctx)
+    if star:
+        for _, p in goal.props():
+            ss.add_prop(p)
+    ctx.use_axiom("propext")
+    if ctx.env.mathlib and (eval_fields or not only):
+        ctx.use_standard_axioms()
+    targets: list[str | None]
+    if locs is None:
+        targets = [None]
+    elif locs == ["*"]:
+        targets = [n for n, _ in goal.props()] + [None]
+    else:
+        targets = [None if n == "⊢" else n for n in locs]
+    progress = False
+    for where in targets:
+        if where is None:
+            t = goal.target
+            if not is_prop_type(t):
+                continue
+            new = simp_term(t, ss)
+            if new == TRUE:
+                return []
+            if canon(new) != canon(t):
+                progress = True
+                goal = goal.with_target(new)
+        else:
+            hp = goal.hyp(where)
+            if hp is None:
+                raise TacticError(f"unknown hypothesis '{where}'")
+            p = hp
+            # a hypothesis is not rewritten with itself
+            saved = ss.rules
+            ss.rules = [r for r in saved if canon(r[0]) != canon(p)]
+            new = simp_term(p, ss, {})
+            ss.rules = saved
+            if new == FALSE:
+                return []
+            if canon(new) != canon(p):
+                progress = True
+                if new == TRUE:
+                    goal = goal.remove_hyp(where)
+                else:
+                    goal = goal.replace_hyp(where, new)
+    if not progress:
+        if variant in ("norm_num", "norm_num1"):
+            raise TacticError(
+                f"{variant} failed to simplify" if locs is None else "norm_num made no progress"
+            )
+        raise TacticError("simp made no progress")
+    if variant in ("norm_num", "norm_num1"):
+        # norm_num's closing step: a goal that is now a hypothesis is not closed (Lean's norm_num does not
+        # use hypotheses), but `x ≤ x`-style goals reduced above are.
+        pass
+    return [goal]
+
+
+@builtin("simp", "simp!", "simp_arith", "dsimp", "simp_rw", "norm_num", "norm_num1", "simp_all", "simp_all!")
+def _simp_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    name = syn.name
+    if name == "simp_all" or name == "simp_all!":
+        return _simp_all(goal, syn, ctx)
+    if name == "simp_rw":
+        return _simp_rw(goal, syn, ctx)
+    variant = "norm_num" if name == "norm_num" else "norm_num1" if name == "norm_num1" else "simp"
+    return _simp_goal(goal, syn, ctx, variant)
+
+
+@builtin("simpa", "simpa!")
+def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``simpa [rules] using e``: simp the goal and ``e``'s type alike, then close with ``e`` (or ``this``)."""
+    toks = list(syn.toks)
+    using_at = next((i for i, t in enumerate(toks) if t.kind == "ident" and t.text == "using"), None)
+    head = TacSyntax(
+        syn.name,
+        tuple(toks[:using_at]) if using_at is not None else syn.toks,
+        syn.src,
+        syn.start,
+        toks[using_at - 1].end if using_at is not None else syn.end,
+    )
+    only, rules, locs, _star, _ = _parse_simp_args(head)
+    if locs is not None:
+        raise TacticError("simpa does not take a location")
+    ss = SimpSet(ctx, default=not only)
+    for rev, term in rules:
+        _add_rule(ss, goal, rev, term, ctx)
+    ctx.use_axiom("propext")
+    target = simp_term(goal.target, ss) if is_prop_type(goal.target) else goal.target
+    if target == TRUE:
+        return []
+    if using_at is not None:
+        ts = TokenStream([*toks[using_at + 1 :], toks[-1].__class__("eof", "", syn.end, syn.end, 0, 0, True)])
+        term = parse_term(ts, 0)
+        p = ProofChecker(goal, ctx).infer(term)
+    else:
+        this = goal.hyp("this")
+        if this is None:
+            raise TacticError(f"simpa failed: no `using` term and no hypothesis `this`\n\n{goal.pretty()}")
+        p = this
+    ss2 = SimpSet(ctx, default=not only)
+    for rev, term2 in rules:
+        _add_rule(ss2, goal, rev, term2, ctx)
+    q = simp_term(p, ss2, {})
+    if q == FALSE or canon(q) == canon(target):
+        return []
+    raise TacticError(
+        f"Type mismatch: After simplification, term\n  {pretty(q, goal.ascii)}\n has type\n  {pretty(q, goal.ascii)} : Prop\nbut is expected to have type\n  {pretty(target, goal.ascii)} : Prop"
+    )
+
+
+def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    _, rules, _, _, _ = _parse_simp_args(syn)
+    for rev, term in rules:
+        ss = SimpSet(ctx, default=False)
+        _add_rule(ss, goal, rev, term, ctx)
+        t = goal.target
+        new = simp_term(t, ss)
+        if canon(new) == canon(t):
+            raise TacticError("simp made no progress")
+        if new == TRUE:
+            return []
+        goal = goal.with_target(new)
+    return [goal]
+
+
+def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    only, rules, _, _, _ = _parse_simp_args(syn)
+    ctx.use_axiom("propext")
+    progress = False
+    for _round in range(8):
+        changed = False
+        names = [n for n, _ in goal.props()]
+        for name in names:
+            p = goal.hyp(name)
+            if p is None:
+                continue
+            ss = SimpSet(ctx, default=not only)
+            for rev, term in rules:
+                _add_rule(ss, goal, rev, term, ctx)
+            for n2, q in goal.props():
+                if n2 != name:
+                    ss.add_prop(q)
+            new = simp_term(p, ss)
+            if new == FALSE:
+                return []
+            if canon(new) != canon(p):
+                changed = True
+                goal = goal.remove_hyp(name) if new == TRUE else goal.replace_hyp(name, new)
+        ss = SimpSet(ctx, default=not only)
+        for rev, term in rules:
+            _add_rule(ss, goal, rev, term, ctx)
+        for _, q in goal.props():
+            ss.add_prop(q)
+        new = simp_term(goal.target, ss)
+        if new == TRUE:
+            return []
+        if canon(new) != canon(goal.target):
+            changed = True
+            goal = goal.with_target(new)
+        if not changed:
+            break
+        progress = True
+    if not progress:
+        raise TacticError("simp_all made no progress")
+    return [goal]
+
+
+# ------------------------------------------------------------------------------------------- push_neg
+
+
+def push_neg_term(t: Term) -> Term:
+    """Mathlib's ``push_neg`` normal form (negations pushed to atoms)."""
+    h = t[0]
+    if h == "¬":
+        a = t[1]
+        ha = a[0]
+        if ha == "¬":
+            return push_neg_term(a[1])
+        if ha == "∧":
+            return ("→", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+        if ha == "∨":
+            return ("∧", push_neg_term(("¬", a[1])), push_neg_term(("¬", a[2])))
+        if ha == "→":
+            return ("∧", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+        if ha == "↔":
+            return ("↔", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+        if ha == "∀":
+            return ("∃", a[1], a[2], push_neg_term(("¬", a[3])))
+        if ha == "∃":
+            return ("∀", a[1], a[2], push_neg_term(("¬", a[3])))
+        if ha == "<" and a[1] in _NUM_TYPES:
+            return ("≤", a[1], a[3], a[2])
+        if ha == "≤" and a[1] in _NUM_TYPES:
+            return ("<", a[1], a[3], a[2])
+        if ha == ">" and a[1] in _NUM_TYPES:
+            return ("≤", a[1], a[2], a[3])
+        if ha == "≥" and a[1] in _NUM_TYPES:
+            return ("<", a[1], a[2], a[3])
+        if ha == "=":
+            return ("≠", a[1], a[2], a[3])
+        if ha == "≠":
+            return ("=", a[1], a[2], a[3])
+        if a == TRUE:
+            return FALSE
+        if a == FALSE:
+            return TRUE
+        return t
+    if h in ("∧", "∨", "→", "↔"):
+        return (h, push_neg_term(t[1]), push_neg_term(t[2]))
+    if h in ("∀", "∃"):
+        return (h, t[1], t[2], push_neg_term(t[3]))
+    return t
+
+
+@builtin("push_neg")
+def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    from lean_gym.sim.tac_basic import _parse_location
+
+    ts = syn.stream(1)
+    locs = _parse_location(ts)
+    ctx.use_standard_axioms()
+    changed = False
+    if locs is None or "⊢" in locs:
+        new = push_neg_term(goal.target)
+        if new != goal.target:
+            goal = goal.with_target(new)
+            changed = True
+    for n in locs or []:
+        if n == "⊢":
+            continue
+        p = goal.hyp(n)
+        if p is None:
+            raise TacticError(f"unknown hypothesis '{n}'")
+        new = push_neg_term(p)
+        if new != p:
+            goal = goal.replace_hyp(n, new)
+            changed = True
+    if not changed:
+        raise TacticError(
+            "push_neg made no progress"
+            if locs is None
+            else "push_neg made no progress at the given locations"
+        )
+    return [goal]
+
+
+# ---------------------------------------------------------------------------------------------- casts
+
+
+def _push_cast(t: Term) -> Term:
+    h = t[0]
+    if h == "cast":
+        to, frm, a = t[1], t[2], _push_cast(t[3])
+        ha = a[0]
+        if ha == "num":
+            return ("num", to, a[2])
+        if ha in ("+", "*") or (ha == "-" and frm != "ℕ"):
+            return (ha, to, _push_cast(("cast", to, frm, a[2])), _push_cast(("cast", to, frm, a[3])))
+        if ha == "neg":
+            return ("neg", to, _push_cast(("cast", to, frm, a[2])))
+        if ha == "^":
+            return ("^", to, _push_cast(("cast", to, frm, a[2])), a[3])
+        if ha == "cast":
+            return _push_cast(("cast", to, a[2], a[3]))
+        return ("cast", to, frm, a)
+    if h in ("var", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h == "app":
+        return ("app", t[1], tuple(_push_cast(a) for a in t[2]))
+    if h in ("∀", "∃", "fun"):
+        return (h, t[1], t[2], _push_cast(t[3]))
+    return tuple(_push_cast(c) if type(c) is tuple else c for c in t)
+
+
+def _uncast(t: Term, frm: str) -> Term | None:
+    """``t`` (at a larger type) as a term of type ``frm`` when it is built from casts of ``frm`` terms."""
+    h = t[0]
+    if h == "cast" and t[2] == frm:
+        return t[3]
+    if h == "num":
+        return ("num", frm, t[2])
+    if h in ("+", "*") or (h == "-" and frm != "ℕ"):
+        a, b = _uncast(t[2], frm), _uncast(t[3], frm)
+        if a is None or b is None:
+            return None
+        return (h, frm, a, b)
+    if h == "^":
+        a = _uncast(t[2], frm)
+        return None if a is None else ("^", frm, a, t[3])
+    if h == "neg" and frm != "ℕ":
+        a = _uncast(t[2], frm)
+        return None if a is None else ("neg", frm, a)
+    return None
+
+
+def _cast_sources(t: Term, out: set[str]) -> None:
+    if t[0] == "cast":
+        out.add(t[2])
+        return
+    if t[0] == "app":
+        for a in t[2]:
+            _cast_sources(a, out)
+        return
+    for c in t[1:]:
+        if type(c) is tuple:
+            _cast_sources(c, out)
+
+
+def _norm_cast_rel(t: Term) -> Term:
+    h = t[0]
+    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in ("ℤ", "ℚ", "ℝ"):
+        a, b = _push_cast(t[2]), _push_cast(t[3])
+        srcs: set[str] = set()
+        _cast_sources(a, srcs)
+        _cast_sources(b, srcs)
+        if len(srcs) == 1:
+            frm = next(iter(srcs))
+            ua, ub = _uncast(a, frm), _uncast(b, frm)
+            if ua is not None and ub is not None:
+                return (h, frm, ua, ub)
+        return (h, t[1], a, b)
+    if h in ("∧", "∨", "→", "↔"):
+        return (h, _norm_cast_rel(t[1]), _norm_cast_rel(t[2]))
+    if h == "¬":
+        return ("¬", _norm_cast_rel(t[1]))
+    return t
+
+
+def cast_normalize(t: Term) -> Term:
+    """``norm_cast``'s normal form: casts pushed in, then relations between casts moved to the source type."""
+    return _norm_cast_rel(_push_cast(t))
+
+
+def _zify_rel(t: Term, to: str) -> Term:
+    h = t[0]
+    if (h in ("=", "≠", "<", "≤", ">", "≥") and t[1] == "ℕ") or (
+        to in ("ℚ", "ℝ") and h in ("=", "≠", "<", "≤", ">", "≥") and t[1] == "ℤ"
+    ):
+        frm = t[1]
+        return (h, to, _push_cast(("cast", to, frm, t[2])), _push_cast(("cast", to, frm, t[3])))
+    if h in ("∧", "∨", "→", "↔"):
+        return (h, _zify_rel(t[1], to), _zify_rel(t[2], to))
+    if h == "¬":
+        return ("¬", _zify_rel(t[1], to))
+    return t
+
+
+def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
+    """``norm_cast``, ``push_cast``, ``zify``, ``qify``, ``rify`` and the non-equation ``field_simp``."""
+    from lean_gym.sim.tac_basic import _parse_location
+
+    ts = syn.stream(1)
+    while ts.tok.kind != "eof" and not ts.is_word("at"):
+        ts.advance()
+    locs = _parse_location(ts)
+    fn: Callable[[Term], Term]
+    if name == "norm_cast":
+        fn = cast_normalize
+    elif name == "push_cast":
+        fn = _push_cast
+    elif name in ("zify", "qify", "rify"):
+        to = {"zify": "ℤ", "qify": "ℚ", "rify": "ℝ"}[name]
+        fn = lambda t: _zify_rel(t, to)  # noqa: E731
+    elif name == "field_simp":
+        ss = SimpSet(ctx, default=True)
+        fn = lambda t: simp_term(t, ss)  # noqa: E731
+    else:
+        raise TacticError(f"`{name}` is outside the simulator's subset")
+    changed = False
+    if locs is None or "⊢" in locs or locs == ["*"]:
+        new = fn(goal.target)
+        if new == TRUE:
+            return []
+        if new != goal.target:
+            goal = goal.with_target(new)
+            changed = True
+    names = [n for n, _ in goal.props()] if locs == ["*"] else [n for n in (locs or []) if n != "⊢"]
+    for n in names:
+        p = goal.hyp(n)
+        if p is None:
+            raise TacticError(f"unknown hypothesis '{n}'")
+        new = fn(p)
+        if new != p:
+            goal = goal.replace_hyp(n, new)
+            changed = True
+    ctx.use_standard_axioms()
+    if name == "norm_cast":
+        from lean_gym.sim.tac_basic import _hyp_closes
+
+        if _hyp_closes(goal, goal.target) is not None:
+            return []
+        from lean_gym.sim.tac_arith import rfl_closes
+
+        if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
+            return []
+    if not changed and name in ("field_simp",):
+        raise TacticError("simp made no progress")
+    if not changed and name in ("norm_cast", "push_cast"):
+        return [goal]
+    return [goal]

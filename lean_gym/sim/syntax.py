@@ -1,0 +1,755 @@
+"""Lexer and term parser for the simulator's Lean subset.
+
+The lexer turns source text into :class:`Token`s that know their offset, line (1-based) and column (0-based,
+in code points, as Lean counts). The term parser is a Pratt parser with Lean 4's precedences and produces
+:class:`Syn` trees that keep their source span, so the elaborator can report errors where Lean would.
+
+Layout rules are Lean's, simplified: a token that starts a line at a column ``<= stop_col`` ends the term
+being parsed (this is how tactic blocks and commands end), and so do ``)``, ``]``, ``}``, ``⟩``, ``,``,
+``:=``, ``;``, ``<;>`` and ``|`` where no operator takes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["ParseError", "Source", "Syn", "Token", "TokenStream", "parse_term_text", "tokenize"]
+
+
+class ParseError(Exception):
+    """A syntax error at ``[start, end)`` (offsets into the source), with Lean-style text."""
+
+    def __init__(self, message: str, start: int, end: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.start = start
+        self.end = start if end is None else end
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token: ``kind`` is ``ident``, ``num``, ``sym``, ``str`` or ``eof``."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+    line: int
+    col: int
+    first: bool  # first token on its line
+
+
+class Source:
+    """A piece of source text with a line table for offset → (line, column) conversion."""
+
+    __slots__ = ("line_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        for i, ch in enumerate(text):
+            if ch == "\n":
+                starts.append(i + 1)
+        self.line_starts = starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """``(line, column)`` of ``offset``: line 1-based, column 0-based in code points."""
+        lo, hi = 0, len(self.line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self.line_starts[lo]
+
+
+_SYMBOLS = sorted(
+    [
+        ":=",
+        "=>",
+        "<;>",
+        "←",
+        "<-",
+        "→",
+        "->",
+        "↔",
+        "<->",
+        "≠",
+        "≤",
+        "<=",
+        "≥",
+        ">=",
+        "<",
+        ">",
+        "=",
+        "∧",
+        "/\\",
+        "∨",
+        "\\/",
+        "¬",
+        "∀",
+        "∃",
+        "λ",
+        "⟨",
+        "⟩",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "^",
+        "∣",
+        "|",
+        "↑",
+        "·",
+        ".",
+        ";",
+        "@",
+        "?",
+        "!",
+        "#",
+        "$",
+        "<|",
+        "|>",
+        "∘",
+        "•",
+        "⁻¹",
+        "×",
+        "∈",
+        "∉",
+        "'",
+        "`",
+        "..",
+        "≡",
+        "∑",
+        "∏",
+        "√",
+        "⌊",
+        "⌋",
+        "⌈",
+        "⌉",
+        "!=",
+        "==",
+        "&&",
+        "||",
+        "%[",
+        "@[",
+        "⦃",
+        "⦄",
+        "«",
+        "»",
+        "‹",
+        "›",
+        "%~",
+        "&",
+        "~",
+        "≃",
+        "⊢",
+        "∩",
+        "∪",
+        "⊆",
+        "\\",
+        "ℕ",
+        "ℤ",
+        "ℚ",
+        "ℝ",
+        "ℂ",
+        "↦",
+    ],
+    key=len,
+    reverse=True,
+)
+_SYM_FIRST: dict[str, list[str]] = {}
+for _s in _SYMBOLS:
+    _SYM_FIRST.setdefault(_s[0], []).append(_s)
+
+_NOT_IDENT = set("λΠΣℕℤℚℝℂ")
+_SUBSCRIPTS = set("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₔₕₖₗₘₙₚₛₜᵢᵣᵤᵥⱼ'!?")
+
+
+def _digit(ch: str) -> bool:
+    return "0" <= ch <= "9"
+
+
+def _ident_start(ch: str) -> bool:
+    return (ch.isalpha() or ch == "_") and ch not in _NOT_IDENT
+
+
+def _ident_rest(ch: str) -> bool:
+    return (ch.isalnum() or ch == "_" or ch in _SUBSCRIPTS) and ch not in _NOT_IDENT
+
+
+def tokenize(text: str, src: Source | None = None, base: int = 0, end: int | None = None) -> list[Token]:
+    """Tokens of ``text[base:end]``; comments (``--`` and nested ``/- -/``) are skipped.
+
+    Raises:
+        ParseError: for an unterminated comment or string.
+    """
+    src = src or Source(text)
+    n = len(text) if end is None else end
+    i = base
+    toks: list[Token] = []
+    last_line = -1
+    while i < n:
+        ch = text[i]
+        if ch in " \t\r\n":
+            i += 1
+            continue
+        if text.startswith("--", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if text.startswith("/-", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/-", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("-/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            if depth:
+                raise ParseError("unterminated comment", i, n)
+            i = j
+            continue
+        start = i
+        if _ident_start(ch) or ch == "«":
+            if ch == "«":
+                j = text.find("»", i)
+                if j < 0:
+                    raise ParseError("unterminated identifier escape", i, n)
+                i = j + 1
+            else:
+                i += 1
+                while i < n and _ident_rest(text[i]):
+                    i += 1
+            # dotted names: Nat.succ, h.1, h.mp
+            while i + 1 < n and text[i] == "." and (_ident_start(text[i + 1]) or _digit(text[i + 1])):
+                i += 1
+                if _digit(text[i]):
+                    while i < n and _digit(text[i]):
+                        i += 1
+                else:
+                    while i < n and _ident_rest(text[i]):
+                        i += 1
+            kind = "ident"
+        elif _digit(ch):
+            while i < n and _digit(text[i]):
+                i += 1
+            if i + 1 < n and text[i] == "." and _digit(text[i + 1]):
+                i += 1
+                while i < n and _digit(text[i]):
+                    i += 1
+            kind = "num"
+        elif ch == "#" and i + 1 < n and text[i + 1].isalpha():
+            i += 1
+            while i < n and _ident_rest(text[i]):
+                i += 1
+            kind = "ident"
+        elif ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                raise ParseError("unterminated string literal", i, n)
+            i = j + 1
+            kind = "str"
+        else:
+            for s in _SYM_FIRST.get(ch, ()):
+                if text.startswith(s, i):
+                    i += len(s)
+                    break
+            else:
+                i += 1
+            kind = "sym"
+        line, col = src.position(start)
+        toks.append(Token(kind, text[start:i], start, i, line, col, line != last_line))
+        last_line = line
+    line, col = src.position(n)
+    toks.append(Token("eof", "", n, n, line, col, True))
+    return toks
+
+
+class Syn:
+    """A parsed term: ``kind``, children ``args`` and the source span ``[start, end)``."""
+
+    __slots__ = ("args", "end", "kind", "start")
+
+    def __init__(self, kind: str, args: tuple[Any, ...], start: int, end: int) -> None:
+        self.kind = kind
+        self.args = args
+        self.start = start
+        self.end = end
+
+    def __repr__(self) -> str:
+        return f"Syn({self.kind}, {self.args!r})"
+
+
+_BINOPS: dict[str, tuple[int, int, str]] = {
+    # token: (precedence, right operand precedence, canonical op)
+    "↔": (20, 21, "↔"),
+    "<->": (20, 21, "↔"),
+    "→": (25, 25, "→"),
+    "->": (25, 25, "→"),
+    "∨": (30, 30, "∨"),
+    "\\/": (30, 30, "∨"),
+    "∧": (35, 35, "∧"),
+    "/\\": (35, 35, "∧"),
+    "=": (50, 51, "="),
+    "≠": (50, 51, "≠"),
+    "!=": (50, 51, "≠"),
+    "<": (50, 51, "<"),
+    "≤": (50, 51, "≤"),
+    "<=": (50, 51, "≤"),
+    ">": (50, 51, ">"),
+    "≥": (50, 51, "≥"),
+    ">=": (50, 51, "≥"),
+    "∣": (50, 51, "∣"),
+    "+": (65, 66, "+"),
+    "-": (65, 66, "-"),
+    "*": (70, 71, "*"),
+    "/": (70, 71, "/"),
+    "%": (70, 71, "%"),
+    "^": (75, 75, "^"),
+    "∈": (50, 51, "∈"),
+    "∉": (50, 51, "∉"),
+    "×": (35, 35, "×"),
+    "∘": (90, 90, "∘"),
+    "•": (73, 73, "•"),
+    "≡": (50, 51, "≡"),
+    "∩": (70, 71, "∩"),
+    "∪": (65, 66, "∪"),
+    "⊆": (50, 51, "⊆"),
+}
+_LEFT_ASSOC = {"+", "-", "*", "/", "%", "∩", "∪"}
+_ARG_START_SYMS = {"(", "⟨", "↑", "@", "‹"}
+_TERM_STOP = {
+    ")",
+    "]",
+    "}",
+    "⟩",
+    ",",
+    ":=",
+    ";",
+    "<;>",
+    "|",
+    ":",
+    "=>",
+    "..",
+    "at",
+    "with",
+    "using",
+    "generalizing",
+    "from",
+    "then",
+    "else",
+    "do",
+    "in",
+    "⊢",
+    "⦄",
+    "›",
+    "⌋",
+    "⌉",
+}
+_KEYWORDS = {
+    "at",
+    "with",
+    "using",
+    "generalizing",
+    "from",
+    "then",
+    "else",
+    "do",
+    "in",
+    "fun",
+    "by",
+    "have",
+    "show",
+    "let",
+    "if",
+    "match",
+    "theorem",
+    "lemma",
+    "example",
+    "def",
+    "axiom",
+    "import",
+    "open",
+    "namespace",
+    "end",
+    "section",
+    "variable",
+    "set_option",
+    "where",
+    "deriving",
+    "instance",
+    "structure",
+    "inductive",
+    "class",
+    "mutual",
+    "calc",
+    "suffices",
+    "obtain",
+    "this",
+}
+_TYPE_TOKENS = {"ℕ": "ℕ", "ℤ": "ℤ", "ℚ": "ℚ", "ℝ": "ℝ", "ℂ": "ℂ"}
+
+
+class TokenStream:
+    """A cursor over tokens with Lean's column-based layout stop (``stop_col``)."""
+
+    __slots__ = ("i", "stop_col", "toks")
+
+    def __init__(self, toks: list[Token], stop_col: int = -1) -> None:
+        self.toks = toks
+        self.i = 0
+        self.stop_col = stop_col
+
+    @property
+    def tok(self) -> Token:
+        return self.toks[self.i]
+
+    def peek(self, k: int = 1) -> Token:
+        j = min(self.i + k, len(self.toks) - 1)
+        return self.toks[j]
+
+    def at_stop(self) -> bool:
+        t = self.toks[self.i]
+        return t.kind == "eof" or (t.first and t.col <= self.stop_col)
+
+    def advance(self) -> Token:
+        t = self.toks[self.i]
+        if t.kind != "eof":
+            self.i += 1
+        return t
+
+    def is_sym(self, s: str) -> bool:
+        t = self.toks[self.i]
+        return t.kind == "sym" and t.text == s and not self.at_stop()
+
+    def is_word(self, s: str) -> bool:
+        t = self.toks[self.i]
+        return t.kind == "ident" and t.text == s and not self.at_stop()
+
+    def expect_sym(self, s: str) -> Token:
+        if not self.is_sym(s):
+            raise self.unexpected(f"'{s}'")
+        return self.advance()
+
+    def unexpected(self, expected: str) -> ParseError:
+        t = self.toks[self.i]
+        if t.kind == "eof" or self.at_stop():
+            prev = self.toks[self.i - 1] if self.i else t
+            return ParseError(f"unexpected end of input; expected {expected}", prev.end, prev.end)
+        return ParseError(f"unexpected token '{t.text}'; expected {expected}", t.start, t.end)
+
+    def last_end(self) -> int:
+        return self.toks[self.i - 1].end if self.i else self.toks[0].start
+
+
+def _can_start_arg(ts: TokenStream) -> bool:
+    if ts.at_stop():
+        return False
+    t = ts.tok
+    if t.kind == "num":
+        return True
+    if t.kind == "ident":
+        return t.text not in _KEYWORDS or t.text == "this"
+    if t.kind == "sym":
+        return t.text in _ARG_START_SYMS or t.text in _TYPE_TOKENS
+    return False
+
+
+def parse_term(ts: TokenStream, prec: int = 0) -> Syn:
+    """Parse a term at precedence ``prec`` (Pratt parser with Lean 4's operator table).
+
+    Raises:
+        ParseError: at the first token that does not fit.
+    """
+    lhs = _parse_leading(ts)
+    while True:
+        if ts.at_stop():
+            return lhs
+        t = ts.tok
+        if t.kind == "sym" and t.text in _BINOPS:
+            p, rp, op = _BINOPS[t.text]
+            if p < prec:
+                return lhs
+            ts.advance()
+            if op in _LEFT_ASSOC:
+                rhs = parse_term(ts, p + 1)
+            else:
+                rhs = parse_term(ts, rp)
+            lhs = Syn("binop", (op, lhs, rhs), lhs.start, rhs.end)
+            if (
+                p in (50,)
+                and not ts.at_stop()
+                and ts.tok.kind == "sym"
+                and _BINOPS.get(ts.tok.text, (0,))[0] == 50
+                and prec <= 50
+            ):
+                raise ts.unexpected("term")  # a < b < c does not parse in Lean
+            continue
+        if t.kind == "sym" and t.text == "⁻¹":
+            ts.advance()
+            lhs = Syn("postfix", ("⁻¹", lhs), lhs.start, t.end)
+            continue
+        if t.kind == "sym" and t.text == "!":
+            ts.advance()
+            lhs = Syn("postfix", ("!", lhs), lhs.start, t.end)
+            continue
+        return lhs
+
+
+def _parse_binders(
+    ts: TokenStream, allow_bare_type: bool
+) -> list[tuple[list[Token], Syn | None, str | None, Syn | None]]:
+    """Binder groups: ``x y``, ``(x y : T)``, ``{x : T}``, ``x : T`` and binder predicates ``x > 0``."""
+    groups: list[tuple[list[Token], Syn | None, str | None, Syn | None]] = []
+    while not ts.at_stop():
+        t = ts.tok
+        if t.kind == "sym" and t.text in ("(", "{", "⦃", "["):
+            close = {"(": ")", "{": "}", "⦃": "⦄", "[": "]"}[t.text]
+            ts.advance()
+            names: list[Token] = []
+            while ts.tok.kind == "ident" or ts.is_sym("_"):
+                names.append(ts.advance())
+            if not names:
+                raise ts.unexpected("identifier")
+            ty = None
+            if ts.is_sym(":"):
+                ts.advance()
+                ty = parse_term(ts, 0)
+            ts.expect_sym(close)
+            groups.append((names, ty, None, None))
+            continue
+        if (t.kind == "ident" and t.text not in _KEYWORDS) or ts.is_sym("_"):
+            names = []
+            while (
+                (ts.tok.kind == "ident" and ts.tok.text not in _KEYWORDS) or ts.is_sym("_")
+            ) and not ts.at_stop():
+                names.append(ts.advance())
+            if allow_bare_type and ts.is_sym(":"):
+                ts.advance()
+                ty = parse_term(ts, 0)
+                groups.append((names, ty, None, None))
+                return groups
+            if (
+                ts.tok.kind == "sym"
+                and ts.tok.text in (">", "<", "≥", "≤", "≠", "∈", "∉")
+                and not ts.at_stop()
+            ):
+                op = _BINOPS[ts.advance().text][2]
+                bound = parse_term(ts, 51)
+                groups.append((names, None, op, bound))
+                continue
+            groups.append((names, None, None, None))
+            continue
+        break
+    return groups
+
+
+def _parse_leading(ts: TokenStream) -> Syn:
+    if ts.at_stop():
+        raise ts.unexpected("term")
+    t = ts.tok
+    if t.kind == "num":
+        ts.advance()
+        if "." in t.text:
+            val: int | Fraction = Fraction(t.text)
+        else:
+            val = int(t.text)
+        return Syn("num", (val,), t.start, t.end)
+    if t.kind == "str":
+        raise ParseError(f"unexpected token '{t.text}'; expected term", t.start, t.end)
+    if t.kind == "ident":
+        if t.text == "fun":
+            return _parse_binder_term(ts, "fun")
+        if t.text == "by":
+            ts.advance()
+            # the tactic block runs to the end of the enclosing layout; the tactic parser splits it
+            start = ts.tok.start
+            j = ts.i
+            depth = 0
+            while not ts.at_stop():
+                tx = ts.tok
+                if tx.kind == "sym":
+                    if tx.text in ("(", "⟨", "[", "{"):
+                        depth += 1
+                    elif tx.text in (")", "⟩", "]", "}"):
+                        if depth == 0:
+                            break
+                        depth -= 1
+                    elif tx.text == "," and depth == 0 and ts.stop_col == -1:
+                        break
+                ts.advance()
+            return Syn("by", (start, ts.last_end() if ts.i > j else start, t), t.start, ts.last_end())
+        if t.text in _KEYWORDS and t.text != "this":
+            raise ParseError(f"unexpected token '{t.text}'; expected term", t.start, t.end)
+        ts.advance()
+        head = Syn("ident", (t.text,), t.start, t.end)
+        return _parse_app(ts, head)
+    if t.kind == "sym":
+        s = t.text
+        if s in ("∀", "∃", "λ"):
+            return _parse_binder_term(ts, {"∀": "∀", "∃": "∃", "λ": "fun"}[s])
+        if s == "¬":
+            ts.advance()
+            a = parse_term(ts, 40)
+            return Syn("not", (a,), t.start, a.end)
+        if s == "-":
+            ts.advance()
+            a = parse_term(ts, 75)
+            return Syn("neg", (a,), t.start, a.end)
+        if s == "↑":
+            ts.advance()
+            a = _parse_arg(ts)
+            return Syn("cast", (a,), t.start, a.end)
+        if s == "|":
+            ts.advance()
+            a = parse_term(ts, 0)
+            close = ts.expect_sym("|")
+            return Syn("abs", (a,), t.start, close.end)
+        if s in _TYPE_TOKENS:
+            ts.advance()
+            return Syn("ident", (s,), t.start, t.end)
+        if s == "(" or s == "⟨" or s == "@" or s == "‹":
+            head = _parse_arg(ts)
+            return _parse_app(ts, head)
+        if s == "·":
+            raise ParseError("unexpected token '·'; expected term", t.start, t.end)
+        if s == "?":
+            ts.advance()
+            name = ts.advance()
+            return Syn("mvar", (name.text,), t.start, name.end)
+    raise ParseError(f"unexpected token '{t.text}'; expected term", t.start, t.end)
+
+
+def _closes_outer(ts: TokenStream, j: int) -> bool:
+    """Whether the closing bracket at the cursor closes a bracket opened before position ``j``."""
+    depth = 0
+    for k in range(j, ts.i):
+        tx = ts.toks[k]
+        if tx.kind == "sym":
+            if tx.text in ("(", "⟨", "[", "{"):
+                depth += 1
+            elif tx.text in (")", "⟩", "]", "}"):
+                depth -= 1
+    return depth <= 0
+
+
+def _parse_app(ts: TokenStream, head: Syn) -> Syn:
+    args: list[Syn] = []
+    while _can_start_arg(ts):
+        args.append(_parse_arg(ts))
+    if not args:
+        return head
+    return Syn("app", (head, tuple(args)), head.start, args[-1].end)
+
+
+def _parse_arg(ts: TokenStream) -> Syn:
+    t = ts.tok
+    if t.kind == "num":
+        ts.advance()
+        return Syn("num", (Fraction(t.text) if "." in t.text else int(t.text),), t.start, t.end)
+    if t.kind == "ident":
+        ts.advance()
+        return Syn("ident", (t.text,), t.start, t.end)
+    if t.kind == "sym":
+        if t.text in _TYPE_TOKENS:
+            ts.advance()
+            return Syn("ident", (t.text,), t.start, t.end)
+        if t.text == "↑":
+            ts.advance()
+            a = _parse_arg(ts)
+            return Syn("cast", (a,), t.start, a.end)
+        if t.text == "@":
+            ts.advance()
+            a = _parse_arg(ts)
+            return Syn("explicit", (a,), t.start, a.end)
+        if t.text == "(":
+            ts.advance()
+            saved = ts.stop_col
+            ts.stop_col = -1
+            try:
+                if ts.is_sym(")"):
+                    close = ts.advance()
+                    return Syn("unit", (), t.start, close.end)
+                inner = parse_term(ts, 0)
+                if ts.is_sym(":"):
+                    ts.advance()
+                    ty = parse_term(ts, 0)
+                    close = ts.expect_sym(")")
+                    return Syn("ascr", (inner, ty), t.start, close.end)
+                if ts.is_sym(","):
+                    elems = [inner]
+                    while ts.is_sym(","):
+                        ts.advance()
+                        elems.append(parse_term(ts, 0))
+                    close = ts.expect_sym(")")
+                    return Syn("tuple", tuple(elems), t.start, close.end)
+                close = ts.expect_sym(")")
+            finally:
+                ts.stop_col = saved
+            return Syn("paren", (inner,), t.start, close.end)
+        if t.text == "⟨":
+            ts.advance()
+            saved = ts.stop_col
+            ts.stop_col = -1
+            try:
+                items: list[Syn] = []
+                if not ts.is_sym("⟩"):
+                    items.append(parse_term(ts, 0))
+                    while ts.is_sym(","):
+                        ts.advance()
+                        items.append(parse_term(ts, 0))
+                close = ts.expect_sym("⟩")
+            finally:
+                ts.stop_col = saved
+            return Syn("anon", tuple(items), t.start, close.end)
+        if t.text == "‹":
+            ts.advance()
+            inner = parse_term(ts, 0)
+            close = ts.expect_sym("›")
+            return Syn("assump", (inner,), t.start, close.end)
+    raise ts.unexpected("term")
+
+
+def _parse_binder_term(ts: TokenStream, kind: str) -> Syn:
+    t = ts.advance()
+    groups = _parse_binders(ts, allow_bare_type=True)
+    if not groups:
+        raise ts.unexpected("identifier")
+    if kind == "fun":
+        if not (ts.is_sym("=>") or ts.is_sym("↦")):
+            raise ts.unexpected("'=>'")
+    elif not ts.is_sym(","):
+        raise ts.unexpected("','")
+    ts.advance()
+    body = parse_term(ts, 0)
+    return Syn("binder", (kind, tuple(groups), body), t.start, body.end)
+
+
+def parse_term_text(text: str) -> Syn:
+    """Parse a whole string as one term.
+
+    Raises:
+        ParseError: when ``text`` is not exactly one term of the subset.
+    """
+    toks = tokenize(text)
+    ts = TokenStream(toks)
+    term = parse_term(ts, 0)
+    if ts.tok.kind != "eof":
+        raise ts.unexpected("end of input")
+    return term

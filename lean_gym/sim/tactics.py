@@ -1,0 +1,838 @@
+"""The simulator's tactic interpreter: goals in, goals out, Lean's error texts on failure.
+
+Public API (what the aesop search and the REPL layer build on):
+
+* :class:`Goal` (frozen): ``hyps`` (ordered ``(name, type_or_prop)`` pairs) and ``target``;
+  ``goal.pretty()`` is Lean's goal display (``x y : ℝ\\nh₀ : 0 < x\\n⊢ x + y = y + x``).
+* :class:`TacticContext`: the environment (declarations, options, the built-in lemma library through
+  :meth:`TacticContext.lookup`), the heartbeat budget (:meth:`TacticContext.tick` raises
+  :class:`HeartbeatsExceeded` past ``maxHeartbeats``; ``0`` means unlimited up to a hard cap), the axioms
+  used so far (``sorryAx``, ``Lean.ofReduceBool``, declared axioms), and the sorries met.
+* :func:`run_tactic` ``(goal, text, ctx) -> list[Goal]``: run tactic text (one tactic or a sequence, with
+  ``<;>``, ``·``, ``first | … | …``) on one goal; the remaining goals come back, and failure raises
+  :class:`TacticError` with Lean's message.
+* :func:`run_tactic_on_goals` ``(goals, text, ctx)``: the same on a goal list (the first goal is the main
+  goal, as in Lean).
+* :func:`register_tactic` ``(name, handler)``: ``handler(goal, syntax: str, ctx) -> list[Goal]`` runs on the
+  main goal with the tactic's whole text (e.g. ``"aesop (config := { terminal := true })"``). ``aesop`` and
+  ``aesop?`` are looked up lazily in :mod:`lean_gym.sim.aesop` the first time they run.
+
+Example:
+    >>> from lean_gym.sim.tactics import TacticContext, goal_from_statement, run_tactic
+    >>> ctx = TacticContext()
+    >>> g = goal_from_statement("(x y : ℝ) (h : x < y) : x ≤ y + 1", ctx)
+    >>> run_tactic(g, "linarith", ctx)
+    []
+
+Strength: every tactic is at most as strong as Lean's (see ``docs/simulator.md``); anything the simulator
+cannot decide fails with the tactic's own failure message rather than succeeding.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env
+from lean_gym.sim.goals import Goal
+from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
+from lean_gym.sim.terms import Term
+
+__all__ = [
+    "HARD_HEARTBEAT_CAP",
+    "Goal",
+    "HeartbeatsExceeded",
+    "TacSyntax",
+    "TacticContext",
+    "TacticError",
+    "goal_from_statement",
+    "register_tactic",
+    "run_tactic",
+    "run_tactic_on_goals",
+    "timeout_message",
+]
+
+HARD_HEARTBEAT_CAP = 5_000_000
+"""Budget used when ``maxHeartbeats`` is 0 (Lean's "unlimited"), so that nothing hangs."""
+
+STANDARD_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
+
+
+class TacticError(Exception):
+    """A tactic failed; ``message`` is Lean's text.
+
+    Attributes:
+        message: The error text as Lean words it (``linarith failed to find a contradiction``, …).
+        start: Absolute source offset of the error (``None``: the whole failing tactic).
+        end: End offset.
+        recover: ``True`` for elaboration errors Lean logs and recovers from (the goal is closed with a
+            synthetic sorry and the proof goes on), ``False`` for tactic failures that abort the block.
+    """
+
+    def __init__(
+        self, message: str, start: int | None = None, end: int | None = None, recover: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.start = start
+        self.end = end
+        self.recover = recover
+
+
+class HeartbeatsExceeded(TacticError):
+    """Work past ``maxHeartbeats``: Lean's ``(deterministic) timeout`` error."""
+
+
+def timeout_message(limit: int, where: str = "whnf") -> str:
+    """Lean's heartbeat-timeout error text for ``limit``."""
+    return (
+        f"(deterministic) timeout at `{where}`, maximum number of heartbeats ({limit}) has been reached\n"
+        "Use `set_option maxHeartbeats <num>` to set the limit.\n\n"
+        "Additional diagnostic information may be available using the `set_option diagnostics true` command."
+    )
+
+
+@dataclass
+class SorryRecord:
+    """A ``sorry`` met while running tactics: its goal and the source span of the ``sorry``."""
+
+    goal: Goal
+    start: int
+    end: int
+
+
+@dataclass
+class LogMessage:
+    """A message logged while running tactics (absolute source offsets; -1 when unknown)."""
+
+    severity: str
+    data: str
+    start: int
+    end: int
+
+
+@dataclass
+class TacticContext:
+    """Everything a tactic may consult or record besides its goal.
+
+    Args:
+        env: The environment snapshot (declarations, ``set_option`` values, ``open`` namespaces).
+        max_heartbeats: Overrides ``env``'s ``maxHeartbeats`` option (``0``: unlimited up to
+            :data:`HARD_HEARTBEAT_CAP`).
+        decl_name: The declaration being proved (a proof that mentions it is rejected, as in Lean).
+
+    Attributes:
+        heartbeats: Simulated heartbeats used so far.
+        axioms: Axioms the proof depends on so far.
+        sorries: Explicit ``sorry``s met (each becomes a ``sorries`` entry in the REPL response).
+        messages: Messages logged (recovered errors, infos such as ``aesop?`` suggestions).
+        synthetic_sorry: Whether an error was recovered from by closing a goal with a synthetic sorry.
+    """
+
+    env: Env = field(default_factory=Env)
+    max_heartbeats: int | None = None
+    decl_name: str | None = None
+    heartbeats: int = 0
+    axioms: set[str] = field(default_factory=set)
+    sorries: list[SorryRecord] = field(default_factory=list)
+    messages: list[LogMessage] = field(default_factory=list)
+    synthetic_sorry: bool = False
+    self_reference: bool = False
+    recover: bool = True
+    decl_type: Decl | None = None
+    tactic_log: list[tuple[str, tuple[Goal, ...], int, int]] | None = None
+    src: Source | None = None
+    _limit: int = 0
+
+    def __post_init__(self) -> None:
+        mh = self.max_heartbeats if self.max_heartbeats is not None else self.env.heartbeats()
+        self.max_heartbeats = mh
+        self._limit = HARD_HEARTBEAT_CAP if mh <= 0 else mh
+
+    def tick(self, n: int = 1) -> None:
+        """Spend ``n`` simulated heartbeats.
+
+        Raises:
+            HeartbeatsExceeded: when the total passes the budget (Lean's ``(deterministic) timeout``).
+        """
+        self.heartbeats += n
+        if self.heartbeats > self._limit:
+            shown = self.max_heartbeats if self.max_heartbeats else HARD_HEARTBEAT_CAP
+            raise HeartbeatsExceeded(timeout_message(int(shown)))
+
+    def lookup(self, name: str) -> Decl | None:
+        """A declaration or built-in library lemma by name (honouring ``open``)."""
+        return self.env.lookup(name)
+
+    def use_axiom(self, name: str) -> None:
+        self.axioms.add(name)
+
+    def use_standard_axioms(self) -> None:
+        """Record Mathlib's usual three axioms (what Lean reports for most Mathlib-tactic proofs)."""
+        self.axioms.update(STANDARD_AXIOMS)
+
+    def elaborator(self, goal: Goal) -> Elaborator:
+        return Elaborator(self.env, goal.lctx())
+
+    def snapshot(self) -> tuple[int, int, frozenset[str], bool, bool]:
+        return (
+            len(self.sorries),
+            len(self.messages),
+            frozenset(self.axioms),
+            self.synthetic_sorry,
+            self.self_reference,
+        )
+
+    def restore(self, snap: tuple[int, int, frozenset[str], bool, bool]) -> None:
+        """Undo what a failed branch recorded (heartbeats stay spent, as in Lean)."""
+        ns, nm, ax, syn, selfref = snap
+        del self.sorries[ns:]
+        del self.messages[nm:]
+        self.axioms = set(ax)
+        self.synthetic_sorry = syn
+        self.self_reference = selfref
+
+
+# ------------------------------------------------------------------------------------------ syntax
+
+
+@dataclass(frozen=True)
+class TacSyntax:
+    """One atomic tactic's syntax: its tokens, its text and where it sits in the source."""
+
+    name: str
+    toks: tuple[Token, ...]
+    src: Source
+    start: int
+    end: int
+
+    @property
+    def text(self) -> str:
+        return self.src.text[self.start : self.end]
+
+    def stream(self, skip: int = 1, stop_col: int = -1) -> TokenStream:
+        """A token stream over this tactic's tokens after the first ``skip`` ones."""
+        eof = Token("eof", "", self.end, self.end, 0, 0, True)
+        return TokenStream([*self.toks[skip:], eof], stop_col)
+
+
+@dataclass
+class Node:
+    """A parsed tactic-block node (``atomic``, ``then``, ``focus``, ``first``, ``seq``, …)."""
+
+    kind: str
+    start: int
+    end: int
+    syntax: TacSyntax | None = None
+    children: list[Any] = field(default_factory=list)
+    arg: Any = None
+
+
+_PATTERN_TACTICS = {
+    "rcases",
+    "obtain",
+    "rintro",
+    "cases",
+    "cases'",
+    "induction",
+    "induction'",
+    "rintros",
+    "match",
+}
+_COMBINATORS = {
+    "first",
+    "try",
+    "repeat",
+    "all_goals",
+    "any_goals",
+    "focus",
+    "iterate",
+    "case",
+    "next",
+    "on_goal",
+    "repeat'",
+    "solve",
+}
+
+
+class BlockParser:
+    """Splits tactic source into nodes following Lean's layout rules (see :mod:`lean_gym.sim.syntax`)."""
+
+    def __init__(self, src: Source, toks: list[Token]) -> None:
+        self.src = src
+        self.toks = toks
+        self.i = 0
+
+    @property
+    def tok(self) -> Token:
+        return self.toks[self.i]
+
+    def error(self, msg: str, tok: Token | None = None) -> ParseError:
+        t = tok or self.tok
+        return ParseError(msg, t.start, t.end)
+
+    def parse_seq(self, outer_col: int, closers: tuple[str, ...] = ()) -> Node:
+        """A tactic sequence whose block column is the first token's column."""
+        first = self.tok
+        nodes: list[Node] = []
+        if (
+            first.kind == "eof"
+            or (first.first and first.col <= outer_col)
+            or (first.kind == "sym" and first.text in closers)
+        ):
+            return Node("seq", first.start, first.start)
+        col = first.col
+        while True:
+            nodes.append(self.parse_item(col, closers))
+            t = self.tok
+            if t.kind == "sym" and t.text == ";" and not (t.first and t.col < col):
+                self.i += 1
+                continue
+            if t.kind == "eof" or (t.kind == "sym" and t.text in closers and not t.first):
+                break
+            if t.kind == "sym" and t.text in closers and t.first and t.col > outer_col:
+                break
+            if t.first and t.col == col:
+                continue
+            if t.first and t.col < col:
+                break
+            if t.kind == "sym" and t.text == "|":
+                break
+            raise self.error(
+                f"unexpected token '{t.text}'; expected command"
+                if outer_col < 0
+                else f"unexpected token '{t.text}'"
+            )
+        return Node("seq", nodes[0].start, nodes[-1].end, children=nodes)
+
+    def parse_item(self, col: int, closers: tuple[str, ...]) -> Node:
+        node = self._parse_one(col, closers)
+        while (
+            self.tok.kind == "sym" and self.tok.text == "<;>" and not (self.tok.first and self.tok.col <= col)
+        ):
+            self.i += 1
+            rhs = self._parse_one(col, closers)
+            node = Node("then", node.start, rhs.end, children=[node, rhs])
+        return node
+
+    def _parse_one(self, col: int, closers: tuple[str, ...]) -> Node:
+        t = self.tok
+        if t.kind == "eof":
+            raise self.error("unexpected end of input; expected tactic")
+        if t.kind == "sym" and t.text in ("·", "."):
+            self.i += 1
+            body = self.parse_seq(t.col, closers)
+            if not body.children:
+                raise self.error("unexpected end of input; expected tactic")
+            return Node("focus", t.start, body.end, children=[body], arg=t)
+        if t.kind == "sym" and t.text in ("(", "{"):
+            close = ")" if t.text == "(" else "}"
+            self.i += 1
+            body = self.parse_seq(-1, (close,))
+            ct = self.tok
+            if not (ct.kind == "sym" and ct.text == close):
+                raise self.error(
+                    f"unexpected token '{ct.text}'; expected '{close}'"
+                    if ct.kind != "eof"
+                    else f"unexpected end of input; expected '{close}'"
+                )
+            self.i += 1
+            return Node("paren" if close == ")" else "brace", t.start, ct.end, children=[body], arg=ct)
+        if t.kind == "ident" and t.text == "first":
+            self.i += 1
+            alts: list[Node] = []
+            while self.tok.kind == "sym" and self.tok.text == "|":
+                self.i += 1
+                alts.append(self.parse_seq(col if self.tok.first else -1, (*closers, "|")))
+            if not alts:
+                raise self.error(
+                    "unexpected token; expected '|'"
+                    if self.tok.kind != "eof"
+                    else "unexpected end of input; expected '|'"
+                )
+            return Node("first", t.start, alts[-1].end, children=alts)
+        if t.kind == "ident" and t.text in (
+            "try",
+            "repeat",
+            "all_goals",
+            "any_goals",
+            "focus",
+            "repeat'",
+            "solve",
+        ):
+            self.i += 1
+            body = self.parse_seq(col, closers)
+            if not body.children:
+                raise self.error("unexpected end of input; expected tactic")
+            return Node(t.text, t.start, body.end, children=[body])
+        if t.kind == "ident" and t.text == "iterate":
+            self.i += 1
+            n = 1
+            if self.tok.kind == "num":
+                n = int(self.tok.text)
+                self.i += 1
+            body = self.parse_seq(col, closers)
+            return Node("iterate", t.start, body.end, children=[body], arg=n)
+        if t.kind == "ident" and t.text in ("case", "next", "case'"):
+            self.i += 1
+            tags: list[str] = []
+            while self.tok.kind == "ident" or (self.tok.kind == "sym" and self.tok.text == "_"):
+                tags.append(self.tok.text)
+                self.i += 1
+            if not (self.tok.kind == "sym" and self.tok.text == "=>"):
+                raise self.error("unexpected token; expected '=>'")
+            self.i += 1
+            body = self.parse_seq(col, closers)
+            return Node("case", t.start, body.end, children=[body], arg=(t.text, tags))
+        if t.kind != "ident":
+            raise self.error(
+                f"unexpected token '{t.text}'; expected tactic" if t.text != "" else "unknown tactic"
+            )
+        # atomic tactic: take tokens up to the layout stop
+        i0 = self.i
+        depth = 0
+        seen_by = False
+        seen_with = False
+        name = t.text
+        pattern = name in _PATTERN_TACTICS
+        self.i += 1
+        while True:
+            u = self.tok
+            if u.kind == "eof":
+                break
+            if u.first and u.col <= col and depth == 0:
+                # layout only separates tactics: inside brackets a line may start anywhere (Lean's rule);
+                # `induction n with` / `cases h with` alternatives may start at the block's own column
+                if not (seen_with and u.kind == "sym" and u.text == "|" and u.col == col):
+                    break
+            if u.kind == "sym":
+                s = u.text
+                if s in ("(", "[", "{", "⟨", "⦃"):
+                    depth += 1
+                elif s in (")", "]", "}", "⟩", "⦄"):
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif depth == 0 and not seen_by:
+                    if s in (";", "<;>"):
+                        break
+                    if s == "|" and not pattern:
+                        break
+            elif u.kind == "ident" and u.text == "by":
+                seen_by = True
+            elif u.kind == "ident" and u.text == "with" and name in ("induction", "cases", "match"):
+                seen_with = True
+            self.i += 1
+        toks = tuple(self.toks[i0 : self.i])
+        syn = TacSyntax(name, toks, self.src, toks[0].start, toks[-1].end)
+        return Node("atomic", syn.start, syn.end, syntax=syn)
+
+
+def parse_block(src: Source, start: int, end: int, outer_col: int = -1) -> Node:
+    """Parse ``src.text[start:end]`` as a tactic sequence.
+
+    Raises:
+        ParseError: when it is not one.
+    """
+    toks = tokenize(src.text, src, start, end)
+    bp = BlockParser(src, toks)
+    node = bp.parse_seq(outer_col)
+    if bp.tok.kind != "eof":
+        t = bp.tok
+        raise ParseError(f"unexpected token '{t.text}'; expected command", t.start, t.end)
+    return node
+
+
+# ----------------------------------------------------------------------------------------- registry
+
+Handler = Callable[[Goal, str, TacticContext], list[Goal]]
+_BuiltinHandler = Callable[[Goal, TacSyntax, TacticContext], list[Goal]]
+_EXTERNAL: dict[str, Handler] = {}
+_BUILTIN: dict[str, _BuiltinHandler] = {}
+_LAZY_MODULES = {"aesop": "lean_gym.sim.aesop", "aesop?": "lean_gym.sim.aesop"}
+_lazy_failed: dict[str, str] = {}
+
+
+def register_tactic(name: str, handler: Handler) -> None:
+    """Register ``handler(goal, syntax_text, ctx) -> remaining goals`` for tactics starting with ``name``."""
+    _EXTERNAL[name] = handler
+
+
+def builtin(*names: str) -> Callable[[_BuiltinHandler], _BuiltinHandler]:
+    """Decorator registering a built-in tactic that receives the :class:`TacSyntax`."""
+
+    def deco(fn: _BuiltinHandler) -> _BuiltinHandler:
+        for n in names:
+            _BUILTIN[n] = fn
+        return fn
+
+    return deco
+
+
+def _find_handler(name: str) -> tuple[str, Any] | None:
+    if name in _EXTERNAL:
+        return ("ext", _EXTERNAL[name])
+    if name in _BUILTIN:
+        return ("builtin", _BUILTIN[name])
+    mod = _LAZY_MODULES.get(name)
+    if mod is not None and mod not in _lazy_failed:
+        try:
+            importlib.import_module(mod)
+        except ImportError as e:
+            _lazy_failed[mod] = str(e)
+        if name in _EXTERNAL:
+            return ("ext", _EXTERNAL[name])
+    return None
+
+
+def known_tactic(name: str) -> bool:
+    return _find_handler(name) is not None or name in _COMBINATORS
+
+
+# ---------------------------------------------------------------------------------------- execution
+
+
+def no_goals_error() -> TacticError:
+    return TacticError("no goals to be proved")
+
+
+def unsolved_goals_message(goals: Sequence[Goal]) -> str:
+    """Lean's ``unsolved goals`` text for ``goals``."""
+    return "unsolved goals\n" + "\n\n".join(g.pretty() for g in goals)
+
+
+def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
+    """Run one parsed node on ``goals``; returns the new goal list.
+
+    Raises:
+        TacticError: the first unrecovered failure.
+    """
+    k = node.kind
+    if k == "seq" or k == "paren":
+        body = node.children if k == "seq" else node.children[0].children
+        for child in body:
+            goals = exec_node(child, goals, ctx)
+        return goals
+    if k == "atomic":
+        return _exec_atomic(node.syntax, goals, ctx)  # type: ignore[arg-type]
+    if k == "then":
+        if not goals:
+            raise no_goals_error()
+        first, rest = goals[0], goals[1:]
+        mids = exec_node(node.children[0], [first], ctx)
+        out: list[Goal] = []
+        for g in mids:
+            out.extend(exec_node(node.children[1], [g], ctx))
+        return out + rest
+    if k in ("focus", "brace"):
+        if not goals:
+            raise no_goals_error()
+        first, rest = goals[0], goals[1:]
+        res = exec_node(node.children[0], [first], ctx)
+        if res:
+            tok = node.arg
+            err = TacticError(unsolved_goals_message(res), tok.start, tok.end, recover=True)
+            if not ctx.recover:
+                raise err
+            _log_error(ctx, err, node)
+            ctx.synthetic_sorry = True
+            ctx.axioms.add("sorryAx")
+        return rest
+    if k == "first":
+        last: TacticError | None = None
+        for alt in node.children:
+            snap = ctx.snapshot()
+            saved_recover, ctx.recover = ctx.recover, False
+            try:
+                return exec_node(alt, goals, ctx)
+            except HeartbeatsExceeded:
+                raise
+            except TacticError as e:
+                ctx.restore(snap)
+                last = e
+            finally:
+                ctx.recover = saved_recover
+        raise last or TacticError("first failed")
+    if k == "try":
+        snap = ctx.snapshot()
+        saved_recover, ctx.recover = ctx.recover, False
+        try:
+            return exec_node(node.children[0], goals, ctx)
+        except HeartbeatsExceeded:
+            raise
+        except TacticError:
+            ctx.restore(snap)
+            return goals
+        finally:
+            ctx.recover = saved_recover
+    if k in ("repeat", "repeat'"):
+        for _ in range(1000):
+            ctx.tick(10)
+            snap = ctx.snapshot()
+            saved_recover, ctx.recover = ctx.recover, False
+            try:
+                new = exec_node(node.children[0], goals, ctx)
+            except HeartbeatsExceeded:
+                raise
+            except TacticError:
+                ctx.restore(snap)
+                return goals
+            finally:
+                ctx.recover = saved_recover
+            if new == goals:
+                return goals
+            goals = new
+            if not goals:
+                return goals
+        return goals
+    if k == "iterate":
+        for _ in range(int(node.arg)):
+            goals = exec_node(node.children[0], goals, ctx)
+        return goals
+    if k == "all_goals" or k == "any_goals":
+        out = []
+        ok = False
+        last_err: TacticError | None = None
+        for g in goals:
+            snap = ctx.snapshot()
+            saved_recover = ctx.recover
+            if k == "any_goals":
+                ctx.recover = False
+            try:
+                out.extend(exec_node(node.children[0], [g], ctx))
+                ok = True
+            except HeartbeatsExceeded:
+                raise
+            except TacticError as e:
+                if k == "all_goals":
+                    raise
+                ctx.restore(snap)
+                last_err = e
+                out.append(g)
+            finally:
+                ctx.recover = saved_recover
+        if k == "any_goals" and not ok:
+            raise last_err or no_goals_error()
+        return out
+    if k == "focus":
+        if not goals:
+            raise no_goals_error()
+        return exec_node(node.children[0], [goals[0]], ctx) + goals[1:]
+    if k == "solve":
+        res = exec_node(node.children[0], goals, ctx)
+        if res:
+            raise TacticError(unsolved_goals_message(res))
+        return res
+    if k == "case":
+        kw, tags = node.arg
+        if not goals:
+            raise no_goals_error()
+        idx = 0
+        if kw != "next" and tags and tags[0] != "_":
+            for j, g in enumerate(goals):
+                if g.tag == tags[0] or (g.tag or "").endswith("." + tags[0]):
+                    idx = j
+                    break
+            else:
+                raise TacticError(f"Case tag '{tags[0]}' not found.\n\nThere are no cases to select.")
+        g = goals[idx].with_tag(None)
+        if kw == "next" and tags:
+            g = _rename_inaccessible(g, [t for t in tags])
+        elif kw != "next" and len(tags) > 1:
+            g = _rename_inaccessible(g, tags[1:])
+        rest = goals[:idx] + goals[idx + 1 :]
+        res = exec_node(node.children[0], [g], ctx)
+        if res:
+            err = TacticError(unsolved_goals_message(res), node.start, node.end, recover=True)
+            if not ctx.recover:
+                raise err
+            _log_error(ctx, err, node)
+            ctx.synthetic_sorry = True
+            ctx.axioms.add("sorryAx")
+        return rest
+    raise TacticError(f"unsupported tactic combinator {k}")
+
+
+def _rename_inaccessible(g: Goal, names: list[str]) -> Goal:
+    """Give the last inaccessible hypotheses (``h✝``) the names ``names`` (``case tag x y =>``)."""
+    from lean_gym.sim.terms import subst
+
+    hyps = list(g.hyps)
+    idxs = [i for i, (n, _) in enumerate(hyps) if n.endswith("✝")]
+    pick = idxs[-len(names) :] if names else []
+    target = g.target
+    for i, new in zip(pick, names):
+        old = hyps[i][0]
+        if new == "_":
+            continue
+        if any(n == new for n, _ in hyps):
+            g2 = Goal(tuple(hyps), target, g.tag, g.ascii).make_room(new)
+            hyps, target = list(g2.hyps), g2.target
+        hyps[i] = (new, hyps[i][1])
+        hyps = [(n, subst(t, old, ("var", new))) for n, t in hyps]
+        target = subst(target, old, ("var", new))
+    return Goal(tuple(hyps), target, g.tag, g.ascii)
+
+
+def _log_error(ctx: TacticContext, err: TacticError, node: Node | TacSyntax) -> None:
+    start = err.start if err.start is not None else node.start
+    end = err.end if err.end is not None else node.end
+    ctx.messages.append(LogMessage("error", err.message, start, end))
+
+
+def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
+    name = syn.name
+    found = _find_handler(name)
+    if found is None:
+        if name in _LAZY_MODULES:
+            why = _lazy_failed.get(_LAZY_MODULES[name], "module not available")
+            raise TacticError(f"the simulator's `{name}` is not available ({why})")
+        raise TacticError("unknown tactic", syn.start, syn.end)
+    if not goals:
+        raise no_goals_error()
+    ctx.tick(20)
+    if ctx.tactic_log is not None:
+        ctx.tactic_log.append((syn.text, tuple(goals), syn.start, syn.end))
+    goal, rest = goals[0], goals[1:]
+    kind, handler = found
+    try:
+        if kind == "ext":
+            new = handler(goal, syn.text, ctx)
+        else:
+            new = handler(goal, syn, ctx)
+    except ElabError as e:
+        err = TacticError(
+            e.message, e.start if e.start >= 0 else None, e.end if e.end >= 0 else None, recover=True
+        )
+        if not ctx.recover:
+            raise err from e
+        _log_error(ctx, err, syn)
+        ctx.synthetic_sorry = True
+        ctx.axioms.add("sorryAx")
+        return list(rest)
+    except ParseError as e:
+        raise TacticError(e.message, e.start, e.end) from e
+    except TacticError as e:
+        if e.recover and ctx.recover:
+            _log_error(ctx, e, syn)
+            ctx.synthetic_sorry = True
+            ctx.axioms.add("sorryAx")
+            return list(rest)
+        if e.start is None:
+            e.start, e.end = syn.start, syn.end
+        raise
+    except _arith_budget_errors() as e:
+        raise HeartbeatsExceeded(
+            timeout_message(int(ctx.max_heartbeats or HARD_HEARTBEAT_CAP)), syn.start, syn.end
+        ) from e
+    return list(new) + list(rest)
+
+
+_BUDGET_ERRS: tuple[type[BaseException], ...] | None = None
+
+
+def _arith_budget_errors() -> tuple[type[BaseException], ...]:
+    global _BUDGET_ERRS
+    if _BUDGET_ERRS is None:
+        try:
+            from lean_gym.sim.arith.errors import ArithBudgetExceeded
+
+            _BUDGET_ERRS = (ArithBudgetExceeded,)
+        except ImportError:
+            _BUDGET_ERRS = ()
+    return _BUDGET_ERRS
+
+
+def run_block(
+    src: Source, start: int, end: int, goals: list[Goal], ctx: TacticContext, outer_col: int = -1
+) -> list[Goal]:
+    """Parse and run the tactic block ``src.text[start:end]`` on ``goals``.
+
+    Raises:
+        TacticError: on a parse error or the first unrecovered tactic failure.
+    """
+    try:
+        node = parse_block(src, start, end, outer_col)
+    except ParseError as e:
+        raise TacticError(e.message, e.start, e.end) from e
+    ctx.src = src
+    return exec_node(node, goals, ctx)
+
+
+def run_tactic_on_goals(
+    goals: Sequence[Goal], text: str, ctx: TacticContext, recover: bool = False
+) -> list[Goal]:
+    """Run tactic text on a goal list (the first goal is the main goal); return the remaining goals.
+
+    Args:
+        goals: The goals, main goal first.
+        text: Tactic text: one tactic or a sequence (newlines, ``;``, ``<;>``, ``·``, ``first | … | …``).
+        ctx: The context (heartbeats, axioms and sorries accumulate in it).
+        recover: ``False`` (the default, what a search such as aesop wants): every failure raises, as
+            inside Lean's ``first``. ``True``: elaboration errors are logged in ``ctx.messages`` and the goal
+            is admitted, as at the top level of a Lean proof.
+
+    Raises:
+        TacticError: with Lean's message when a tactic fails (``HeartbeatsExceeded`` past the budget).
+    """
+    src = Source(text)
+    saved_src, saved_recover = ctx.src, ctx.recover
+    ctx.recover = recover
+    try:
+        return run_block(src, 0, len(text), list(goals), ctx)
+    finally:
+        ctx.src, ctx.recover = saved_src, saved_recover
+
+
+def run_tactic(goal: Goal, tactic_text: str, ctx: TacticContext, recover: bool = False) -> list[Goal]:
+    """Run tactic text on one goal; return the remaining goals (``[]`` when it closes the goal).
+
+    See :func:`run_tactic_on_goals` for ``recover``.
+
+    Raises:
+        TacticError: with Lean's message when a tactic fails (``HeartbeatsExceeded`` past the budget).
+    """
+    return run_tactic_on_goals([goal], tactic_text, ctx, recover)
+
+
+def goal_from_statement(statement: str, ctx: TacticContext | None = None) -> Goal:
+    """The goal of a theorem statement written after its name: ``"(x : ℝ) (h : 0 < x) : 0 < x ^ 2"``.
+
+    Raises:
+        TacticError: when the statement does not parse or elaborate.
+    """
+    from lean_gym.sim.commands import parse_signature
+
+    ctx = ctx or TacticContext()
+    src = Source(statement)
+    try:
+        toks = tokenize(statement, src)
+        ts = TokenStream(toks)
+        hyps, target = parse_signature(ts, ctx.env, src)
+        if ts.tok.kind != "eof":
+            raise ts.unexpected("':='")
+    except (ParseError, ElabError) as e:
+        raise TacticError(e.message) from e
+    if target is None:
+        raise TacticError("a statement needs a type after ':'")
+    return Goal(tuple(hyps), target, None, not ctx.env.mathlib and False)
+
+
+# ------------------------------------------------------------------------------------------ helpers
+
+
+def parse_term_in(syn: TacSyntax, ts: TokenStream) -> Syn:
+    """Parse one term from ``ts`` (a stream over part of ``syn``)."""
+    return parse_term(ts, 0)
+
+
+def elab_prop_in(goal: Goal, term: Syn, ctx: TacticContext) -> Term:
+    return ctx.elaborator(goal).elab_prop(term)
+
+
+# built-in tactics register themselves on import
+from lean_gym.sim import simp as _simp  # noqa: E402,F401
+from lean_gym.sim import tac_arith as _tac_arith  # noqa: E402,F401
+from lean_gym.sim import tac_basic as _tac_basic  # noqa: E402,F401

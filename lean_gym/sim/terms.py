@@ -1,0 +1,360 @@
+"""Terms of the simulator's Lean subset: hashable tuples with structural sharing, and Lean's pretty printer.
+
+A term is a plain tuple whose first element names its head. Tuples are immutable, hashable, cheap to build
+and share sub-terms for free, which keeps goal manipulation fast (no deep copies). Every arithmetic node and
+every relation carries the *type* it lives in (``"ℕ"``, ``"ℤ"``, ``"ℚ"``, ``"ℝ"``), fixed by the elaborator,
+so the arithmetic layer always knows where truncated subtraction and floor division apply.
+
+Heads (``T`` is a type name string, ``a``/``b``/``p``/``q`` are terms):
+
+==============================  ============================================================
+``("num", T, n)``               numeral ``n`` (an ``int >= 0`` or a ``Fraction`` for decimals)
+``("var", name)``               a local (hypothesis, variable, bound variable) or a constant
+``("app", f, args)``            ``f a₁ … aₙ``; ``f`` is a term, ``args`` a tuple of terms
+``(op, T, a, b)``               ``op`` in ``+ - * / % ^`` (for ``^``, ``T`` is the base's type)
+``("neg", T, a)``               ``-a``
+``("abs", T, a)``               ``|a|``
+``("inv", T, a)``               ``a⁻¹`` (ℚ and ℝ; ``0⁻¹ = 0``)
+``("cast", T, S, a)``           ``↑a`` from type ``S`` to type ``T``
+``(rel, T, a, b)``              ``rel`` in ``= ≠ < ≤ > ≥ ∣``
+``("∧", p, q)`` …               also ``∨ → ↔``; ``("¬", p)``; ``("True",)``; ``("False",)``
+``("∀", x, ty, body)``          also ``"∃"``; ``ty`` is a type term
+``("fun", x, ty, body)``        ``fun x => body``
+``("type", name)``              a type: ``ℕ ℤ ℚ ℝ Prop Unit Bool``
+``("arrow", a, b)``             a function type ``a → b`` between types
+``("bool", v)``                 ``true`` / ``false``
+``("sorry",)``                  an elaborated ``sorry`` (only in data positions)
+==============================  ============================================================
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+__all__ = [
+    "ARITH_OPS",
+    "FALSE",
+    "NUM_TYPES",
+    "PROP",
+    "REL_OPS",
+    "TRUE",
+    "Term",
+    "free_vars",
+    "is_prop_type",
+    "mk_num",
+    "num_value",
+    "pretty",
+    "subst",
+    "type_name",
+    "type_term",
+    "under_binder",
+]
+
+Term = tuple[Any, ...]
+
+NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
+NUM_RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3}
+ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "^"})
+REL_OPS = frozenset({"=", "≠", "<", "≤", ">", "≥", "∣"})
+LOGIC_BIN = frozenset({"∧", "∨", "→", "↔"})
+TRUE: Term = ("True",)
+FALSE: Term = ("False",)
+PROP: Term = ("type", "Prop")
+
+_TYPE_CACHE: dict[str, Term] = {}
+
+
+def type_term(name: str) -> Term:
+    """The interned type term for ``name`` (``"ℕ"``, ``"Prop"``, …)."""
+    t = _TYPE_CACHE.get(name)
+    if t is None:
+        t = _TYPE_CACHE[name] = ("type", name)
+    return t
+
+
+def type_name(ty: Term) -> str | None:
+    """The name of a base type term, or ``None`` for arrows and non-types."""
+    return ty[1] if ty[0] == "type" else None
+
+
+def mk_num(ty: str, n: int | Fraction) -> Term:
+    """A numeral of type ``ty``; negative values become ``-n``."""
+    if n < 0:
+        return ("neg", ty, mk_num(ty, -n))
+    if isinstance(n, Fraction) and n.denominator == 1:
+        n = n.numerator
+    if isinstance(n, Fraction):
+        return ("/", ty, ("num", ty, n.numerator), ("num", ty, n.denominator))
+    return ("num", ty, n)
+
+
+def num_value(t: Term) -> Fraction | None:
+    """The value of a numeral, a negated numeral or a quotient of numerals (``None`` otherwise)."""
+    h = t[0]
+    if h == "num":
+        return Fraction(t[2])
+    if h == "neg":
+        v = num_value(t[2])
+        return None if v is None else -v
+    return None
+
+
+def is_prop_type(ty: Term) -> bool:
+    """True when ``ty`` is a proposition (the type of a hypothesis) rather than a data type."""
+    return ty[0] not in ("type", "arrow")
+
+
+# --------------------------------------------------------------------------------------------- binding
+
+
+def free_vars(t: Term, acc: set[str] | None = None) -> set[str]:
+    """Names of ``var`` nodes in ``t`` not bound inside ``t``."""
+    out: set[str] = set() if acc is None else acc
+    _fv(t, frozenset(), out)
+    return out
+
+
+def _fv(t: Term, bound: frozenset[str], out: set[str]) -> None:
+    h = t[0]
+    if h == "var":
+        if t[1] not in bound:
+            out.add(t[1])
+    elif h in ("num", "type", "True", "False", "bool", "sorry"):
+        return
+    elif h in ("∀", "∃", "fun"):
+        _fv(t[2], bound, out)
+        _fv(t[3], bound | {t[1]}, out)
+    elif h == "app":
+        _fv(t[1], bound, out)
+        for a in t[2]:
+            _fv(a, bound, out)
+    else:
+        for c in t[1:]:
+            if type(c) is tuple:
+                _fv(c, bound, out)
+
+
+def under_binder(t: Term, avoid: set[str], fn: Any) -> Term:
+    """Apply ``fn`` to the body of binder ``t`` without capturing any name in ``avoid``.
+
+    When the bound name is in ``avoid`` (the free variables of whatever ``fn`` may insert or match), the
+    binder is renamed to a fresh name first, and renamed back afterwards when that captures nothing.
+    """
+    h, x, ty, body = t
+    if x not in avoid:
+        new = fn(body)
+        return t if new is body else (h, x, ty, new)
+    taken = avoid | free_vars(body)
+    x2 = _fresh(x, taken)
+    new = fn(subst(body, x, ("var", x2)))
+    if x not in free_vars(new):
+        return (h, x, ty, subst(new, x2, ("var", x)))
+    return (h, x2, ty, new)
+
+
+def subst(t: Term, name: str, val: Term) -> Term:
+    """``t`` with free ``var name`` replaced by ``val`` (capture-avoiding)."""
+    fv = free_vars(val)
+    return _subst(t, name, val, fv)
+
+
+def _fresh(base: str, avoid: set[str]) -> str:
+    i = 1
+    while f"{base}_{i}" in avoid:
+        i += 1
+    return f"{base}_{i}"
+
+
+def _subst(t: Term, name: str, val: Term, fv: set[str]) -> Term:
+    h = t[0]
+    if h == "var":
+        return val if t[1] == name else t
+    if h in ("num", "type", "True", "False", "bool", "sorry"):
+        return t
+    if h in ("∀", "∃", "fun"):
+        x, ty, body = t[1], t[2], t[3]
+        ty2 = _subst(ty, name, val, fv)
+        if x == name:
+            return t if ty2 is ty else (h, x, ty2, body)
+        if x in fv:
+            avoid = fv | free_vars(body)
+            x2 = _fresh(x, avoid)
+            body = _subst(body, x, ("var", x2), {x2})
+            x = x2
+        body2 = _subst(body, name, val, fv)
+        if body2 is body and ty2 is ty and x == t[1]:
+            return t
+        return (h, x, ty2, body2)
+    if h == "app":
+        f2 = _subst(t[1], name, val, fv)
+        args2 = tuple(_subst(a, name, val, fv) for a in t[2])
+        return ("app", f2, args2)
+    changed = False
+    out: list[Any] = [h]
+    for c in t[1:]:
+        if type(c) is tuple:
+            c2 = _subst(c, name, val, fv)
+            changed = changed or c2 is not c
+            out.append(c2)
+        else:
+            out.append(c)
+    return tuple(out) if changed else t
+
+
+# -------------------------------------------------------------------------------------------- printing
+
+MAX = 1024
+_BIN_PREC: dict[str, tuple[int, int, int]] = {
+    # op: (result precedence, left operand precedence, right operand precedence)
+    "↔": (20, 21, 21),
+    "→": (25, 26, 25),
+    "∨": (30, 31, 30),
+    "∧": (35, 36, 35),
+    "=": (50, 51, 51),
+    "≠": (50, 51, 51),
+    "<": (50, 51, 51),
+    "≤": (50, 51, 51),
+    ">": (50, 51, 51),
+    "≥": (50, 51, 51),
+    "∣": (50, 51, 51),
+    "+": (65, 65, 66),
+    "-": (65, 65, 66),
+    "*": (70, 70, 71),
+    "/": (70, 70, 71),
+    "%": (70, 70, 71),
+    "^": (75, 76, 75),
+}
+
+
+def pretty(t: Term, ascii_types: bool = False) -> str:
+    """Lean's text for ``t`` (``ascii_types=True`` writes ``Nat``/``Int`` instead of ``ℕ``/``ℤ``).
+
+    Parentheses follow Lean 4's precedences, so the text matches the goal display of the real Lean for the
+    subset (no line wrapping: Lean wraps lines past 120 columns, the simulator never does).
+    """
+    return _pp(t, 0, True, ascii_types)
+
+
+_ASCII = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+
+
+def _paren(s: str, need: bool) -> str:
+    return f"({s})" if need else s
+
+
+def _collect_binders(t: Term, head: str) -> tuple[list[tuple[str, Term]], Term]:
+    binders: list[tuple[str, Term]] = []
+    while t[0] == head:
+        binders.append((t[1], t[2]))
+        t = t[3]
+    return binders, t
+
+
+def _binder_pred(t: Term) -> tuple[str, Term, Term] | None:
+    """``∀ x, x > b → p`` / ``∃ x, x > b ∧ p`` as ``(op, b, p)`` (Mathlib prints ``∀ x > b, p``)."""
+    conn = "→" if t[0] == "∀" else "∧"
+    body = t[3]
+    if body[0] != conn:
+        return None
+    rel = body[1]
+    if rel[0] in (">", "≥", "<", "≤") and rel[2] == ("var", t[1]) and t[1] not in free_vars(rel[3]):
+        return rel[0], rel[3], body[2]
+    return None
+
+
+def _collect_binders_nopred(t: Term, head: str) -> tuple[list[tuple[str, Term]], Term]:
+    binders: list[tuple[str, Term]] = []
+    while t[0] == head and (not binders or _binder_pred(t) is None):
+        if _binder_pred(t) is not None:
+            break
+        binders.append((t[1], t[2]))
+        t = t[3]
+    return binders, t
+
+
+def _pp(t: Term, prec: int, trailing: bool, at: bool) -> str:
+    h = t[0]
+    if h == "var":
+        return t[1]
+    if h == "num":
+        n = t[2]
+        if isinstance(n, Fraction):
+            return f"{n.numerator}/{n.denominator}"
+        return str(n)
+    if h == "type":
+        name = str(t[1])
+        return _ASCII.get(name, name) if at else name
+    if h == "True" or h == "False":
+        return h
+    if h == "bool":
+        return "true" if t[1] else "false"
+    if h == "sorry":
+        return "sorry"
+    if h in _BIN_PREC:
+        p, lp, rp = _BIN_PREC[h]
+        if h in LOGIC_BIN:
+            a, b = t[1], t[2]
+        else:
+            a, b = t[2], t[3]
+        s = f"{_pp(a, lp, False, at)} {h} {_pp(b, rp, trailing or p < prec, at)}"
+        return _paren(s, p < prec)
+    if h == "neg":
+        s = "-" + _pp(t[2], 75, trailing, at)
+        return _paren(s, prec > 75)
+    if h == "¬":
+        s = "¬" + _pp(t[1], 40, trailing, at)
+        return _paren(s, prec > MAX)
+    if h == "abs":
+        return "|" + _pp(t[2], 0, True, at) + "|"
+    if h == "inv":
+        return _pp(t[2], MAX + 1, False, at) + "⁻¹"
+    if h == "cast":
+        return "↑" + _pp(t[3], MAX, False, at)
+    if h == "app" and t[1] == ("var", "Nat.factorial") and len(t[2]) == 1:
+        inner = _pp(t[2][0], MAX + 1, False, at)
+        return inner + (" !" if inner[-1].isalpha() or inner[-1] in "_'✝₀₁₂₃₄₅₆₇₈₉" else "!")
+    if (
+        h == "app"
+        and t[1][0] == "var"
+        and t[2]
+        and t[1][1].startswith(("Nat.", "Int."))
+        and t[2][0][0] != "num"
+    ):
+        # generalized field notation: `Nat.sqrt x` prints as `x.sqrt`
+        field = t[1][1].split(".", 1)[1]
+        parts = [_pp(t[2][0], MAX + 1, False, at) + "." + field] + [
+            _pp(a, MAX + 1, False, at) for a in t[2][1:]
+        ]
+        return _paren(" ".join(parts), prec > MAX and len(parts) > 1)
+    if h == "app":
+        parts = [_pp(t[1], MAX, False, at)] + [_pp(a, MAX + 1, False, at) for a in t[2]]
+        return _paren(" ".join(parts), prec > MAX)
+    if h == "arrow":
+        s = f"{_pp(t[1], 26, False, at)} → {_pp(t[2], 25, trailing, at)}"
+        return _paren(s, prec > 25)
+    if h in ("∀", "∃"):
+        pred = _binder_pred(t)
+        if pred is not None:
+            op, bound, rest = pred
+            s = f"{h} {t[1]} {op} {_pp(bound, 51, False, at)}, {_pp(rest, 0, True, at)}"
+            return _paren(s, prec > 0 and not trailing)
+    if h == "∀":
+        binders, body = _collect_binders_nopred(t, "∀")
+        groups: list[tuple[list[str], Term]] = []
+        for x, ty in binders:
+            if groups and groups[-1][1] == ty:
+                groups[-1][0].append(x)
+            else:
+                groups.append(([x], ty))
+        bs = " ".join(f"({' '.join(xs)} : {_pp(ty, 0, True, at)})" for xs, ty in groups)
+        s = f"∀ {bs}, {_pp(body, 0, True, at)}"
+        return _paren(s, prec > 0 and not trailing)
+    if h == "∃":
+        binders, body = _collect_binders_nopred(t, "∃")
+        s = f"∃ {' '.join(x for x, _ in binders)}, {_pp(body, 0, True, at)}"
+        return _paren(s, prec > 0 and not trailing)
+    if h == "fun":
+        s = f"fun {t[1]} => {_pp(t[3], 0, True, at)}"
+        return _paren(s, prec > 0 and not trailing)
+    return f"<{h}>"

@@ -1,0 +1,195 @@
+"""Definitional-equality checks and first-order matching of propositions with metavariables.
+
+The simulator's definitional equality is syntactic equality after a fixed normalisation that mirrors the
+reducible unfoldings Lean performs for free: ``a > b`` is ``b < a``, ``a ≥ b`` is ``b ≤ a``, ``a ≠ b`` is
+``¬a = b``, ``¬p`` is ``p → False``, and bound variables are compared up to renaming. It never unfolds
+arithmetic, so it is *weaker* than Lean's ``isDefEq`` (sound: it only ever equates equal things).
+
+Metavariables are ``("mvar", name)`` nodes; type metavariables are type strings starting with ``?``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import count
+from typing import Any
+
+from lean_gym.sim.terms import FALSE, Term, subst
+
+__all__ = ["canon", "defeq", "instantiate", "match", "rename_bound"]
+
+_fresh_ids = count()
+
+
+@lru_cache(maxsize=1 << 15)
+def canon(t: Term) -> Term:
+    """The normal form used to compare propositions (see module docstring)."""
+    h = t[0]
+    if h in ("<", ">") and t[1] in ("ℕ", "ℤ"):
+        # on ℕ and ℤ, `a < b` is by definition `a + 1 ≤ b` (Nat.lt, Int.lt)
+        a, b = (t[2], t[3]) if h == "<" else (t[3], t[2])
+        return ("≤", t[1], _succ(canon(a), t[1]), canon(b))
+    if h in (">", "≥"):
+        return ("<" if h == ">" else "≤", t[1], canon(t[3]), canon(t[2]))
+    if h == "≠":
+        return ("→", ("=", t[1], canon(t[2]), canon(t[3])), FALSE)
+    if h == "¬":
+        return ("→", canon(t[1]), FALSE)
+    if h in ("∀", "∃", "fun"):
+        return (h, "", canon(t[2]), canon(_bound_rename(t)))
+    if h in ("var", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h == "app":
+        if t[1] == ("var", "Nat.succ") and len(t[2]) == 1:
+            return _succ(canon(t[2][0]), "ℕ")  # `Nat.succ n` is `n + 1`
+        return ("app", canon(t[1]), tuple(canon(a) for a in t[2]))
+    return tuple(canon(c) if type(c) is tuple else c for c in t)
+
+
+def _succ(a: Term, ty: str) -> Term:
+    """``a + 1``, folded when ``a`` is a numeral (Lean's literal arithmetic is definitional)."""
+    if a[0] == "num" and isinstance(a[2], int):
+        return ("num", ty, a[2] + 1)
+    return ("+", ty, a, ("num", ty, 1))
+
+
+_BOUND_NAMES = [f"#{i}" for i in range(64)]
+
+
+def _depth(t: Term) -> int:
+    # number of enclosing binders in canonical names used inside t (to pick a fresh canonical name)
+    best = -1
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        if u[0] == "var" and u[1].startswith("#"):
+            try:
+                best = max(best, int(u[1][1:]))
+            except ValueError:
+                pass
+        elif u[0] == "app":
+            stack.append(u[1])
+            stack.extend(u[2])
+        else:
+            for c in u[1:]:
+                if type(c) is tuple:
+                    stack.append(c)
+    return best + 1
+
+
+def _bound_rename(t: Term) -> Term:
+    body = t[3]
+    k = _depth(body)
+    name = _BOUND_NAMES[k] if k < len(_BOUND_NAMES) else f"#{k}"
+    return subst(body, t[1], ("var", name))
+
+
+def rename_bound(t: Term) -> Term:
+    """``t`` with canonical bound-variable names (alpha-normal form)."""
+    return canon(t)
+
+
+def defeq(a: Term, b: Term) -> bool:
+    """Whether ``a`` and ``b`` are equal up to the simulator's definitional normalisation."""
+    return a == b or canon(a) == canon(b)
+
+
+def instantiate(t: Term, asg: dict[str, Term | str]) -> Term:
+    """``t`` with assigned metavariables (and type metavariables) replaced."""
+    if not asg:
+        return t
+    h = t[0]
+    if h == "mvar":
+        v = asg.get(t[1])
+        if v is None or isinstance(v, str):
+            return t
+        return instantiate(v, asg)
+    if h in ("var", "num", "type", "True", "False", "bool", "sorry"):
+        if h == "num" and isinstance(t[1], str) and t[1].startswith("?"):
+            ty = asg.get(t[1])
+            if isinstance(ty, str):
+                return ("num", ty, t[2])
+        if h == "type" and t[1].startswith("?"):
+            ty = asg.get(t[1])
+            if isinstance(ty, str):
+                return ("type", ty)
+        return t
+    if h == "app":
+        return ("app", instantiate(t[1], asg), tuple(instantiate(a, asg) for a in t[2]))
+    out: list[Any] = []
+    for c in t:
+        if type(c) is tuple:
+            out.append(instantiate(c, asg))
+        elif type(c) is str and c.startswith("?") and c in asg and isinstance(asg[c], str):
+            out.append(asg[c])
+        else:
+            out.append(c)
+    return tuple(out)
+
+
+def match(pat: Term, t: Term, asg: dict[str, Term | str]) -> bool:
+    """First-order matching of ``pat`` (with metavariables) against ``t``; extends ``asg`` on success.
+
+    On failure ``asg`` may hold partial assignments: callers pass a copy.
+    """
+    return _match(canon(pat), canon(t), asg)
+
+
+def _match(p: Term, t: Term, asg: dict[str, Term | str]) -> bool:
+    if p is t:
+        return True
+    hp = p[0]
+    if hp == "mvar":
+        name = p[1]
+        cur = asg.get(name)
+        if cur is None:
+            if _has_bound(t):
+                return False
+            asg[name] = t
+            return True
+        if isinstance(cur, str):
+            return False
+        return canon(cur) == t
+    if hp != t[0] or len(p) != len(t):
+        return False
+    if hp == "app":
+        if len(p[2]) != len(t[2]):
+            return False
+        if not _match(p[1], t[1], asg):
+            return False
+        return all(_match(a, b, asg) for a, b in zip(p[2], t[2]))
+    for a, b in zip(p[1:], t[1:]):
+        if type(a) is tuple:
+            if type(b) is not tuple or not _match(a, b, asg):
+                return False
+        elif type(a) is str and a.startswith("?") and type(b) is str:
+            cur = asg.get(a)
+            if cur is None:
+                asg[a] = b
+            elif cur != b:
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _has_bound(t: Term) -> bool:
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        if u[0] == "var":
+            if u[1].startswith("#"):
+                return True
+        elif u[0] == "app":
+            stack.append(u[1])
+            stack.extend(u[2])
+        else:
+            for c in u[1:]:
+                if type(c) is tuple:
+                    stack.append(c)
+    return False
+
+
+def fresh_mvar(base: str = "m") -> Term:
+    """A new metavariable node."""
+    return ("mvar", f"?{base}{next(_fresh_ids)}")
