@@ -56,7 +56,7 @@ from lean_gym.sim.tactics import (
 from lean_gym.sim.terms import FALSE, TRUE, Term, free_vars, subst
 from lean_gym.sim.unify import defeq
 
-__all__ = ["AesopResult", "aesop_tactic", "clear_cache", "run_aesop"]
+__all__ = ["AesopResult", "aesop_tactic", "clear_cache", "run_aesop", "tactic_cost"]
 
 # Heartbeats charged by the search itself, on top of what the simulator's tactics charge (which is small:
 # tens to hundreds per call). Real Lean spends most of an aesop call inside rule tactics; these surcharges
@@ -333,7 +333,7 @@ _NODE_CACHE: dict[str, Any] = {}
 _RESULT_CACHE: OrderedDict[tuple[Any, ...], tuple[int, tuple[Goal, ...] | None, frozenset[str]]] = (
     OrderedDict()
 )
-_RESULT_CACHE_MAX = 100_000
+_RESULT_CACHE_MAX = 50_000
 _ENV_KEYS: dict[int, tuple[Any, Any]] = {}
 
 

@@ -1,0 +1,17 @@
+"""Theorem sets: the simulator's goal families, miniF2F-format JSONL, SATP-schema rows, Hugging Face datasets.
+
+Every source becomes a list of :class:`Theorem` (a frozen dataclass), so environments, agents and
+benchmarks see one shape whatever the theorems came from.
+
+Example:
+    >>> from lean_gym.data import load_theorems, theorem_with_proof
+    >>> thms = load_theorems("sim", split="test", limit=3)
+    >>> code = theorem_with_proof(thms[0], "  aesop")
+"""
+
+from __future__ import annotations
+
+from lean_gym.data.loaders import load_theorems
+from lean_gym.data.theorem import Theorem, split_statement, theorem_with_proof
+
+__all__ = ["Theorem", "load_theorems", "split_statement", "theorem_with_proof"]

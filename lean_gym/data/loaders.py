@@ -1,0 +1,239 @@
+"""``load_theorems``: one entry point over every theorem source lean-gym reads."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from lean_gym.data.theorem import Theorem, split_statement
+
+__all__ = ["load_theorems", "theorem_from_row"]
+
+_MINIF2F_KEYS = ("name", "formal_statement")
+_SATP_KEYS = ("context_theorem",)
+_DECL_RE = re.compile(r"^(theorem|lemma|example)\b", re.MULTILINE)
+_NAME_RE = re.compile(r"^(?:theorem|lemma)\s+([^\s(:{\[]+)", re.MULTILINE)
+
+
+def load_theorems(source: str | Path, split: str | None = None, *, limit: int | None = None) -> list[Theorem]:
+    """Load theorems from the simulator's families, a JSONL/parquet file, or a Hugging Face dataset.
+
+    Sources:
+
+    * ``"sim"``: the simulator's seeded goal families (:mod:`lean_gym.sim.families`), 300 theorems per
+      split; ``split`` is ``"train"``, ``"valid"`` or ``"test"`` (``None``: all three).
+    * A path to a JSONL file in the miniF2F format (``name``, ``split``, ``informal_prefix``,
+      ``formal_statement``, ``goal``, ``header``), e.g. ``shared/data/minif2f.jsonl``.
+    * A path to a JSONL or ``.parquet`` file in SATP's dataset schema (``context_theorem``,
+      ``context_goal_state``, ``context_lemmas``, ``context_lemma_scores``; ``uuid_goal`` when present).
+      Rows that repeat a goal (the replay buffer has many per goal) are kept once. Parquet needs
+      ``pyarrow`` (``pip install lean-gym[parquet]``).
+    * Any other string: a Hugging Face dataset name, loaded with ``datasets.load_dataset`` (needs
+      ``pip install lean-gym[hf]``); rows in either schema.
+
+    Args:
+        source: ``"sim"``, a file path or a dataset name.
+        split: Keep only rows of this split (rows without a split are kept when the file has no splits).
+        limit: Keep at most this many theorems (after filtering by split).
+
+    Returns:
+        The theorems, in the source's order.
+
+    Raises:
+        FileNotFoundError: If a path-like source does not exist.
+        ValueError: If a row lacks required fields or has fields of the wrong type (the message names the
+            row), or ``split`` is unknown for the simulator.
+        ImportError: If parquet or a Hugging Face dataset is asked for and its library is missing.
+    """
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    src = str(source)
+    if src == "sim":
+        from lean_gym.sim.families import DEFAULT_SPLIT_SIZE, generate_split
+
+        splits = ("train", "valid", "test") if split is None else (split,)
+        out: list[Theorem] = []
+        for sp in splits:
+            n = DEFAULT_SPLIT_SIZE if limit is None else min(DEFAULT_SPLIT_SIZE, limit - len(out))
+            if n <= 0:
+                break
+            rows = generate_split(sp, n=n)
+            out.extend(theorem_from_row(r, where=f"sim:{sp}[{i}]", source="sim") for i, r in enumerate(rows))
+        return out
+    path = Path(src).expanduser()
+    looks_like_path = path.suffix in (".jsonl", ".json", ".parquet") or "/" in src or src.startswith(".")
+    if path.exists() or (looks_like_path and not _looks_like_hf_name(src)):
+        if not path.exists():
+            raise FileNotFoundError(f"no theorem file at {path}")
+        if path.suffix == ".parquet":
+            rows_iter = _read_parquet(path)
+        else:
+            rows_iter = _read_jsonl(path)
+        return _collect(rows_iter, split, limit, source=str(path))
+    return _collect(_read_hf(src, split), split, limit, source=src)
+
+
+def _looks_like_hf_name(src: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", src)) and not src.endswith(
+        (".jsonl", ".json", ".parquet")
+    )
+
+
+def _collect(
+    rows: Iterable[tuple[str, Mapping[str, Any]]], split: str | None, limit: int | None, source: str
+) -> list[Theorem]:
+    out: list[Theorem] = []
+    seen_goals: set[str] = set()
+    for where, row in rows:
+        thm = theorem_from_row(row, where=where, source=source)
+        if split is not None and thm.split and thm.split != split:
+            continue
+        if "context_theorem" in row:
+            key = str(row.get("uuid_goal") or thm.goal or thm.formal_statement)
+            if key in seen_goals:
+                continue
+            seen_goals.add(key)
+        out.append(thm)
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def _read_jsonl(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({e.msg})") from e
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
+            yield f"{path}:{lineno}", row
+
+
+def _read_parquet(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as e:
+        raise ImportError(
+            f"reading {path} needs pyarrow; install it with `pip install lean-gym[parquet]`"
+        ) from e
+    table = pq.read_table(path)
+    for i, row in enumerate(table.to_pylist()):
+        yield f"{path}[row {i}]", row
+
+
+def _read_hf(name: str, split: str | None) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    try:
+        import datasets
+    except ImportError as e:
+        raise ImportError(
+            f"{name!r} is not a file and not 'sim'; loading it as a Hugging Face dataset needs the `datasets` "
+            "package: `pip install lean-gym[hf]`"
+        ) from e
+    ds = datasets.load_dataset(name, split=split or "train")
+    for i, row in enumerate(ds):
+        yield f"{name}[{split or 'train'}][row {i}]", row
+
+
+def _text(row: Mapping[str, Any], key: str, where: str, required: bool = True) -> str:
+    v = row.get(key)
+    if v is None:
+        if required:
+            raise ValueError(f"{where}: missing required field {key!r} (fields present: {sorted(row)})")
+        return ""
+    if not isinstance(v, str):
+        raise ValueError(f"{where}: field {key!r} must be a string, got {type(v).__name__}")
+    return v
+
+
+def _lemmas(row: Mapping[str, Any], where: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    lemmas = row.get("context_lemmas")
+    scores = row.get("context_lemma_scores")
+    if lemmas is None:
+        return (), ()
+    if isinstance(lemmas, str) or not isinstance(lemmas, Iterable):
+        raise ValueError(f"{where}: context_lemmas must be a list of names, got {type(lemmas).__name__}")
+    lem = tuple(str(x) for x in lemmas)
+    if scores is None:
+        sc: tuple[float, ...] = tuple(0.0 for _ in lem)
+    else:
+        try:
+            sc = tuple(float(x) for x in scores)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{where}: context_lemma_scores must be numbers ({e})") from e
+    if len(sc) != len(lem):
+        raise ValueError(
+            f"{where}: {len(lem)} context_lemmas but {len(sc)} context_lemma_scores; they must pair up"
+        )
+    return lem, sc
+
+
+def theorem_from_row(row: Mapping[str, Any], *, where: str = "row", source: str = "") -> Theorem:
+    """Turn one row (miniF2F, simulator-family or SATP schema) into a :class:`Theorem`.
+
+    Args:
+        row: The row's fields.
+        where: How to name the row in error messages (``file:line``).
+        source: Recorded in :attr:`Theorem.source`.
+
+    Raises:
+        ValueError: If the row fits neither schema or a field has the wrong type.
+    """
+    if not isinstance(row, Mapping):
+        raise ValueError(f"{where}: expected a mapping, got {type(row).__name__}")
+    lemmas, scores = _lemmas(row, where)
+    if all(k in row for k in _MINIF2F_KEYS):
+        stmt = _text(row, "formal_statement", where)
+        try:
+            split_statement(stmt)
+        except ValueError as e:
+            raise ValueError(f"{where}: formal_statement: {e}") from e
+        diff = row.get("difficulty") or 0
+        if not isinstance(diff, int):
+            raise ValueError(f"{where}: difficulty must be an integer, got {type(diff).__name__}")
+        return Theorem(
+            name=_text(row, "name", where),
+            formal_statement=stmt,
+            goal=_text(row, "goal", where, required=False),
+            header=_text(row, "header", where, required=False),
+            split=_text(row, "split", where, required=False),
+            context_lemmas=lemmas,
+            context_lemma_scores=scores,
+            informal_prefix=_text(row, "informal_prefix", where, required=False),
+            family=_text(row, "family", where, required=False),
+            difficulty=diff,
+            source=source,
+        )
+    if all(k in row for k in _SATP_KEYS):
+        full = _text(row, "context_theorem", where)
+        m = _DECL_RE.search(full)
+        if m is None:
+            raise ValueError(f"{where}: context_theorem has no `theorem`/`lemma`/`example` declaration")
+        header, decl = full[: m.start()], full[m.start() :]
+        try:
+            head, _proof = split_statement(decl)
+        except ValueError as e:
+            raise ValueError(f"{where}: context_theorem: {e}") from e
+        nm = _NAME_RE.search(decl)
+        uuid = row.get("uuid_goal")
+        name = nm.group(1) if nm else (f"goal_{uuid}" if uuid else f"goal_{where}")
+        return Theorem(
+            name=name,
+            formal_statement=head + "\n",
+            goal=_text(row, "context_goal_state", where, required=False),
+            header=header,
+            split=_text(row, "split", where, required=False),
+            context_lemmas=lemmas,
+            context_lemma_scores=scores,
+            source=source,
+        )
+    raise ValueError(
+        f"{where}: row fits no known schema: need {list(_MINIF2F_KEYS)} (miniF2F) or {list(_SATP_KEYS)} "
+        f"(SATP); fields present: {sorted(row)}"
+    )

@@ -1,0 +1,149 @@
+"""lean_gym.data: load_theorems over every source, bad rows, theorem_with_proof."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lean_gym.data import Theorem, load_theorems, split_statement, theorem_with_proof
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+MINIF2F = SHARED / "data" / "minif2f.jsonl"
+
+needs_shared = pytest.mark.skipif(
+    not MINIF2F.exists(), reason=f"{MINIF2F} not found (shared/ is not beside the repo)"
+)
+
+
+@needs_shared
+def test_minif2f_all_rows_and_splits() -> None:
+    rows = load_theorems(MINIF2F)
+    assert len(rows) == sum(1 for ln in MINIF2F.read_text(encoding="utf-8").splitlines() if ln.strip())
+    test = load_theorems(MINIF2F, split="test")
+    valid = load_theorems(MINIF2F, split="valid")
+    assert len(test) + len(valid) == len(rows)
+    assert {t.split for t in test} == {"test"}
+    t0 = test[0]
+    assert t0.formal_statement.rstrip().endswith(":= by")
+    assert t0.goal and "⊢" in t0.goal
+    assert t0.header.startswith("import Mathlib")
+    assert t0.source == str(MINIF2F)
+
+
+@needs_shared
+def test_minif2f_limit_and_proof_replacement() -> None:
+    two = load_theorems(str(MINIF2F), split="valid", limit=2)
+    assert len(two) == 2
+    code = theorem_with_proof(two[0], "  nlinarith [sq_nonneg (x - 1)]")
+    assert code.startswith("theorem ")
+    assert code.endswith(":= by\n  nlinarith [sq_nonneg (x - 1)]\n")
+
+
+def test_sim_source_has_required_fields() -> None:
+    thms = load_theorems("sim", split="test", limit=12)
+    assert len(thms) == 12
+    for t in thms:
+        assert isinstance(t, Theorem)
+        assert t.split == "test" and t.source == "sim"
+        assert t.name.startswith("sim_")
+        assert t.formal_statement.endswith(":= by\n")
+        assert t.family and t.difficulty >= 1
+        assert len(t.context_lemmas) == len(t.context_lemma_scores)
+
+
+def test_sim_all_splits_when_split_is_none() -> None:
+    thms = load_theorems("sim", limit=5)
+    assert len(thms) == 5
+    with pytest.raises(ValueError, match="unknown split"):
+        load_theorems("sim", split="dev")
+
+
+def test_satp_schema_jsonl_dedupes_goals(tmp_path: Path) -> None:
+    p = tmp_path / "buffer.jsonl"
+    row = {
+        "context_theorem": "import Mathlib\n\ntheorem foo (x : ℝ) (h : 0 < x) : 0 < x ^ 2 := by\n  sorry",
+        "context_goal_state": "x : ℝ\nh : 0 < x\n⊢ 0 < x ^ 2",
+        "uuid_goal": "0123456789abcdef",
+        "context_lemmas": ["sq_nonneg", "pow_pos"],
+        "context_lemma_scores": [1.0, 0.5],
+        "arm_good_action": "  aesop",
+    }
+    p.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n", encoding="utf-8")
+    thms = load_theorems(p)
+    assert len(thms) == 1
+    t = thms[0]
+    assert t.name == "foo"
+    assert t.header == "import Mathlib\n\n"
+    assert t.formal_statement == "theorem foo (x : ℝ) (h : 0 < x) : 0 < x ^ 2 := by\n"
+    assert t.context_lemmas == ("sq_nonneg", "pow_pos")
+    assert t.context_lemma_scores == (1.0, 0.5)
+
+
+def test_satp_schema_parquet(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.table(
+        {
+            "context_theorem": ["theorem bar (n : ℕ) : n + 0 = n := by\n  sorry"],
+            "context_goal_state": ["n : ℕ\n⊢ n + 0 = n"],
+            "context_lemmas": [["Nat.add_zero"]],
+            "context_lemma_scores": [[0.9]],
+        }
+    )
+    p = tmp_path / "b.parquet"
+    pq.write_table(table, p)
+    (t,) = load_theorems(p)
+    assert t.name == "bar" and t.goal == "n : ℕ\n⊢ n + 0 = n" and t.context_lemmas == ("Nat.add_zero",)
+
+
+def test_bad_rows_are_named(tmp_path: Path) -> None:
+    p = tmp_path / "bad.jsonl"
+    p.write_text(
+        '{"name": "a", "formal_statement": "theorem a : True := by\\n"}\n{"foo": 1}\n', encoding="utf-8"
+    )
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: row fits no known schema"):
+        load_theorems(p)
+    p.write_text('{"name": "a", "formal_statement": "theorem a : True := trivial"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.jsonl:1: formal_statement: .*no `:= by`"):
+        load_theorems(p)
+    p.write_text("not json\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.jsonl:1: not valid JSON"):
+        load_theorems(p)
+    p.write_text(
+        '{"name": "a", "formal_statement": "theorem a : True := by\\n", "context_lemmas": ["x"], '
+        '"context_lemma_scores": [1, 2]}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="1 context_lemmas but 2 context_lemma_scores"):
+        load_theorems(p)
+
+
+def test_missing_file_and_missing_hf(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        load_theorems(tmp_path / "nope.jsonl")
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match=r"pip install lean-gym\[hf\]"):
+            load_theorems("someone/some-dataset")
+
+
+def test_theorem_with_proof_replaces_existing_proof() -> None:
+    stmt = "theorem t (x : ℕ) : x = x := by\n  sorry\n"
+    assert theorem_with_proof(stmt, "rfl") == "theorem t (x : ℕ) : x = x := by\n  rfl\n"
+    block = "  aesop (config := {\n    maxGoals := 64\n  })\n    (add unsafe 90% (by linarith))"
+    out = theorem_with_proof(stmt, block)
+    assert out == "theorem t (x : ℕ) : x = x := by\n" + block + "\n"
+    head, proof = split_statement("theorem u : (fun x => x) 1 = 1 := by simp")
+    assert head.endswith(":= by") and proof == " simp"
+    with pytest.raises(ValueError, match="no `:= by`"):
+        theorem_with_proof("theorem v : True := trivial", "trivial")
+
+
+def test_theorem_roundtrip_dict() -> None:
+    t = Theorem("n", "theorem n : True := by\n", context_lemmas=("a",), context_lemma_scores=(0.5,))
+    d = t.to_dict()
+    assert d["context_lemmas"] == ["a"]
+    assert Theorem.from_dict(d) == t
