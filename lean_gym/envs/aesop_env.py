@@ -1,0 +1,485 @@
+"""``LeanAesop-v0`` / ``LeanAesop-v1``: choose an aesop configuration per goal; Lean (or the simulator) decides.
+
+One step renders the action to a canonical ``aesop`` call (:mod:`lean_gym.aesop`), puts it under the
+theorem's statement in place of the proof and asks the backend whether that proves it: +1 when the verdict
+is ``proved`` (no error, no sorry), −1 otherwise. See ``docs/aesop-env.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.spaces import Box, Dict, MultiDiscrete, Tuple
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+
+from lean_gym.aesop import Layout, uuid16
+from lean_gym.aesop import layout as get_layout
+from lean_gym.backends.base import Backend, CheckResult
+from lean_gym.data.theorem import Theorem, split_statement
+from lean_gym.envs._common import VerdictCache, as_theorem, resolve_backend
+from lean_gym.envs.spaces import LeanText, sanitize_text
+from lean_gym.errors import BadActionError, LeanGymError
+
+__all__ = [
+    "GOAL_MAX_CHARS",
+    "HISTORY_MAX_CHARS",
+    "LEMMA_MAX_CHARS",
+    "THEOREM_MAX_CHARS",
+    "LeanAesopEnv",
+    "LeanAesopVectorEnv",
+]
+
+GOAL_MAX_CHARS = 8192
+THEOREM_MAX_CHARS = 8192
+LEMMA_MAX_CHARS = 512
+HISTORY_MAX_CHARS = 16384
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def _unit_scores(raw: Sequence[float], n: int) -> np.ndarray:
+    """Scores in [0, 1]: kept when already there (SATP min-max normalises per goal), else min-max scaled."""
+    sc = np.zeros(n, dtype=np.float32)
+    vals = np.nan_to_num(np.asarray(raw, dtype=np.float64), nan=0.0, posinf=0.0, neginf=0.0)
+    if vals.size and (vals.min() < 0.0 or vals.max() > 1.0):
+        span = vals.max() - vals.min()
+        vals = (vals - vals.min()) / span if span > 0 else np.ones_like(vals)
+    sc[: vals.size] = vals
+    return sc
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """One step's work before the verdict: the rendered tactic and the code to check."""
+
+    tactic: str
+    code: str
+    header: str
+
+
+@dataclass(frozen=True)
+class _StaticObs:
+    goal: str
+    theorem: str
+    lemmas: tuple[str, ...]
+    scores: np.ndarray
+    goal_uuid: str
+    statement_head: str  # the statement through its final `:= by`
+
+
+# ------------------------------------------------------------------------------------------ env
+class LeanAesopEnv(gym.Env[dict[str, Any], np.ndarray]):
+    """Pick an aesop configuration for a goal; reward +1 when it proves the theorem, −1 otherwise.
+
+    Observation (a ``Dict``): ``goal`` (the goal state), ``theorem`` (the statement), ``lemmas`` (a ``Tuple`` of
+    ``layout.num_lemmas`` texts, ``""`` where the theorem has fewer context lemmas), ``lemma_scores``
+    (``Box`` of the same length, 0 where absent) and, only when ``max_attempts > 1``, ``history`` (the
+    tactics tried so far in this episode with their verdicts). Texts are :class:`~lean_gym.envs.spaces.LeanText`
+    and are sanitised to its charset and cut to its length, so observations are always in the space.
+
+    Action: ``MultiDiscrete(layout.nvec)`` (``satp-v1``: 40 heads, ``[5]*36 + [2]*4``).
+
+    ``info`` after a step: ``tactic``, ``action_uuid``, ``goal_uuid`` (SATP uuids), ``status``, ``backend``
+    (which backend decided: never pass a simulated verdict off as Lean's), ``elapsed_s``, ``messages``
+    (Lean's messages, cut to ``max_message_chars``), ``name`` and ``attempt``.
+
+    Identical checks (same header, code and timeout) are answered from an LRU cache of Lean's verdicts
+    (``cache_size``; timeouts and crashes are never cached); ``elapsed_s`` is then the original check's
+    time. This also makes a seeded step reproducible, as ``check_env`` demands.
+
+    Args:
+        layout: A layout name (``"satp-v1"``, ``"satp-v2"``, ``"satp-v2-181"``) or a :class:`~lean_gym.aesop.Layout`.
+        backend: ``"auto"`` (real Lean when a built workspace is found, else the simulator, with a warning),
+            ``"sim"``, ``"repl"`` or a Backend instance (not closed by the env).
+        source: Where theorems come from: ``"sim"`` (the default), a miniF2F JSONL path, a SATP-schema
+            parquet/JSONL path or a Hugging Face dataset name (see :func:`lean_gym.data.load_theorems`).
+        split: The split to load (``"train"``, ``"valid"``, ``"test"``).
+        theorems: An explicit list of :class:`~lean_gym.data.Theorem` or dicts (overrides ``source``).
+        max_attempts: Attempts per episode; the episode ends at the first proof or after this many.
+        timeout: Seconds per check, passed to the backend (``None``: the backend's default).
+        max_message_chars: Cut ``info["messages"]`` to this many characters.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the last step as text) or ``"human"``.
+        cache_size: Verdicts kept in the LRU cache (0 turns it off).
+
+    Example:
+        >>> import gymnasium as gym, lean_gym
+        >>> env = gym.make("LeanAesop-v0", backend="sim")
+        >>> obs, info = env.reset(seed=0)
+        >>> obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        >>> info["backend"], reward in (1.0, -1.0)
+        ('sim', True)
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
+
+    def __init__(
+        self,
+        layout: str | Layout = "satp-v1",
+        backend: str | Backend = "auto",
+        source: str | None = None,
+        split: str = "train",
+        theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
+        max_attempts: int = 1,
+        timeout: float | None = None,
+        max_message_chars: int = 2000,
+        render_mode: str | None = None,
+        cache_size: int = 4096,
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
+        self.layout: Layout = get_layout(layout)
+        self.backend, self._owns_backend = resolve_backend(backend)
+        self.max_attempts = int(max_attempts)
+        self.timeout = timeout
+        self.max_message_chars = int(max_message_chars)
+        self.render_mode = render_mode
+        self.theorems: list[Theorem] = self._load(source, split, theorems)
+        self._cache = VerdictCache(cache_size)
+        self._static: dict[int, _StaticObs] = {}
+
+        k = self.layout.num_lemmas
+        spaces: dict[str, gym.Space[Any]] = {
+            "goal": LeanText(GOAL_MAX_CHARS),
+            "theorem": LeanText(THEOREM_MAX_CHARS),
+            "lemmas": Tuple([LeanText(LEMMA_MAX_CHARS) for _ in range(k)]),
+            "lemma_scores": Box(0.0, 1.0, shape=(k,), dtype=np.float32),
+        }
+        if self.max_attempts > 1:
+            spaces["history"] = LeanText(HISTORY_MAX_CHARS)
+        self.observation_space = Dict(spaces)
+        self.action_space = MultiDiscrete(np.asarray(self.layout.nvec, dtype=np.int64))
+
+        self._index: int | None = None
+        self._attempts = 0
+        self._history: list[str] = []
+        self._last_render = ""
+
+    # ----------------------------------------------------------------------------- setup
+    def _load(
+        self, source: str | None, split: str, theorems: Sequence[Theorem | Mapping[str, Any]] | None
+    ) -> list[Theorem]:
+        if theorems is not None:
+            out = [as_theorem(t, i) for i, t in enumerate(theorems)]
+        else:
+            from lean_gym.data import load_theorems
+
+            out = list(load_theorems(source or "sim", split=split))
+        if not out:
+            raise ValueError(f"no theorems to play (source={source!r}, split={split!r}); pass theorems=[...]")
+        return out
+
+    def _static_obs(self, index: int) -> _StaticObs:
+        s = self._static.get(index)
+        if s is None:
+            t = self.theorems[index]
+            k = self.layout.num_lemmas
+            lemmas = tuple(sanitize_text(x, LEMMA_MAX_CHARS) for x in t.context_lemmas[:k])
+            scores = np.zeros(k, dtype=np.float32)
+            scores[: len(lemmas)] = _unit_scores(t.context_lemma_scores[: len(lemmas)], len(lemmas))
+            s = _StaticObs(
+                sanitize_text(t.goal, GOAL_MAX_CHARS),
+                sanitize_text(t.formal_statement, THEOREM_MAX_CHARS),
+                lemmas + ("",) * (k - len(lemmas)),
+                scores,
+                uuid16(t.goal),
+                split_statement(t.formal_statement)[0],
+            )
+            self._static[index] = s
+        return s
+
+    def _obs(self) -> dict[str, Any]:
+        if self._index is None:
+            raise LeanGymError("call reset() before step()")
+        s = self._static_obs(self._index)
+        obs: dict[str, Any] = {
+            "goal": s.goal,
+            "theorem": s.theorem,
+            "lemmas": s.lemmas,
+            "lemma_scores": s.scores.copy(),
+        }
+        if self.max_attempts > 1:
+            text = "\n".join(self._history)
+            if len(text) > HISTORY_MAX_CHARS:  # keep the most recent attempts
+                text = "…" + text[-(HISTORY_MAX_CHARS - 1) :]
+            obs["history"] = sanitize_text(text, HISTORY_MAX_CHARS)
+        return obs
+
+    @property
+    def theorem(self) -> Theorem | None:
+        """The theorem of the current episode (``None`` before the first reset)."""
+        return None if self._index is None else self.theorems[self._index]
+
+    # ----------------------------------------------------------------------------- gym API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start an episode on a theorem: ``options={"index": i}`` picks theorem ``i``, else one at random.
+
+        Returns:
+            The observation and ``info`` with ``name``, ``index``, ``goal_uuid`` and ``backend``.
+        """
+        super().reset(seed=seed)
+        index = None if options is None else options.get("index")
+        if index is None:
+            index = int(self.np_random.integers(len(self.theorems)))
+        else:
+            index = int(index)
+            if not 0 <= index < len(self.theorems):
+                raise IndexError(f"options['index'] must be in [0, {len(self.theorems) - 1}], got {index}")
+        self._index = index
+        self._attempts = 0
+        self._history = []
+        self._last_render = ""
+        s = self._static_obs(index)
+        info = {
+            "name": self.theorems[index].name,
+            "index": index,
+            "goal_uuid": s.goal_uuid,
+            "backend": self.backend.name,
+        }
+        return self._obs(), info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Render ``action``, check it as the theorem's proof and score it.
+
+        Raises:
+            BadActionError: when ``action`` has the wrong shape or dtype or a head is out of range.
+        """
+        prepared = self.prepare(action)
+        return self.finish(prepared, self.check(prepared))
+
+    def prepare(self, action: Any) -> _Prepared:
+        """Validate and render ``action`` against the current theorem (the first half of :meth:`step`)."""
+        if self._index is None:
+            raise LeanGymError("call reset() before step()")
+        t = self.theorems[self._index]
+        tactic = self.layout.render(action, t.context_lemmas)
+        # = theorem_with_proof(t, tactic) (the rendered block is already indented), with the split cached
+        code = self._static_obs(self._index).statement_head + "\n" + tactic + "\n"
+        return _Prepared(tactic, code, t.header)
+
+    def cached(self, prepared: _Prepared) -> CheckResult | None:
+        """The cached verdict for ``prepared``, if any."""
+        return self._cache.get((prepared.header, prepared.code, self.timeout))
+
+    def remember(self, prepared: _Prepared, result: CheckResult) -> None:
+        """Store a verdict in the cache (Lean's own verdicts only)."""
+        self._cache.put((prepared.header, prepared.code, self.timeout), result)
+
+    def check(self, prepared: _Prepared) -> CheckResult:
+        """The backend's verdict on ``prepared`` (from the cache when the same check was made before)."""
+        hit = self.cached(prepared)
+        if hit is not None:
+            return hit
+        result = self.backend.check(prepared.code, header=prepared.header, timeout=self.timeout)
+        self.remember(prepared, result)
+        return result
+
+    def finish(
+        self, prepared: _Prepared, result: CheckResult
+    ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Turn a verdict into the step's return values (the second half of :meth:`step`)."""
+        if self._index is None:
+            raise LeanGymError("call reset() before step()")
+        self._attempts += 1
+        proved = result.status == "proved"
+        reward = 1.0 if proved else -1.0
+        terminated = proved or self._attempts >= self.max_attempts
+        s = self._static_obs(self._index)
+        if self.max_attempts > 1:
+            self._history.append(f"-- attempt {self._attempts}: {result.status}\n{prepared.tactic}")
+        info = {
+            "tactic": prepared.tactic,
+            "action_uuid": uuid16(prepared.tactic),
+            "goal_uuid": s.goal_uuid,
+            "status": result.status,
+            "backend": result.backend or self.backend.name,
+            "elapsed_s": float(result.elapsed_s),
+            "messages": result.messages_text(self.max_message_chars),
+            "name": self.theorems[self._index].name,
+            "attempt": self._attempts,
+        }
+        self._last_render = f"{info['name']} (attempt {self._attempts})\n{prepared.tactic}\n=> {result.status} [{info['backend']}]"
+        if self.render_mode == "human":
+            print(self._last_render)
+        return self._obs(), reward, terminated, False, info
+
+    def render(self) -> str | None:
+        """``"ansi"``: the last step (theorem, tactic, verdict) as text; ``"human"`` prints it at each step."""
+        if self.render_mode == "ansi":
+            return self._last_render
+        return None
+
+    def close(self) -> None:
+        """Close the backend when the env created it."""
+        if self._owns_backend:
+            self.backend.close()
+            self._owns_backend = False
+        super().close()
+
+
+# ------------------------------------------------------------------------------------------ vector env
+class LeanAesopVectorEnv(VectorEnv[dict[str, Any], np.ndarray, np.ndarray]):
+    """``num_envs`` aesop envs whose checks go to one shared backend in one ``check_batch`` per step.
+
+    This is the ``vector_entry_point`` of ``LeanAesop-v0``/``-v1``:
+    ``gym.make_vec("LeanAesop-v0", num_envs=8, vectorization_mode="vector_entry_point")``. With a
+    ``ReplBackend`` pool the N checks of a step run concurrently; the sub-environments share the theorem
+    list and the verdict cache.
+
+    Args:
+        num_envs: Number of sub-environments.
+        autoreset_mode: ``NEXT_STEP`` (default), ``SAME_STEP`` or ``DISABLED``, as in gymnasium's vector envs.
+        backend: As for :class:`LeanAesopEnv`; one instance serves every sub-environment.
+        **kwargs: The other :class:`LeanAesopEnv` arguments.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"]}  # noqa: RUF012
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        backend: str | Backend = "auto",
+        **kwargs: Any,
+    ) -> None:
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        self.num_envs = int(num_envs)
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.backend, self._owns_backend = resolve_backend(backend)
+        first = LeanAesopEnv(backend=self.backend, **kwargs)
+        kwargs["theorems"] = first.theorems
+        self.envs = [first] + [LeanAesopEnv(backend=self.backend, **kwargs) for _ in range(self.num_envs - 1)]
+        for env in self.envs[1:]:
+            env._cache = first._cache
+            env._static = first._static
+        self.layout = first.layout
+        self.render_mode = first.render_mode
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._env_obs: list[Any] = [None] * self.num_envs
+        self._autoreset_envs = np.zeros(self.num_envs, dtype=np.bool_)
+
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Reset every sub-env (or those in ``options["reset_mask"]``); ``options["index"]`` may be a list."""
+        if seed is None:
+            seeds: list[int | None] = [None] * self.num_envs
+        elif isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} envs")
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(self.num_envs, dtype=np.bool_)
+        else:
+            mask = np.asarray(mask)
+            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
+        index = options.pop("index", None)
+        infos: dict[str, Any] = {}
+        for i in (int(k) for k in np.flatnonzero(mask)):
+            opts = dict(options)
+            if index is not None:
+                opts["index"] = index[i] if isinstance(index, (Sequence, np.ndarray)) else index
+            self._env_obs[i], info = self.envs[i].reset(seed=seeds[i], options=opts)
+            infos = self._add_info(infos, info, i)
+        self._autoreset_envs[mask] = False
+        return self._batch(), infos
+
+    def step(self, actions: Any) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every sub-env; all checks of the step go to the backend in one ``check_batch``."""
+        actions = np.asarray(actions)
+        if actions.ndim != 2 or actions.shape[0] != self.num_envs:
+            raise BadActionError(
+                f"actions must have shape ({self.num_envs}, {len(self.layout.nvec)}), got {actions.shape}"
+            )
+        n = self.num_envs
+        rewards = np.zeros(n, dtype=np.float64)
+        terminations = np.zeros(n, dtype=np.bool_)
+        truncations = np.zeros(n, dtype=np.bool_)
+        infos: dict[str, Any] = {}
+        env_infos: list[dict[str, Any]] = [{} for _ in range(n)]
+
+        todo: list[tuple[int, _Prepared]] = []
+        for i, env in enumerate(self.envs):
+            if self._autoreset_envs[i]:
+                if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+                    self._env_obs[i], env_infos[i] = env.reset()
+                    continue
+                if self.autoreset_mode == AutoresetMode.DISABLED:
+                    raise LeanGymError(
+                        f"sub-env {i} is done; with autoreset DISABLED call reset(options={{'reset_mask': ...}})"
+                    )
+            try:
+                todo.append((i, env.prepare(actions[i])))
+            except BadActionError as e:
+                raise BadActionError(f"env {i}: {e}") from e
+
+        results: dict[int, CheckResult] = {}
+        misses: list[tuple[int, _Prepared]] = []
+        for i, p in todo:
+            hit = self.envs[i].cached(p)
+            if hit is None:
+                misses.append((i, p))
+            else:
+                results[i] = hit
+        if misses:
+            timeout = self.envs[0].timeout
+            batch = self.backend.check_batch(
+                [p.code for _, p in misses], header=[p.header for _, p in misses], timeout=timeout
+            )
+            for (i, p), r in zip(misses, batch):
+                self.envs[i].remember(p, r)
+                results[i] = r
+
+        for i, p in todo:
+            obs, rewards[i], terminations[i], truncations[i], info = self.envs[i].finish(p, results[i])
+            if self.autoreset_mode == AutoresetMode.SAME_STEP and (terminations[i] or truncations[i]):
+                infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, i)
+                obs, info = self.envs[i].reset()
+            self._env_obs[i], env_infos[i] = obs, info
+        for i in range(n):
+            infos = self._add_info(infos, env_infos[i], i)
+        self._autoreset_envs = np.logical_or(terminations, truncations)
+        return self._batch(), rewards, terminations, truncations, infos
+
+    def _batch(self) -> dict[str, Any]:
+        # A fresh buffer each step, so returned batches never share memory (no deepcopy needed).
+        out: Any = create_empty_array(self.single_observation_space, self.num_envs)
+        batch: dict[str, Any] = concatenate(self.single_observation_space, self._env_obs, out)  # type: ignore[assignment]
+        return batch
+
+    def render(self) -> tuple[Any, ...] | None:
+        """The sub-envs' renders (``render_mode="ansi"``)."""
+        return tuple(env.render() for env in self.envs)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close the shared backend when this vector env created it."""
+        for env in self.envs:
+            env.close()
+        if self._owns_backend:
+            self.backend.close()
+            self._owns_backend = False
+
+    @property
+    def cache_hits(self) -> int:
+        """How many checks the shared verdict cache answered."""
+        return self.envs[0]._cache.hits
