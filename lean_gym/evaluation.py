@@ -1,0 +1,193 @@
+"""pass@k of candidate proofs against a theorem set, judged by the oracle (what ``lean-gym eval`` runs).
+
+The estimator is the unbiased one of Chen et al. 2021 ("Evaluating Large Language Models Trained on
+Code"): for a problem with ``n`` candidates of which ``c`` are accepted,
+``pass@k = 1 - C(n - c, k) / C(n, k)``, averaged over problems. It is computed as a running product so it
+never overflows.
+
+Candidates file: JSONL, one object per line, each naming its theorem with ``name`` and giving either one
+candidate (``proof``, ``completion``, ``output``, ``response`` or ``candidate``) or a list (``proofs`` or
+``candidates``). Several lines may name the same theorem. A candidate is a tactic block or a whole theorem,
+as the ``LeanProof-v0`` action.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from lean_gym.backends import Backend
+from lean_gym.grading.oracle import Oracle
+from lean_gym.grading.statement import as_target, build_submission
+
+__all__ = ["load_candidates", "pass_at_k", "run_eval"]
+
+_SINGLE_KEYS = ("proof", "completion", "output", "response", "candidate")
+_LIST_KEYS = ("proofs", "candidates", "completions", "outputs")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k estimate for one problem: ``1 - C(n-c, k) / C(n, k)``.
+
+    Args:
+        n: Candidates generated (``n >= k``).
+        c: Candidates accepted (``0 <= c <= n``).
+        k: The budget.
+
+    Raises:
+        ValueError: when ``n < k``, ``k < 1`` or ``c`` is out of range.
+
+    Example:
+        >>> round(pass_at_k(10, 3, 1), 6), round(pass_at_k(10, 3, 5), 6)
+        (0.3, 0.916667)
+    """
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if n < k:
+        raise ValueError(f"pass@{k} needs at least {k} candidates per problem, got n={n}")
+    if not 0 <= c <= n:
+        raise ValueError(f"c must be in [0, n={n}], got {c}")
+    if n - c < k:
+        return 1.0
+    prod = 1.0
+    for i in range(n - c + 1, n + 1):
+        prod *= 1.0 - k / i
+    return 1.0 - prod
+
+
+def load_candidates(path: str | os.PathLike[str]) -> dict[str, list[str]]:
+    """Candidates by theorem name, in file order.
+
+    Raises:
+        ValueError: naming the line, for invalid JSON or a row without a name or a candidate.
+    """
+    out: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{n}: not JSON: {e}") from e
+            if not isinstance(row, Mapping) or not isinstance(row.get("name"), str):
+                raise ValueError(f"{path}:{n}: each row needs a string 'name' (the theorem's)")
+            cands: list[str] = []
+            for key in _LIST_KEYS:
+                if isinstance(row.get(key), list):
+                    cands.extend(str(x) for x in row[key])
+            for key in _SINGLE_KEYS:
+                if isinstance(row.get(key), str):
+                    cands.append(row[key])
+            if not cands:
+                raise ValueError(
+                    f"{path}:{n}: no candidate; give one of {', '.join(_SINGLE_KEYS)} or a list in "
+                    f"{', '.join(_LIST_KEYS)}"
+                )
+            out.setdefault(row["name"], []).extend(cands)
+    return out
+
+
+def _theorems(dataset: Any, split: str | None) -> list[Any]:
+    if isinstance(dataset, (str, os.PathLike)):
+        from lean_gym.data import load_theorems
+
+        return list(load_theorems(os.fspath(dataset), split=split))
+    return list(dataset)
+
+
+def run_eval(
+    candidates_path: str | os.PathLike[str],
+    dataset: str | os.PathLike[str] | Sequence[Any],
+    *,
+    k_values: Iterable[int] = (1,),
+    backend: str | Backend = "auto",
+    split: str | None = None,
+    progress: bool = True,
+    batch_size: int = 64,
+    timeout: float | None = None,
+    allow_native_decide: bool = False,
+) -> dict[str, Any]:
+    """Judge every candidate with the oracle and compute pass@k.
+
+    Theorems of the dataset with no candidates count as unsolved (``c = 0``) and are listed under
+    ``missing``; candidates naming theorems outside the dataset are counted under ``unknown_names`` and
+    ignored. pass@k averages over the problems that have at least ``k`` candidates (or none at all);
+    ``problems_counted`` says how many.
+
+    Args:
+        candidates_path: The JSONL file of candidates (see the module docstring).
+        dataset: A source for :func:`lean_gym.data.load_theorems` (``"sim"``, a miniF2F JSONL path…) or a
+            list of theorems.
+        k_values: The budgets to report.
+        backend: ``"auto"``, ``"sim"``, ``"repl"`` or a Backend instance (not closed here).
+        split: The dataset split to load.
+        progress: Show a tqdm progress bar on stderr.
+        batch_size: Candidates per ``check_batch``.
+        timeout: Seconds per check.
+        allow_native_decide: Passed to the oracle.
+
+    Returns:
+        A JSON-ready dict: ``backend``, ``n_problems``, ``n_candidates``, ``pass@k`` (``{"pass@1": …}``),
+        ``problems_counted`` (per k), ``accepted``, ``hack_classes`` (rejections by class),
+        ``per_problem`` (``name``, ``n``, ``c``), ``missing``, ``unknown_names``.
+    """
+    from lean_gym.envs._common import resolve_backend
+
+    ks = sorted({int(k) for k in k_values})
+    if not ks or ks[0] < 1:
+        raise ValueError(f"k_values must be positive integers, got {list(k_values)}")
+    be, owned = resolve_backend(backend)
+    try:
+        targets = {t.name: t for t in (as_target(x) for x in _theorems(dataset, split))}
+        candidates = load_candidates(candidates_path)
+        unknown = sorted(name for name in candidates if name not in targets)
+        items = [(name, cand) for name, cands in candidates.items() if name in targets for cand in cands]
+        oracle = Oracle(be, allow_native_decide=allow_native_decide, timeout=timeout)
+        accepted: Counter[str] = Counter()
+        classes: Counter[str] = Counter()
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(items), desc="oracle", unit="proof")
+        for start in range(0, len(items), max(1, batch_size)):
+            chunk = items[start : start + batch_size]
+            verdicts = oracle.judge_batch(
+                [(targets[name], build_submission(targets[name], cand)) for name, cand in chunk]
+            )
+            for (name, _), v in zip(chunk, verdicts):
+                if v.accepted:
+                    accepted[name] += 1
+                else:
+                    classes[v.hack_class or "unknown"] += 1
+            if bar is not None:
+                bar.update(len(chunk))
+        if bar is not None:
+            bar.close()
+        counts = [(name, len(candidates.get(name, [])), accepted[name]) for name in targets]
+        per_problem = [{"name": name, "n": n, "c": c} for name, n, c in counts]
+        scores: dict[str, float | None] = {}
+        counted: dict[str, int] = {}
+        for k in ks:
+            vals = [pass_at_k(n, c, k) if n else 0.0 for _, n, c in counts if n >= k or n == 0]
+            scores[f"pass@{k}"] = sum(vals) / len(vals) if vals else None
+            counted[f"pass@{k}"] = len(vals)
+        return {
+            "backend": be.name,
+            "n_problems": len(targets),
+            "n_candidates": len(items),
+            "pass@k": scores,
+            "problems_counted": counted,
+            "accepted": sum(accepted.values()),
+            "hack_classes": dict(classes.most_common()),
+            "per_problem": per_problem,
+            "missing": [name for name, n, _ in counts if n == 0],
+            "unknown_names": unknown,
+        }
+    finally:
+        if owned:
+            be.close()
