@@ -57,6 +57,7 @@ from lean_gym.sim.arith.omega import (
 )
 from lean_gym.sim.arith.poly import MAX_POW_TERMS, Monomial, Number, Poly, atom_sort_key
 from lean_gym.sim.arith.positivity import Sign, is_nonneg_sos, is_pos, monomial_sign, poly_sign
+from lean_gym.sim.arith.simplex import simplex_certificate
 
 __all__ = [
     "DEFAULT_LINARITH_BUDGET",
@@ -108,6 +109,7 @@ __all__ = [
     "omega",
     "poly_sign",
     "pow_value",
+    "simplex_certificate",
     "square_atoms",
     "zpow",
 ]
