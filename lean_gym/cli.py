@@ -70,20 +70,28 @@ def _k_values(text: str) -> list[int]:
     try:
         ks = [int(k) for k in text.split(",") if k.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"k values must be positive integers like 1,8,32, not {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"k values must be positive integers like 1,8,32, not {text!r}"
+        ) from None
     if not ks or min(ks) < 1:
         raise argparse.ArgumentTypeError(f"k values must be positive integers like 1,8,32, not {text!r}")
     return ks
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="lean-gym", description="Gymnasium environments for RL on Lean 4 theorem proving.")
+    p = argparse.ArgumentParser(
+        prog="lean-gym", description="Gymnasium environments for RL on Lean 4 theorem proving."
+    )
     p.add_argument("--version", action="version", version=f"lean-gym {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = p.add_subparsers(dest="command", required=True)
 
     d = sub.add_parser("doctor", help="report what real Lean needs, what is present and how to fix the rest")
-    d.add_argument("--workspace", default=None, help="Lean workspace path (default: $LEAN_GYM_WORKSPACE or lean_workspace/)")
+    d.add_argument(
+        "--workspace",
+        default=None,
+        help="Lean workspace path (default: $LEAN_GYM_WORKSPACE or lean_workspace/)",
+    )
     d.add_argument("--no-smoke", action="store_true", help="skip the real-Lean smoke check")
     d.add_argument("--json", action="store_true", help="machine-readable output")
     d.set_defaults(func=_doctor)
@@ -95,8 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_setup)
 
     m = sub.add_parser("demo", help="train a small agent on LeanAesop-v0 and print what it learned")
-    m.add_argument("--backend", default="auto", help="auto (real Lean if set up, else the simulator), sim, repl")
-    m.add_argument("--episodes", type=int, default=600)
+    m.add_argument(
+        "--backend", default="auto", help="auto (real Lean if set up, else the simulator), sim, repl"
+    )
+    m.add_argument("--episodes", type=int, default=3000)
     m.add_argument("--seed", type=int, default=0)
     m.set_defaults(func=_demo)
 
