@@ -87,7 +87,7 @@ def _progress(iterable: Sequence[Any], desc: str) -> Any:
 def _success(env: Any, index: int, action: np.ndarray) -> tuple[bool, dict[str, Any]]:
     env.reset(options={"index": index})
     _, reward, _, _, info = env.step(action)
-    return reward > 0, info
+    return float(reward) > 0, info
 
 
 def run_demo(
@@ -100,12 +100,14 @@ def run_demo(
     from lean_gym_agents import ThompsonArgs, ThompsonBandit
 
     train = gym.make("LeanAesop-v0", backend=backend, source="sim", split="train")
-    test = gym.make("LeanAesop-v0", backend=train.unwrapped.backend, source="sim", split="test")
-    lay = train.unwrapped.layout
+    inner: Any = train.unwrapped
+    test = gym.make("LeanAesop-v0", backend=inner.backend, source="sim", split="test")
+    test_inner: Any = test.unwrapped
+    lay = inner.layout
     arms = candidate_actions(lay)
     bandit = ThompsonBandit(arms=list(range(len(arms))), args=ThompsonArgs(seed=seed))
     rng = np.random.default_rng(seed)
-    n_train = len(train.unwrapped.theorems)
+    n_train = len(inner.theorems)
     backend_name = "?"
     t0 = time.perf_counter()
     wins = 0
@@ -116,14 +118,14 @@ def run_demo(
         _, reward, _, _, info = train.step(arms[arm])
         backend_name = info["backend"]
         bandit.update_index(arm, reward, ctx)
-        wins += reward > 0
+        wins += float(reward) > 0
     train_s = time.perf_counter() - t0
     echo(f"backend: {backend_name}{'  (the simulator, not Lean)' if backend_name.startswith('sim') else ''}")
     echo(
         f"trained a contextual Thompson bandit over {len(arms)} aesop configs for {episodes} episodes "
         f"in {train_s:.1f} s ({episodes / train_s:.0f} episodes/s); training success {wins / episodes:.1%}"
     )
-    n_test = len(test.unwrapped.theorems)
+    n_test = len(test_inner.theorems)
     default = lay.default_action()
     plain = learned = 0
     for i in _progress(range(n_test), "evaluating"):
@@ -149,7 +151,7 @@ def run_bench(backend: str = "auto", n: int = 200, seed: int = 0, echo: Callable
     import lean_gym  # noqa: F401
 
     env = gym.make("LeanAesop-v0", backend=backend, source="sim", split="test")
-    inner = env.unwrapped
+    inner: Any = env.unwrapped
     lay = inner.layout
     rng = np.random.default_rng(seed)
     arms = candidate_actions(lay)

@@ -90,7 +90,17 @@ class Workspace:
 
     @property
     def mathlib_olean(self) -> Path:
-        return self.root / ".lake" / "packages" / "mathlib" / ".lake" / "build" / "lib" / "lean" / "Mathlib.olean"
+        return (
+            self.root
+            / ".lake"
+            / "packages"
+            / "mathlib"
+            / ".lake"
+            / "build"
+            / "lib"
+            / "lean"
+            / "Mathlib.olean"
+        )
 
     @property
     def manifest(self) -> Path:
@@ -154,7 +164,9 @@ class Check:
 
 
 def _tool_version(tool: str, runner: Callable[[Sequence[str]], str | None]) -> str | None:
-    exe = shutil.which(tool) or (str(Path.home() / ".elan" / "bin" / tool) if tool in ("elan", "lean", "lake") else None)
+    exe = shutil.which(tool) or (
+        str(Path.home() / ".elan" / "bin" / tool) if tool in ("elan", "lean", "lake") else None
+    )
     if exe is None or not Path(exe).exists():
         return None
     return runner([exe, "--version"])
@@ -201,13 +213,27 @@ def doctor(
     )
     lean = _tool_version("lean", runner)
     checks.append(
-        Check("lean", lean is not None, lean or "not found", f"`lean-gym setup` installs the pinned toolchain ({LEAN_VERSION}) through elan")
+        Check(
+            "lean",
+            lean is not None,
+            lean or "not found",
+            f"`lean-gym setup` installs the pinned toolchain ({LEAN_VERSION}) through elan",
+        )
     )
     lake = _tool_version("lake", runner)
-    checks.append(Check("lake", lake is not None, lake or "not found", "comes with the Lean toolchain: `lean-gym setup`"))
+    checks.append(
+        Check(
+            "lake", lake is not None, lake or "not found", "comes with the Lean toolchain: `lean-gym setup`"
+        )
+    )
     has_lakefile = (root / "lakefile.toml").exists() or (root / "lakefile.lean").exists()
     checks.append(
-        Check("workspace", has_lakefile, str(root) if has_lakefile else f"no lakefile at {root}", "run `lean-gym setup` (it writes and builds the workspace)")
+        Check(
+            "workspace",
+            has_lakefile,
+            str(root) if has_lakefile else f"no lakefile at {root}",
+            "run `lean-gym setup` (it writes and builds the workspace)",
+        )
     )
     pin = ws.toolchain
     pin_ok = pin is not None and pin.endswith(LEAN_VERSION)
@@ -238,7 +264,11 @@ def doctor(
     if all(c.ok for c in checks) and smoke:
         checks.append(_smoke(ws))
     elif smoke:
-        checks.append(Check("smoke check", False, "skipped: fix the lines above first", "then run `lean-gym doctor` again"))
+        checks.append(
+            Check(
+                "smoke check", False, "skipped: fix the lines above first", "then run `lean-gym doctor` again"
+            )
+        )
     checks.append(_sim_check())
     return checks
 
@@ -247,15 +277,27 @@ def _smoke(ws: Workspace) -> Check:
     from lean_gym.backends.repl import ReplBackend
 
     try:
-        backend = ReplBackend(command=repl_command(ws), cwd=ws.root, pool_size=1, timeout=300, memory_limit_mb=None)
+        backend = ReplBackend(
+            command=repl_command(ws), cwd=ws.root, pool_size=1, timeout=300, memory_limit_mb=None
+        )
         try:
             res = backend.check(SMOKE_CODE, header=SMOKE_HEADER)
         finally:
             backend.close()
     except Exception as e:
-        return Check("smoke check", False, f"{type(e).__name__}: {e}", "see the message; `lean-gym setup --force` rebuilds")
+        return Check(
+            "smoke check",
+            False,
+            f"{type(e).__name__}: {e}",
+            "see the message; `lean-gym setup --force` rebuilds",
+        )
     ok = res.status == "proved"
-    return Check("smoke check", ok, f"{res.status} in {res.elapsed_s:.1f} s on real Lean", "" if ok else res.messages_text(400))
+    return Check(
+        "smoke check",
+        ok,
+        f"{res.status} in {res.elapsed_s:.1f} s on real Lean",
+        "" if ok else res.messages_text(400),
+    )
 
 
 def _sim_check() -> Check:
@@ -282,7 +324,9 @@ def format_report(checks: Sequence[Check]) -> str:
     if all(c.ok for c in real):
         lines.append("Real Lean is ready: backend='auto' will use it.")
     else:
-        lines.append("Real Lean is not ready: backend='auto' falls back to the simulator (results say backend='sim').")
+        lines.append(
+            "Real Lean is not ready: backend='auto' falls back to the simulator (results say backend='sim')."
+        )
     return "\n".join(lines)
 
 
@@ -298,7 +342,11 @@ def setup_steps(root: Path) -> list[tuple[str, list[str]]]:
         steps.append(
             (
                 "install elan",
-                ["sh", "-c", "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y --default-toolchain none"],
+                [
+                    "sh",
+                    "-c",
+                    "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y --default-toolchain none",
+                ],
             )
         )
     steps += [
@@ -349,7 +397,9 @@ def setup(
         try:
             code = subprocess.call(cmd, cwd=root, env=env)
         except OSError as e:
-            echo(f"setup failed at '{name}': {e}. Is there internet access? `lean-gym doctor` shows what is missing.")
+            echo(
+                f"setup failed at '{name}': {e}. Is there internet access? `lean-gym doctor` shows what is missing."
+            )
             return 127
         if code != 0:
             echo(f"setup failed at '{name}' (exit status {code}). `lean-gym doctor` shows what is missing.")

@@ -11,6 +11,7 @@ from lean_gym.lean.result import STATUSES, CheckResult, Status, result_from_resp
 
 __all__ = ["STATUSES", "Backend", "BatchMixin", "CheckResult", "Status", "result_from_response"]
 
+
 @runtime_checkable
 class Backend(Protocol):
     """Anything that checks Lean source under a header and returns a verdict.

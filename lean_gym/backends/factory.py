@@ -26,7 +26,9 @@ def real_lean_available(workspace: str | os.PathLike[str] | None = None) -> bool
     return True
 
 
-def make_backend(spec: str | Backend = "auto", *, workspace: str | os.PathLike[str] | None = None, **kwargs: Any) -> Backend:
+def make_backend(
+    spec: str | Backend = "auto", *, workspace: str | os.PathLike[str] | None = None, **kwargs: Any
+) -> Backend:
     """Build a backend.
 
     Args:
@@ -44,7 +46,9 @@ def make_backend(spec: str | Backend = "auto", *, workspace: str | os.PathLike[s
     global _warned
     if not isinstance(spec, str):
         if not isinstance(spec, Backend):
-            raise TypeError(f"backend must be a name or a Backend (with check/check_batch/close/name), got {type(spec).__name__}")
+            raise TypeError(
+                f"backend must be a name or a Backend (with check/check_batch/close/name), got {type(spec).__name__}"
+            )
         return spec
     if spec == "auto":
         if real_lean_available(workspace):

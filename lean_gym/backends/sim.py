@@ -65,7 +65,11 @@ class SimBackend(BatchMixin):
         with self._lock:
             self.checks += 1
             try:
-                repl = self._repl if self._repl is not None and self._uses < self.recycle_after else self._fresh()
+                repl = (
+                    self._repl
+                    if self._repl is not None and self._uses < self.recycle_after
+                    else self._fresh()
+                )
                 self._uses += 1
                 env: int | CheckResult | None = None
                 if split.header:
@@ -79,7 +83,13 @@ class SimBackend(BatchMixin):
             except Exception as e:
                 self._repl = None
                 text = f"simulator crashed: {type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"
-                return CheckResult("crashed", (Message("error", Position(1, 0), None, text),), (), time.perf_counter() - t0, self.name)
+                return CheckResult(
+                    "crashed",
+                    (Message("error", Position(1, 0), None, text),),
+                    (),
+                    time.perf_counter() - t0,
+                    self.name,
+                )
         return result_from_response(
             response, elapsed_s=time.perf_counter() - t0, backend=self.name, line_offset=split.line_offset
         )
@@ -88,7 +98,9 @@ class SimBackend(BatchMixin):
         response = repl.handle(command_request(header))
         result = result_from_response(response, elapsed_s=0.0, backend=self.name)
         if result.status == "error" or result.env is None:
-            msgs = tuple(Message(m.severity, m.pos, m.end_pos, f"in the header: {m.data}") for m in result.messages)
+            msgs = tuple(
+                Message(m.severity, m.pos, m.end_pos, f"in the header: {m.data}") for m in result.messages
+            )
             return CheckResult("error", msgs, (), 0.0, self.name)
         return result.env
 

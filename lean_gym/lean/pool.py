@@ -329,4 +329,6 @@ def _fault(status: str, text: str, elapsed: float, backend: str) -> CheckResult:
 
 
 def _with_elapsed(result: CheckResult, elapsed: float) -> CheckResult:
-    return CheckResult(result.status, result.messages, result.sorries, elapsed, result.backend, result.env, result.raw)
+    return CheckResult(
+        result.status, result.messages, result.sorries, elapsed, result.backend, result.env, result.raw
+    )

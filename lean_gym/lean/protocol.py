@@ -74,7 +74,9 @@ class Message:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Message:
         pos = Position.from_json(obj.get("pos")) or Position(0, 0)
-        return cls(obj.get("severity", "error"), pos, Position.from_json(obj.get("endPos")), str(obj.get("data", "")))
+        return cls(
+            obj.get("severity", "error"), pos, Position.from_json(obj.get("endPos")), str(obj.get("data", ""))
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -70,7 +70,9 @@ class LeanRepl:
         start: bool = True,
     ) -> None:
         if isinstance(command, str) or not command:
-            raise ValueError("command must be a non-empty sequence of arguments, e.g. ['lake', 'env', 'repl']")
+            raise ValueError(
+                "command must be a non-empty sequence of arguments, e.g. ['lake', 'env', 'repl']"
+            )
         self.command = list(command)
         self.cwd = cwd
         self.env = dict(env) if env is not None else None
@@ -234,7 +236,8 @@ class LeanRepl:
             self.kill()
             snippet = raw[:300].decode("utf-8", "replace")
             raise LeanProcessError(
-                f"the REPL answered with something that is not JSON: {snippet!r}", stderr_tail=self.stderr_tail()
+                f"the REPL answered with something that is not JSON: {snippet!r}",
+                stderr_tail=self.stderr_tail(),
             ) from e
         if not isinstance(obj, dict):
             self.kill()
@@ -330,4 +333,3 @@ def _rlimit_as(limit_mb: int) -> Any:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     return apply
-
