@@ -30,6 +30,7 @@ class FakeBackend(BatchMixin):
         self.name = "fake"
         self.calls = 0
         self.batches: list[int] = []
+        self.batch_codes: list[list[str]] = []
 
     def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
         self.calls += 1
@@ -39,6 +40,7 @@ class FakeBackend(BatchMixin):
         self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None
     ) -> list[CheckResult]:
         self.batches.append(len(codes))
+        self.batch_codes.append(list(codes))
         return super().check_batch(codes, header=header, timeout=timeout)
 
     def close(self) -> None:
@@ -158,7 +160,20 @@ def test_pooled_sends_one_batch_per_step_to_one_backend() -> None:
     for _ in range(3):
         venv.step(actions([True, False, False, True]))
         venv.step(actions([True] * 4))  # NEXT_STEP: this one only resets
-    assert backend.batches == [4, 4, 4] and backend.calls == 12
+    # One batch per checking step; identical checks (same theorem, same action) are sent once.
+    assert len(backend.batches) == 3 and all(1 <= b <= 4 for b in backend.batches)
+    assert all(len(set(codes)) == len(codes) for codes in backend.batch_codes)
+    assert backend.calls == sum(backend.batches)
+
+
+def test_pooled_sends_identical_checks_once_and_answers_every_env() -> None:
+    backend = FakeBackend()
+    venv = LeanAesopVectorEnv(4, backend=backend, theorems=THEOREMS, cache_size=0)
+    venv.reset(seed=0, options={"index": [0, 0, 0, 1]})
+    _, rew, term, _, infos = venv.step(actions([True, True, True, True]))
+    assert backend.batches == [2]
+    assert rew.tolist() == [1.0] * 4 and term.all()
+    assert list(infos["status"]) == ["proved"] * 4
 
 
 def test_pooled_matches_sync_step_for_step() -> None:

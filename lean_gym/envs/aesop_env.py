@@ -14,8 +14,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.spaces import Box, Dict, MultiDiscrete, Tuple
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+from gymnasium.vector.utils import concatenate, create_empty_array
 
 from lean_gym.aesop import Layout, uuid16
 from lean_gym.aesop import layout as get_layout
@@ -23,6 +22,7 @@ from lean_gym.backends.base import Backend, CheckResult
 from lean_gym.data.theorem import Theorem, split_statement
 from lean_gym.envs._common import VerdictCache, as_theorem, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
+from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError
 
 __all__ = [
@@ -327,7 +327,7 @@ class LeanAesopEnv(gym.Env[dict[str, Any], np.ndarray]):
 
 
 # ------------------------------------------------------------------------------------------ vector env
-class LeanAesopVectorEnv(VectorEnv[dict[str, Any], np.ndarray, np.ndarray]):
+class LeanAesopVectorEnv(PooledVectorEnv):
     """``num_envs`` aesop envs whose checks go to one shared backend in one ``check_batch`` per step.
 
     This is the ``vector_entry_point`` of ``LeanAesop-v0``/``-v1``:
@@ -342,144 +342,37 @@ class LeanAesopVectorEnv(VectorEnv[dict[str, Any], np.ndarray, np.ndarray]):
         **kwargs: The other :class:`LeanAesopEnv` arguments.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"]}  # noqa: RUF012
+    env_class = LeanAesopEnv
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
-        backend: str | Backend = "auto",
-        **kwargs: Any,
-    ) -> None:
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        self.num_envs = int(num_envs)
-        self.autoreset_mode = AutoresetMode(autoreset_mode)
-        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
-        self.backend, self._owns_backend = resolve_backend(backend)
-        first = LeanAesopEnv(backend=self.backend, **kwargs)
-        kwargs["theorems"] = first.theorems
-        self.envs = [first] + [LeanAesopEnv(backend=self.backend, **kwargs) for _ in range(self.num_envs - 1)]
-        for env in self.envs[1:]:
-            env._cache = first._cache
-            env._static = first._static
-        self.layout = first.layout
-        self.render_mode = first.render_mode
-        self.single_observation_space = first.observation_space
-        self.single_action_space = first.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._env_obs: list[Any] = [None] * self.num_envs
-        self._autoreset_envs = np.zeros(self.num_envs, dtype=np.bool_)
+    def __init__(self, num_envs: int = 1, **kwargs: Any) -> None:
+        super().__init__(num_envs, **kwargs)
+        self.layout = self.envs[0].layout
 
-    def reset(
-        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Reset every sub-env (or those in ``options["reset_mask"]``); ``options["index"]`` may be a list."""
-        if seed is None:
-            seeds: list[int | None] = [None] * self.num_envs
-        elif isinstance(seed, (int, np.integer)):
-            seeds = [int(seed) + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} envs")
-        options = dict(options or {})
-        mask = options.pop("reset_mask", None)
-        if mask is None:
-            mask = np.ones(self.num_envs, dtype=np.bool_)
-        else:
-            mask = np.asarray(mask)
-            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
-        index = options.pop("index", None)
-        infos: dict[str, Any] = {}
-        for i in (int(k) for k in np.flatnonzero(mask)):
-            opts = dict(options)
-            if index is not None:
-                opts["index"] = index[i] if isinstance(index, (Sequence, np.ndarray)) else index
-            self._env_obs[i], info = self.envs[i].reset(seed=seeds[i], options=opts)
-            infos = self._add_info(infos, info, i)
-        self._autoreset_envs[mask] = False
-        return self._batch(), infos
+    def _share(self, first: Any, env: Any) -> None:
+        env._cache = first._cache
+        env._static = first._static
 
-    def step(self, actions: Any) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every sub-env; all checks of the step go to the backend in one ``check_batch``."""
+    def _check_actions(self, actions: Any) -> np.ndarray:
         actions = np.asarray(actions)
         if actions.ndim != 2 or actions.shape[0] != self.num_envs:
             raise BadActionError(
                 f"actions must have shape ({self.num_envs}, {len(self.layout.nvec)}), got {actions.shape}"
             )
-        n = self.num_envs
-        rewards = np.zeros(n, dtype=np.float64)
-        terminations = np.zeros(n, dtype=np.bool_)
-        truncations = np.zeros(n, dtype=np.bool_)
-        infos: dict[str, Any] = {}
-        env_infos: list[dict[str, Any]] = [{} for _ in range(n)]
+        return actions
 
-        todo: list[tuple[int, _Prepared]] = []
-        for i, env in enumerate(self.envs):
-            if self._autoreset_envs[i]:
-                if self.autoreset_mode == AutoresetMode.NEXT_STEP:
-                    self._env_obs[i], env_infos[i] = env.reset()
-                    continue
-                if self.autoreset_mode == AutoresetMode.DISABLED:
-                    raise LeanGymError(
-                        f"sub-env {i} is done; with autoreset DISABLED call reset(options={{'reset_mask': ...}})"
-                    )
-            try:
-                todo.append((i, env.prepare(actions[i])))
-            except BadActionError as e:
-                raise BadActionError(f"env {i}: {e}") from e
+    def _requests(self, prepared: _Prepared) -> tuple[tuple[str, str], ...]:
+        return ((prepared.code, prepared.header),)
 
-        results: dict[int, CheckResult] = {}
-        misses: list[tuple[int, _Prepared]] = []
-        for i, p in todo:
-            hit = self.envs[i].cached(p)
-            if hit is None:
-                misses.append((i, p))
-            else:
-                results[i] = hit
-        if misses:
-            timeout = self.envs[0].timeout
-            batch = self.backend.check_batch(
-                [p.code for _, p in misses], header=[p.header for _, p in misses], timeout=timeout
-            )
-            for (i, p), r in zip(misses, batch):
-                self.envs[i].remember(p, r)
-                results[i] = r
+    def _finish(
+        self, env: Any, prepared: _Prepared, results: list[CheckResult]
+    ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        return env.finish(prepared, results[0])
 
-        for i, p in todo:
-            obs, rewards[i], terminations[i], truncations[i], info = self.envs[i].finish(p, results[i])
-            if self.autoreset_mode == AutoresetMode.SAME_STEP and (terminations[i] or truncations[i]):
-                infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, i)
-                obs, info = self.envs[i].reset()
-            self._env_obs[i], env_infos[i] = obs, info
-        for i in range(n):
-            infos = self._add_info(infos, env_infos[i], i)
-        self._autoreset_envs = np.logical_or(terminations, truncations)
-        return self._batch(), rewards, terminations, truncations, infos
+    def _observations(self) -> dict[str, Any]:
+        return self._batch()
 
     def _batch(self) -> dict[str, Any]:
         # A fresh buffer each step, so returned batches never share memory (no deepcopy needed).
         out: Any = create_empty_array(self.single_observation_space, self.num_envs)
         batch: dict[str, Any] = concatenate(self.single_observation_space, self._env_obs, out)  # type: ignore[assignment]
         return batch
-
-    def render(self) -> tuple[Any, ...] | None:
-        """The sub-envs' renders (``render_mode="ansi"``)."""
-        return tuple(env.render() for env in self.envs)
-
-    def close_extras(self, **kwargs: Any) -> None:
-        """Close the shared backend when this vector env created it."""
-        for env in self.envs:
-            env.close()
-        if self._owns_backend:
-            self.backend.close()
-            self._owns_backend = False
-
-    @property
-    def cache_hits(self) -> int:
-        """How many checks the shared verdict cache answered."""
-        return self.envs[0]._cache.hits

@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from lean_gym.backends import Backend, CheckResult
 from lean_gym.data.theorem import Theorem
 from lean_gym.envs._common import VerdictCache, as_theorem, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
+from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError
 from lean_gym.grading.oracle import Analysis, Oracle, Verdict, analyse, conclude
 from lean_gym.grading.statement import TargetTheorem, as_target, build_submission, is_whole_theorem
@@ -446,7 +443,7 @@ class LeanProofEnv(gym.Env[str, str]):
 
 
 # ------------------------------------------------------------------------------------------ vector env
-class LeanProofVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]):
+class LeanProofVectorEnv(PooledVectorEnv):
     """``num_envs`` proof envs whose checks go to one shared backend in one ``check_batch`` per step.
 
     The ``vector_entry_point`` of ``LeanProof-v0``:
@@ -460,138 +457,17 @@ class LeanProofVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
         **kwargs: The other arguments of the single env.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"]}  # noqa: RUF012
-    env_class: type[LeanProofEnv] = LeanProofEnv
+    env_class: type[Any] = LeanProofEnv
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
-        backend: str | Backend = "auto",
-        **kwargs: Any,
-    ) -> None:
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        self.num_envs = int(num_envs)
-        self.autoreset_mode = AutoresetMode(autoreset_mode)
-        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
-        self.backend, self._owns_backend = resolve_backend(backend)
-        first = self.env_class(backend=self.backend, **kwargs)
-        kwargs["theorems"] = first.theorems
-        self.envs = [first] + [
-            self.env_class(backend=self.backend, **kwargs) for _ in range(self.num_envs - 1)
-        ]
-        for env in self.envs[1:]:
-            env._cache = first._cache
-        self.render_mode = first.render_mode
-        self.single_observation_space = first.observation_space
-        self.single_action_space = first.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._env_obs: list[str] = [""] * self.num_envs
-        self._autoreset_envs = np.zeros(self.num_envs, dtype=np.bool_)
-
-    def reset(
-        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[tuple[str, ...], dict[str, Any]]:
-        """Reset every sub-env (or those in ``options["reset_mask"]``); ``options["index"]`` may be a list."""
-        if seed is None:
-            seeds: list[int | None] = [None] * self.num_envs
-        elif isinstance(seed, (int, np.integer)):
-            seeds = [int(seed) + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} envs")
-        options = dict(options or {})
-        mask = options.pop("reset_mask", None)
-        mask = np.ones(self.num_envs, dtype=np.bool_) if mask is None else np.asarray(mask, dtype=np.bool_)
-        if mask.shape != (self.num_envs,):
-            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
-        index = options.pop("index", None)
-        infos: dict[str, Any] = {}
-        for i in np.flatnonzero(mask):
-            opts = dict(options)
-            if index is not None:
-                opts["index"] = index[int(i)] if isinstance(index, (Sequence, np.ndarray)) else index
-            self._env_obs[i], info = self.envs[i].reset(seed=seeds[i], options=opts)
-            infos = self._add_info(infos, info, int(i))
-        self._autoreset_envs[mask] = False
-        return tuple(self._env_obs), infos
-
-    def step(
-        self, actions: Any
-    ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every sub-env; all checks of the step go to the backend in one ``check_batch``.
-
-        Raises:
-            BadActionError: when ``actions`` is not a sequence of ``num_envs`` strings.
-        """
+    def _check_actions(self, actions: Any) -> Any:
         if isinstance(actions, str) or len(actions) != self.num_envs:
             raise BadActionError(f"actions must be a sequence of {self.num_envs} strings")
-        n = self.num_envs
-        rewards = np.zeros(n, dtype=np.float64)
-        terminations = np.zeros(n, dtype=np.bool_)
-        truncations = np.zeros(n, dtype=np.bool_)
-        infos: dict[str, Any] = {}
-        env_infos: list[dict[str, Any]] = [{} for _ in range(n)]
-        todo: list[tuple[int, _Pending]] = []
-        for i, env in enumerate(self.envs):
-            if self._autoreset_envs[i]:
-                if self.autoreset_mode == AutoresetMode.NEXT_STEP:
-                    self._env_obs[i], env_infos[i] = env.reset()
-                    continue
-                if self.autoreset_mode == AutoresetMode.DISABLED:
-                    raise LeanGymError(
-                        f"sub-env {i} is done; with autoreset DISABLED call reset(options={{'reset_mask': ...}})"
-                    )
-            try:
-                todo.append((i, env.prepare(actions[i])))
-            except BadActionError as e:
-                raise BadActionError(f"env {i}: {e}") from e
+        return actions
 
-        # One check_batch for every request that is not cached (duplicates checked once).
-        results: dict[tuple[str, str], CheckResult] = {}
-        misses: list[tuple[str, str]] = []
-        for i, p in todo:
-            for req in p.requests:
-                if req in results or req in misses:
-                    continue
-                hit = self.envs[i].cached(req)
-                if hit is None:
-                    misses.append(req)
-                else:
-                    results[req] = hit
-        if misses:
-            batch = self.backend.check_batch(
-                [c for c, _ in misses], header=[h for _, h in misses], timeout=self.envs[0].timeout
-            )
-            for req, r in zip(misses, batch):
-                self.envs[0].remember(req, r)
-                results[req] = r
+    def _requests(self, prepared: _Pending) -> tuple[tuple[str, str], ...]:
+        return prepared.requests
 
-        for i, p in todo:
-            obs, rewards[i], terminations[i], truncations[i], info = self.envs[i].finish(
-                p, [results[req] for req in p.requests]
-            )
-            if self.autoreset_mode == AutoresetMode.SAME_STEP and (terminations[i] or truncations[i]):
-                infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, i)
-                obs, info = self.envs[i].reset()
-            self._env_obs[i], env_infos[i] = obs, info
-        for i in range(n):
-            infos = self._add_info(infos, env_infos[i], i)
-        self._autoreset_envs = np.logical_or(terminations, truncations)
-        return tuple(deepcopy(self._env_obs)), rewards, terminations, truncations, infos
-
-    def render(self) -> tuple[Any, ...] | None:
-        """The sub-envs' renders (``render_mode="ansi"``)."""
-        return tuple(env.render() for env in self.envs)
-
-    def close_extras(self, **kwargs: Any) -> None:
-        """Close the shared backend when this vector env created it."""
-        for env in self.envs:
-            env.close()
-        if self._owns_backend:
-            self.backend.close()
-            self._owns_backend = False
+    def _finish(
+        self, env: Any, prepared: _Pending, results: list[CheckResult]
+    ) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        return env.finish(prepared, results)
