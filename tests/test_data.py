@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,14 +122,34 @@ def test_bad_rows_are_named(tmp_path: Path) -> None:
         load_theorems(p)
 
 
-def test_missing_file_and_missing_hf(tmp_path: Path) -> None:
+def test_missing_file_and_missing_hf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(FileNotFoundError):
         load_theorems(tmp_path / "nope.jsonl")
-    try:
-        import datasets  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match=r"pip install lean-gym\[hf\]"):
-            load_theorems("someone/some-dataset")
+    monkeypatch.setitem(sys.modules, "datasets", None)  # as if the `hf` extra were not installed
+    with pytest.raises(ImportError, match=r"pip install lean-gym\[hf\]"):
+        load_theorems("someone/some-dataset")
+
+
+def test_hf_dataset_name_goes_through_datasets(monkeypatch: pytest.MonkeyPatch) -> None:
+    datasets = pytest.importorskip("datasets", reason="the `hf` extra (datasets) is not installed")
+    rows = [
+        {
+            "name": "hf_t0",
+            "formal_statement": "theorem hf_t0 (x : ℕ) : x + 0 = x := by\n",
+            "goal": "x : ℕ\n⊢ x + 0 = x",
+            "header": "import Mathlib\n",
+        }
+    ]
+    calls = []
+
+    def fake_load_dataset(name: str, split: str) -> Any:  # the hub is not reachable here
+        calls.append((name, split))
+        return datasets.Dataset.from_list(rows)
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
+    (t,) = load_theorems("someone/some-dataset", split="test")
+    assert calls == [("someone/some-dataset", "test")]
+    assert t.name == "hf_t0" and t.goal == "x : ℕ\n⊢ x + 0 = x"
 
 
 def test_theorem_with_proof_replaces_existing_proof() -> None:

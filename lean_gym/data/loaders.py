@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lean_gym.data.theorem import Theorem, split_statement
+from lean_gym.errors import MissingDependencyError
 
 __all__ = ["load_theorems", "theorem_from_row"]
 
@@ -132,7 +133,7 @@ def _read_hf(name: str, split: str | None) -> Iterable[tuple[str, Mapping[str, A
     try:
         import datasets
     except ImportError as e:
-        raise ImportError(
+        raise MissingDependencyError(
             f"{name!r} is not a file and not 'sim'; loading it as a Hugging Face dataset needs the `datasets` "
             "package: `pip install lean-gym[hf]`"
         ) from e
