@@ -13,15 +13,15 @@ as the ``LeanProof-v0`` action.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lean_gym.backends import Backend
 from lean_gym.grading.oracle import Oracle
 from lean_gym.grading.statement import as_target, build_submission
+from lean_gym.jsonl import read_jsonl_objects
 
 __all__ = ["load_candidates", "pass_at_k", "run_eval"]
 
@@ -65,29 +65,21 @@ def load_candidates(path: str | os.PathLike[str]) -> dict[str, list[str]]:
         ValueError: naming the line, for invalid JSON or a row without a name or a candidate.
     """
     out: dict[str, list[str]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: not JSON: {e}") from e
-            if not isinstance(row, Mapping) or not isinstance(row.get("name"), str):
-                raise ValueError(f"{path}:{n}: each row needs a string 'name' (the theorem's)")
-            cands: list[str] = []
-            for key in _LIST_KEYS:
-                if isinstance(row.get(key), list):
-                    cands.extend(str(x) for x in row[key])
-            for key in _SINGLE_KEYS:
-                if isinstance(row.get(key), str):
-                    cands.append(row[key])
-            if not cands:
-                raise ValueError(
-                    f"{path}:{n}: no candidate; give one of {', '.join(_SINGLE_KEYS)} or a list in "
-                    f"{', '.join(_LIST_KEYS)}"
-                )
-            out.setdefault(row["name"], []).extend(cands)
+    for where, row in read_jsonl_objects(path):
+        if not isinstance(row.get("name"), str):
+            raise ValueError(f"{where}: each row needs a string 'name' (the theorem's)")
+        cands: list[str] = []
+        for key in _LIST_KEYS:
+            if isinstance(row.get(key), list):
+                cands.extend(str(x) for x in row[key])
+        for key in _SINGLE_KEYS:
+            if isinstance(row.get(key), str):
+                cands.append(row[key])
+        if not cands:
+            raise ValueError(
+                f"{where}: no candidate; give one of {', '.join(_SINGLE_KEYS)} or a list in {', '.join(_LIST_KEYS)}"
+            )
+        out.setdefault(row["name"], []).extend(cands)
     return out
 
 

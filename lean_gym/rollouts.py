@@ -38,6 +38,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from lean_gym.jsonl import read_jsonl_objects
+
 __all__ = ["FIELDS", "Rollout", "RolloutWriter", "label_for", "read_rollouts", "rollout_from_episode"]
 
 #: The columns of the original dataset, in its order.
@@ -260,14 +262,5 @@ def read_rollouts(path: str | os.PathLike[str]) -> Iterator[Rollout]:
     Raises:
         ValueError: naming the line, for invalid JSON or a row with a missing or mistyped field.
     """
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: not JSON: {e}") from e
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{n}: a row must be a JSON object")
-            yield Rollout.from_json(row, where=f"{path}:{n}")
+    for where, row in read_jsonl_objects(path):
+        yield Rollout.from_json(row, where=where)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 
 from lean_gym.data.theorem import Theorem, split_statement
 from lean_gym.errors import MissingDependencyError
+from lean_gym.jsonl import read_jsonl_objects
 
 __all__ = ["load_theorems", "theorem_from_row"]
 
@@ -104,17 +104,7 @@ def _collect(
 
 
 def _read_jsonl(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({e.msg})") from e
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
-            yield f"{path}:{lineno}", row
+    return read_jsonl_objects(path)
 
 
 def _read_parquet(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
