@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, runtime_checkable
@@ -56,7 +55,3 @@ class BatchMixin:
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(codes))) as ex:
             futs = [ex.submit(self.check, c, header=h, timeout=timeout) for c, h in zip(codes, headers)]
             return [f.result() for f in futs]
-
-
-def now() -> float:
-    return time.perf_counter()

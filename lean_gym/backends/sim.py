@@ -25,8 +25,10 @@ class SimBackend(BatchMixin):
     """Checks Lean source with the in-process simulator.
 
     Each distinct header is elaborated once and its environment reused, exactly as the REPL pool does with
-    real Lean. The simulator bounds its own work with heartbeats (``set_option maxHeartbeats``), so a check
-    cannot run away; ``timeout`` is passed to it as a wall-clock deadline where it supports one.
+    real Lean. The simulator bounds its own work with heartbeats (``set_option maxHeartbeats``; ``0`` still
+    has a hard cap), so a check cannot run away. ``timeout`` is accepted for the interface but not enforced
+    in process: for a hard wall-clock limit use ``make_backend("sim-repl")``, whose processes are killed on
+    timeout like real Lean's.
 
     Example:
         >>> backend = SimBackend()
