@@ -17,51 +17,31 @@ import numpy as np
 
 __all__ = ["candidate_actions", "goal_context", "run_bench", "run_demo"]
 
+_UNSAFE_MENU = (
+    "linarith", "nlinarith", "positivity", "omega", "ring_nf", "simp_all", "interval_cases",
+    "norm_num [*] at *", "field_simp [*] at *", "bound", "exfalso", "split",
+)  # fmt: skip
+_SAFE_MENU = ("ring", "norm_num", "field_simp", "push_neg", "zify", "norm_cast")
+# (head, level): the deepest search, and the simp switches turned off
+_SETTING_MENU = (("maxRuleApplicationDepth", 4), ("enableSimp", 0), ("useDefaultSimpSet", 0))
+
 
 def candidate_actions(layout: Any) -> list[np.ndarray]:
-    """A fixed menu of aesop configurations on the SATP v1 layout: plain aesop and one-change variants."""
+    """A fixed menu of aesop configurations: plain aesop and one-change variants of it.
+
+    Heads the layout does not have are left out, so the menu works for any layout that names its heads
+    like SATP's v1 (``unsafe:linarith``, ``lemma:0``, ``maxRuleApplicationDepth``, ...).
+    """
     base = layout.default_action()
     names = list(layout.head_names)
+    changes = [f"unsafe:{t}" for t in _UNSAFE_MENU] + [f"safe:{t}" for t in _SAFE_MENU]
+    changes += [f"lemma:{r}" for r in range(4)]
     menu = [base.copy()]
-
-    def variant(**levels: int) -> np.ndarray:
-        a = base.copy()
-        for head, level in levels.items():
-            a[names.index(head)] = level
-        return a
-
-    def head(fragment: str) -> str:
-        for n in names:
-            if n == fragment or n.endswith(fragment):
-                return n
-        raise KeyError(fragment)
-
-    singles = [
-        "linarith", "nlinarith", "positivity", "omega", "ring_nf", "simp_all", "interval_cases",
-        "norm_num [*] at *", "field_simp [*] at *", "bound", "exfalso", "split",
-    ]  # fmt: skip
-    for t in singles:
-        try:
-            menu.append(variant(**{head(f"unsafe:{t}"): 4}))
-        except KeyError:
-            continue
-    for t in ("ring", "norm_num", "field_simp", "push_neg", "zify", "norm_cast"):
-        try:
-            menu.append(variant(**{head(f"safe:{t}"): 4}))
-        except KeyError:
-            continue
-    for r in range(4):
-        try:
-            menu.append(variant(**{head(f"lemma:{r}"): 4}))
-        except KeyError:
-            continue
-    extra = [
-        n for n in names if "maxRuleApplicationDepth" in n or "enableSimp" in n or "useDefaultSimpSet" in n
-    ]
-    for n in extra:
-        a = base.copy()
-        a[names.index(n)] = 4 if "Depth" in n else 0
-        menu.append(a)
+    for name, level in [(c, 4) for c in changes] + list(_SETTING_MENU):
+        if name in names:
+            a = base.copy()
+            a[names.index(name)] = level
+            menu.append(a)
     return menu
 
 
