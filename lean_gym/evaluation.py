@@ -132,6 +132,8 @@ def run_eval(
     ks = sorted({int(k) for k in k_values})
     if not ks or ks[0] < 1:
         raise ValueError(f"k_values must be positive integers, got {list(k_values)}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     be, owned = resolve_backend(backend)
     try:
         targets = {t.name: t for t in (as_target(x) for x in _theorems(dataset, split))}
@@ -146,7 +148,7 @@ def run_eval(
             from tqdm import tqdm
 
             bar = tqdm(total=len(items), desc="oracle", unit="proof")
-        for start in range(0, len(items), max(1, batch_size)):
+        for start in range(0, len(items), batch_size):
             chunk = items[start : start + batch_size]
             verdicts = oracle.judge_batch(
                 [(targets[name], build_submission(targets[name], cand)) for name, cand in chunk]

@@ -98,3 +98,10 @@ def test_run_eval_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str
     cands = _write(tmp_path / "c.jsonl", [{"name": "a", "proof": "rfl"}])
     run_eval(cands, THMS, backend=ScriptedLean(), progress=True)
     assert "oracle" in capsys.readouterr().err
+
+
+def test_run_eval_rejects_a_batch_size_below_one(tmp_path: Path) -> None:
+    cands = tmp_path / "c.jsonl"
+    cands.write_text('{"name": "x", "proof": "rfl"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="batch_size must be at least 1, got 0"):
+        run_eval(cands, [], backend="sim", batch_size=0, progress=False)

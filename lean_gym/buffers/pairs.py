@@ -199,29 +199,17 @@ def mine_pair_indices(
         starts = np.flatnonzero(np.r_[True, m_sorted[1:] != m_sorted[:-1]])
         n_fail = np.add.reduceat(1 - ok_sorted, starts)
         n_succ = np.diff(np.r_[starts, m_sorted.size]) - n_fail
-        both = (n_fail > 0) & (n_succ > 0)
-        if not both.any():
+        cross = _cross_blocks(starts, n_fail, n_succ)
+        if cross is None:
             continue
-        b_start, b_fail, b_succ = starts[both], n_fail[both], n_succ[both]
-        per = b_fail * b_succ
-        total = int(per.sum())
-        block = np.repeat(np.arange(per.size), per)
-        local = np.arange(total) - np.repeat(np.cumsum(per) - per, per)
-        fail = order[b_start[block] + local // b_succ[block]]
-        succ = order[b_start[block] + b_fail[block] + local % b_succ[block]]
+        fail, succ = order[cross[0]], order[cross[1]]
         differ = act[succ] != act[fail]
         if not ((differ.sum(axis=1) == 1).all() and differ[:, h].all() and (g[succ] == g[fail]).all()):
             return _mine_exact(group, actions, success, valid)
         chosen_parts.append(rows[succ])
         rejected_parts.append(rows[fail])
-        head_parts.append(np.full(total, h, dtype=np.int64))
-    if not chosen_parts:
-        return empty, empty, empty, n_conflicted
-    chosen = np.concatenate(chosen_parts)
-    rejected = np.concatenate(rejected_parts)
-    heads_out = np.concatenate(head_parts)
-    final = np.lexsort((chosen, rejected))
-    return chosen[final], rejected[final], heads_out[final], n_conflicted
+        head_parts.append(np.full(succ.size, h, dtype=np.int64))
+    return _assemble(chosen_parts, rejected_parts, head_parts, n_conflicted)
 
 
 def _mine_exact(
@@ -270,22 +258,45 @@ def _mine_exact(
         sizes = np.diff(np.r_[starts, k_sorted.size])
         n_fail = np.add.reduceat(1 - ok_sorted.astype(np.int64), starts)
         n_succ = sizes - n_fail
-        both = (n_fail > 0) & (n_succ > 0)
-        if not both.any():
+        cross = _cross_blocks(starts, n_fail, n_succ)
+        if cross is None:
             continue
-        b_start, b_fail, b_succ = starts[both], n_fail[both], n_succ[both]
-        per = b_fail * b_succ
-        total = int(per.sum())
-        block = np.repeat(np.arange(per.size), per)
-        local = np.arange(total) - np.repeat(np.cumsum(per) - per, per)
-        i = local // b_succ[block]
-        j = local % b_succ[block]
-        fail_pos = b_start[block] + i
-        succ_pos = b_start[block] + b_fail[block] + j
+        fail_pos, succ_pos = cross
         chosen_parts.append(rows[order[succ_pos]])
         rejected_parts.append(rows[order[fail_pos]])
-        head_parts.append(np.full(total, h, dtype=np.int64))
+        head_parts.append(np.full(succ_pos.size, h, dtype=np.int64))
+    return _assemble(chosen_parts, rejected_parts, head_parts, n_conflicted)
+
+
+def _cross_blocks(
+    starts: np.ndarray, n_fail: np.ndarray, n_succ: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every (failure, success) position pair within each sorted block (failures first, then successes).
+
+    Returns ``(fail_positions, success_positions)``, or ``None`` when no block holds both outcomes.
+    """
+    both = (n_fail > 0) & (n_succ > 0)
+    if not both.any():
+        return None
+    b_start, b_fail, b_succ = starts[both], n_fail[both], n_succ[both]
+    per = b_fail * b_succ
+    total = int(per.sum())
+    block = np.repeat(np.arange(per.size), per)
+    local = np.arange(total) - np.repeat(np.cumsum(per) - per, per)
+    fail_pos = b_start[block] + local // b_succ[block]
+    succ_pos = b_start[block] + b_fail[block] + local % b_succ[block]
+    return fail_pos, succ_pos
+
+
+def _assemble(
+    chosen_parts: list[np.ndarray],
+    rejected_parts: list[np.ndarray],
+    head_parts: list[np.ndarray],
+    n_conflicted: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The per-head pair lists as one result, ordered by failure, then success."""
     if not chosen_parts:
+        empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, n_conflicted
     chosen = np.concatenate(chosen_parts)
     rejected = np.concatenate(rejected_parts)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lean_gym.backends.base import Backend, CheckResult
 from lean_gym.data.theorem import Theorem
 
-__all__ = ["VerdictCache", "as_theorem", "resolve_backend"]
+__all__ = ["VerdictCache", "as_theorem", "env_theorems", "resolve_backend"]
 
 _CACHEABLE = ("proved", "sorry", "error")  # Lean's own verdicts; timeouts and crashes are retried
 
@@ -51,6 +51,28 @@ def as_theorem(obj: Theorem | Mapping[str, Any], i: int = 0) -> Theorem:
     if "formal_statement" in row:
         row.setdefault("name", f"theorem_{i}")
     return theorem_from_row(row, where=f"theorems[{i}]", source="theorems")
+
+
+def env_theorems(
+    source: str | None, split: str, theorems: Sequence[Theorem | Mapping[str, Any]] | None, task: str
+) -> list[Theorem]:
+    """An env's theorem list: ``theorems`` when given, else :func:`lean_gym.data.load_theorems` of ``source``.
+
+    Args:
+        source: Where theorems come from (``None``: ``"sim"``).
+        split: The split to load.
+        theorems: An explicit list of theorems or dicts (overrides ``source``).
+        task: What the env does with them, for the error on an empty list (``"play"``, ``"prove"``).
+    """
+    if theorems is not None:
+        out = [as_theorem(t, i) for i, t in enumerate(theorems)]
+    else:
+        from lean_gym.data import load_theorems
+
+        out = list(load_theorems(source or "sim", split=split))
+    if not out:
+        raise ValueError(f"no theorems to {task} (source={source!r}, split={split!r}); pass theorems=[...]")
+    return out
 
 
 class VerdictCache:

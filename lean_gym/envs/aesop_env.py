@@ -20,7 +20,7 @@ from lean_gym.aesop import Layout, uuid16
 from lean_gym.aesop import layout as get_layout
 from lean_gym.backends.base import Backend, CheckResult
 from lean_gym.data.theorem import Theorem, split_statement
-from lean_gym.envs._common import VerdictCache, as_theorem, resolve_backend
+from lean_gym.envs._common import VerdictCache, env_theorems, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError
@@ -141,7 +141,7 @@ class LeanAesopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self.timeout = timeout
         self.max_message_chars = int(max_message_chars)
         self.render_mode = render_mode
-        self.theorems: list[Theorem] = self._load(source, split, theorems)
+        self.theorems: list[Theorem] = env_theorems(source, split, theorems, "play")
         self._cache = VerdictCache(cache_size)
         self._static: dict[int, _StaticObs] = {}
 
@@ -163,19 +163,6 @@ class LeanAesopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self._last_render = ""
 
     # ----------------------------------------------------------------------------- setup
-    def _load(
-        self, source: str | None, split: str, theorems: Sequence[Theorem | Mapping[str, Any]] | None
-    ) -> list[Theorem]:
-        if theorems is not None:
-            out = [as_theorem(t, i) for i, t in enumerate(theorems)]
-        else:
-            from lean_gym.data import load_theorems
-
-            out = list(load_theorems(source or "sim", split=split))
-        if not out:
-            raise ValueError(f"no theorems to play (source={source!r}, split={split!r}); pass theorems=[...]")
-        return out
-
     def _static_obs(self, index: int) -> _StaticObs:
         s = self._static.get(index)
         if s is None:
@@ -369,9 +356,6 @@ class LeanAesopVectorEnv(PooledVectorEnv):
         return env.finish(prepared, results[0])
 
     def _observations(self) -> dict[str, Any]:
-        return self._batch()
-
-    def _batch(self) -> dict[str, Any]:
         # A fresh buffer each step, so returned batches never share memory (no deepcopy needed).
         out: Any = create_empty_array(self.single_observation_space, self.num_envs)
         batch: dict[str, Any] = concatenate(self.single_observation_space, self._env_obs, out)  # type: ignore[assignment]

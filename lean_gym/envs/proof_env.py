@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 
 from lean_gym.backends import Backend, CheckResult
 from lean_gym.data.theorem import Theorem
-from lean_gym.envs._common import VerdictCache, as_theorem, resolve_backend
+from lean_gym.envs._common import VerdictCache, env_theorems, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError
@@ -99,7 +99,6 @@ class _Pending:
     analysis: Analysis
     requests: tuple[tuple[str, str], ...]
     oracle_sampled: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -202,7 +201,7 @@ class LeanProofEnv(gym.Env[str, str]):
         if max_action_chars < 1 or max_observation_chars < 256:
             raise ValueError("max_action_chars must be >= 1 and max_observation_chars >= 256")
         self.backend, self._owns_backend = resolve_backend(backend)
-        self.theorems: list[Theorem] = self._load(source, split, theorems)
+        self.theorems: list[Theorem] = env_theorems(source, split, theorems, "prove")
         self.targets: list[TargetTheorem] = [as_target(t) for t in self.theorems]
         self.max_turns = int(max_turns)
         self.observation_mode = observation
@@ -230,21 +229,6 @@ class LeanProofEnv(gym.Env[str, str]):
         self._last_render = ""
 
     # ----------------------------------------------------------------------------- setup
-    def _load(
-        self, source: str | None, split: str, theorems: Sequence[Theorem | Mapping[str, Any]] | None
-    ) -> list[Theorem]:
-        if theorems is not None:
-            out = [as_theorem(t, i) for i, t in enumerate(theorems)]
-        else:
-            from lean_gym.data import load_theorems
-
-            out = list(load_theorems(source or "sim", split=split))
-        if not out:
-            raise ValueError(
-                f"no theorems to prove (source={source!r}, split={split!r}); pass theorems=[...]"
-            )
-        return out
-
     def _make_curriculum(self, curriculum: Any) -> Any:
         if curriculum is None:
             return None

@@ -421,5 +421,5 @@ class Oracle:
         return [self.conclude(a, by_index.get(k)) for k, a in enumerate(analyses)]
 
     def with_rules(self, **changes: Any) -> GradingRules:
-        """A copy of the oracle's rules with ``changes`` (used to build weak graders)."""
+        """A copy of the oracle's rules with ``changes`` applied, e.g. to build a custom grader from it."""
         return replace(self.rules, **changes)
