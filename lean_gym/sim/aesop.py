@@ -446,27 +446,17 @@ def _remember(
 # ------------------------------------------------------------------------------------ builtin steps
 
 
-def _fresh(goal: Goal, base: str, taken: set[str] | None = None) -> str:
-    names = {n for n, _ in goal.hyps} | (taken or set())
-    if base not in names:
-        return base
-    i = 1
-    while f"{base}_{i}" in names:
-        i += 1
-    return f"{base}_{i}"
-
-
 def _intros(goal: Goal) -> tuple[Goal, list[str]] | None:
     g = goal
     names: list[str] = []
     t = g.target
     while t[0] in ("→", "∀"):
         if t[0] == "→":
-            name = _fresh(g, "a")
+            name = g.fresh_name("a")
             g = Goal((*g.hyps, (name, t[1])), t[2], g.tag, g.ascii)
         else:
             x = t[1]
-            name = _fresh(g, x)
+            name = g.fresh_name(x)
             body = t[3] if name == x else subst(t[3], x, ("var", name))
             g = Goal((*g.hyps, (name, t[2])), body, g.tag, g.ascii)
         names.append(name)
@@ -503,16 +493,16 @@ def _destruct_products(goal: Goal) -> tuple[Goal, str] | None:
                 names = ("mp", "mpr")
             rest = goal.hyps[:i] + goal.hyps[i + 1 :]
             base = Goal(rest, goal.target, goal.tag, goal.ascii)
-            n1 = _fresh(base, names[0])
-            n2 = _fresh(base, names[1], {n1})
+            n1 = base.fresh_name(names[0])
+            n2 = base.fresh_name(names[1], {n1})
             new = Goal((*rest, (n1, parts[0]), (n2, parts[1])), goal.target, goal.tag, goal.ascii)
             return new, f"obtain ⟨{n1}, {n2}⟩ := {hn}"
         if h == "∃":
             rest = goal.hyps[:i] + goal.hyps[i + 1 :]
             base = Goal(rest, goal.target, goal.tag, goal.ascii)
-            w = _fresh(base, "w")
+            w = base.fresh_name("w")
             body = subst(ty[3], ty[1], ("var", w)) if w != ty[1] else ty[3]
-            hname = _fresh(base, "h", {w})
+            hname = base.fresh_name("h", {w})
             new = Goal((*rest, (w, ty[2]), (hname, body)), goal.target, goal.tag, goal.ascii)
             return new, f"obtain ⟨{w}, {hname}⟩ := {hn}"
     return None
@@ -560,7 +550,7 @@ def _apply_builtin(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOption
         return []
     if k == "not_intro":
         if t[0] == "¬":
-            name = _fresh(goal, "a")
+            name = goal.fresh_name("a")
             return [
                 Expansion([Goal((*goal.hyps, (name, t[1])), FALSE, goal.tag, goal.ascii)], f"intro {name}")
             ]
@@ -627,7 +617,7 @@ def _apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) 
         if rule.kind == "destruct":
             hyps = [(n, ty) for n, ty in hyps if n not in (rule.arg, have[0])]
         g0 = Goal(tuple(hyps), goal.target, goal.tag, goal.ascii)
-        name = _fresh(g0, "fwd")
+        name = g0.fresh_name("fwd")
         return [
             Expansion(
                 [Goal((*hyps, (name, concl)), goal.target, goal.tag, goal.ascii)],

@@ -229,7 +229,6 @@ class AesopCall:
 
 # ------------------------------------------------------------------------------------------- scanner
 
-_IDENT_START = re.compile(r"[A-Za-z_\u00C0-\u024F\u0370-\u03FF\u1F00-\u1FFF\u2100-\u214F«]")
 _IDENT_RE = re.compile(
     r"(?:«[^»]*»|[A-Za-z_\u00C0-\u024F\u0370-\u03FF\u1F00-\u1FFF\u2100-\u214F]"
     r"[A-Za-z0-9_'!?\u00C0-\u024F\u0370-\u03FF\u1F00-\u1FFF\u2080-\u209C\u2100-\u214F]*)"

@@ -357,7 +357,7 @@ class _Runner:
             ts.advance()
             syn = parse_term(ts, 0)
             self._expect_end(ts)
-            self.msg("info", t.start, syn.end if False else t.end, self._check_text(syn))
+            self.msg("info", t.start, t.end, self._check_text(syn))
             return
         if kw in (
             "#eval",

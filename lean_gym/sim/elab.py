@@ -374,10 +374,6 @@ class Elaborator:
             out = (q, name, ty, out)
         return out
 
-    def _elab_rel_terms(self, op: str, lhs: Term, ty: str, rhs_syn: Syn) -> Term:
-        rhs, _ = self.elab_term(rhs_syn, ty)
-        return (op, ty, lhs, rhs)
-
     def _prescan(self, syn: Syn, name: str) -> str | None:
         """The type a still-untyped binder ``name`` gets from its first typed use in ``syn``."""
         stack = [syn]

@@ -68,7 +68,6 @@ HEADER = "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nope
 SPLITS = ("train", "valid", "test")
 DEFAULT_SPLIT_SIZE = 300
 _SEED_BASE = {"train": 10_000_000, "valid": 20_000_000, "test": 30_000_000}
-_PROP = type_term("Prop")
 
 Rel = str
 

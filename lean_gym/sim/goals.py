@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from lean_gym.sim.terms import Term, is_prop_type, pretty
@@ -94,9 +95,10 @@ class Goal:
                 break
         return Goal(tuple(hyps), self.target, self.tag, self.ascii)
 
-    def fresh_name(self, base: str = "h") -> str:
-        """A name not used by any hypothesis (``base``, ``base_1``, …)."""
+    def fresh_name(self, base: str = "h", taken: Collection[str] = ()) -> str:
+        """A name not used by any hypothesis nor in ``taken`` (``base``, ``base_1``, …)."""
         names = {n for n, _ in self.hyps}
+        names.update(taken)
         if base not in names:
             return base
         i = 1

@@ -244,7 +244,7 @@ class ProofChecker:
         self.ctx.axioms.add("sorryAx")
 
     def _by(self, syn: Syn, expected: Term) -> None:
-        from lean_gym.sim.tactics import TacticError, _log_error, run_block, unsolved_goals_message
+        from lean_gym.sim.tactics import TacticError, _log_and_admit, run_block, unsolved_goals_message
 
         start, end, by_tok = syn.args
         src = self.ctx.src
@@ -261,9 +261,7 @@ class ProofChecker:
                     e.end if e.end is not None else syn.end,
                 ) from e
             # a nested block's failure is logged and its goal admitted; the outer proof goes on
-            _log_error(self.ctx, e, _Span(syn.start, syn.end))  # type: ignore[arg-type]
-            self.ctx.synthetic_sorry = True
-            self.ctx.axioms.add("sorryAx")
+            _log_and_admit(self.ctx, e, _Span(syn.start, syn.end))  # type: ignore[arg-type]
             return
         if rest:
             from lean_gym.sim.tactics import LogMessage

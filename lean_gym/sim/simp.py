@@ -15,7 +15,6 @@ it never rewrites with anything false.
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
 
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
@@ -29,21 +28,12 @@ __all__ = ["SimpSet", "cast_normalize", "push_neg_term", "run_simp_variant", "si
 Rule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
 
 _NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
-_DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
 
 
 def _is_num(t: Term, v: int | None = None) -> bool:
     if t[0] != "num":
         return False
     return v is None or t[2] == v
-
-
-def _val(t: Term) -> Fraction | None:
-    if t[0] == "num":
-        return Fraction(t[2])
-    if t[0] == "neg" and t[2][0] == "num":
-        return -Fraction(t[2][2])
-    return None
 
 
 class SimpSet:
@@ -765,27 +755,12 @@ def push_neg_term(t: Term) -> Term:
 
 @builtin("push_neg")
 def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    from lean_gym.sim.tac_basic import _parse_location
+    from lean_gym.sim.tac_basic import _map_at, _parse_location
 
     ts = syn.stream(1)
     locs = _parse_location(ts)
     ctx.use_standard_axioms()
-    changed = False
-    if locs is None or "⊢" in locs:
-        new = push_neg_term(goal.target)
-        if new != goal.target:
-            goal = goal.with_target(new)
-            changed = True
-    for n in locs or []:
-        if n == "⊢":
-            continue
-        p = goal.hyp(n)
-        if p is None:
-            raise TacticError(f"unknown hypothesis '{n}'")
-        new = push_neg_term(p)
-        if new != p:
-            goal = goal.replace_hyp(n, new)
-            changed = True
+    goal, changed = _map_at(goal, locs, push_neg_term)
     if not changed:
         raise TacticError(
             "push_neg made no progress"

@@ -11,6 +11,7 @@ being parsed (this is how tactic blocks and commands end), and so do ``)``, ``]`
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -49,20 +50,15 @@ class Source:
     def __init__(self, text: str) -> None:
         self.text = text
         starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                starts.append(i + 1)
+        i = text.find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = text.find("\n", i + 1)
         self.line_starts = starts
 
     def position(self, offset: int) -> tuple[int, int]:
         """``(line, column)`` of ``offset``: line 1-based, column 0-based in code points."""
-        lo, hi = 0, len(self.line_starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.line_starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
+        lo = max(bisect_right(self.line_starts, offset) - 1, 0)
         return lo + 1, offset - self.line_starts[lo]
 
 
@@ -334,34 +330,6 @@ _BINOPS: dict[str, tuple[int, int, str]] = {
 }
 _LEFT_ASSOC = {"+", "-", "*", "/", "%", "∩", "∪"}
 _ARG_START_SYMS = {"(", "⟨", "↑", "@", "‹"}
-_TERM_STOP = {
-    ")",
-    "]",
-    "}",
-    "⟩",
-    ",",
-    ":=",
-    ";",
-    "<;>",
-    "|",
-    ":",
-    "=>",
-    "..",
-    "at",
-    "with",
-    "using",
-    "generalizing",
-    "from",
-    "then",
-    "else",
-    "do",
-    "in",
-    "⊢",
-    "⦄",
-    "›",
-    "⌋",
-    "⌉",
-}
 _KEYWORDS = {
     "at",
     "with",
@@ -634,19 +602,6 @@ def _parse_leading(ts: TokenStream) -> Syn:
             name = ts.advance()
             return Syn("mvar", (name.text,), t.start, name.end)
     raise ParseError(f"unexpected token '{t.text}'; expected term", t.start, t.end)
-
-
-def _closes_outer(ts: TokenStream, j: int) -> bool:
-    """Whether the closing bracket at the cursor closes a bracket opened before position ``j``."""
-    depth = 0
-    for k in range(j, ts.i):
-        tx = ts.toks[k]
-        if tx.kind == "sym":
-            if tx.text in ("(", "⟨", "[", "{"):
-                depth += 1
-            elif tx.text in (")", "⟩", "]", "}"):
-                depth -= 1
-    return depth <= 0
 
 
 def _parse_app(ts: TokenStream, head: Syn) -> Syn:

@@ -451,13 +451,6 @@ def _bound_of(rel: Term, v: Term) -> tuple[str, int] | None:
     return None
 
 
-def _strip_bounds(body: Term, conn: str, v: Term) -> Term:
-    cur = body
-    while cur[0] == conn and _bound_of(cur[1], v) is not None:
-        cur = cur[2]
-    return cur
-
-
 def rfl_closes(eq: Term, ctx: TacticContext) -> bool:
     """Whether ``rfl`` proves ``eq``: syntactic equality, or closed ℕ/ℤ evaluation (kernel reduction)."""
     h = eq[0]
@@ -1120,9 +1113,7 @@ def _rfl(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if t[0] == "=":
         at = goal.ascii
         raise TacticError(
-            f"The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation (neither `=` nor a relation with a @[refl] lemma).\n- The arguments of the relation are not equal.\nTry using the reflexivity lemma for your relation explicitly, e.g. `exact Eq.refl _` or\n`exact HEq.rfl` etc.\n\n{goal.pretty()}"
-            if False
-            else f"Tactic `rfl` failed: The lhs\n  {pretty(t[2], at)}\nis not definitionally equal to the rhs\n  {pretty(t[3], at)}\n\n{goal.pretty()}"
+            f"Tactic `rfl` failed: The lhs\n  {pretty(t[2], at)}\nis not definitionally equal to the rhs\n  {pretty(t[3], at)}\n\n{goal.pretty()}"
         )
     raise TacticError(
         f"The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation (neither `=` nor a relation with a @[refl] lemma).\n- The arguments of the relation are not equal.\nTry using the reflexivity lemma for your relation explicitly, e.g. `exact Eq.refl _` or\n`exact HEq.rfl` etc.\n\n{goal.pretty()}"

@@ -6,6 +6,8 @@ the goals that replace it. Failures raise :class:`~lean_gym.sim.tactics.TacticEr
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import Binder, Instance, ProofChecker, decl_telescope, prop_telescope
@@ -595,9 +597,7 @@ def _exfalso(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 def _trivial(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if _trivial_closes(goal, ctx, 3):
         return []
-    raise TacticError(
-        "Tactic `trivial` failed\n\n" + goal.pretty() if False else "Failed to prove the goal using `trivial`"
-    )
+    raise TacticError("Failed to prove the goal using `trivial`")
 
 
 def _trivial_closes(goal: Goal, ctx: TacticContext, depth: int) -> bool:
@@ -990,13 +990,11 @@ def _subst_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("unfold", "delta", "unfold_let")
 def _unfold(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    from lean_gym.sim.tac_basic import _parse_location as parse_loc
-
     ts = syn.stream(1)
     names: list[str] = []
     while ts.tok.kind == "ident" and ts.tok.text != "at":
         names.append(ts.advance().text)
-    locs = parse_loc(ts)
+    locs = _parse_location(ts)
     if not names:
         raise TacticError("unexpected end of input; expected identifier", syn.end, syn.end)
     values: dict[str, Term] = {}
@@ -1011,20 +1009,7 @@ def _unfold(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             t = subst(t, n, v)
         return t
 
-    changed = False
-    if locs is None or "⊢" in locs:
-        new = unfold_all(goal.target)
-        changed = changed or new != goal.target
-        goal = goal.with_target(new)
-    for n in locs or []:
-        if n == "⊢":
-            continue
-        p = goal.hyp(n)
-        if p is None:
-            raise TacticError(f"unknown hypothesis '{n}'")
-        new = unfold_all(p)
-        changed = changed or new != p
-        goal = goal.replace_hyp(n, new)
+    goal, changed = _map_at(goal, locs, unfold_all)
     if not changed:
         raise TacticError(f"unfold failed to unfold {', '.join(repr(n) for n in names)}")
     return [goal]
@@ -1127,6 +1112,31 @@ def _parse_location(ts: TokenStream) -> list[str] | None:
         else:
             break
     return locs
+
+
+def _map_at(goal: Goal, locs: list[str] | None, fn: Callable[[Term], Term]) -> tuple[Goal, bool]:
+    """Apply ``fn`` at ``locs`` (the target, and each named hypothesis); the new goal and whether it changed.
+
+    Raises:
+        TacticError: ``unknown hypothesis`` for a name not in the context.
+    """
+    changed = False
+    if locs is None or "⊢" in locs:
+        new = fn(goal.target)
+        if new != goal.target:
+            goal = goal.with_target(new)
+            changed = True
+    for n in locs or []:
+        if n == "⊢":
+            continue
+        p = goal.hyp(n)
+        if p is None:
+            raise TacticError(f"unknown hypothesis '{n}'")
+        new = fn(p)
+        if new != p:
+            goal = goal.replace_hyp(n, new)
+            changed = True
+    return goal, changed
 
 
 def rule_equation(goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> tuple[Instance, Term, Term, str]:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lean_gym.sim.arith.errors import ArithBudgetExceeded
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
@@ -536,9 +537,7 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
             err = TacticError(unsolved_goals_message(res), tok.start, tok.end, recover=True)
             if not ctx.recover:
                 raise err
-            _log_error(ctx, err, node)
-            ctx.synthetic_sorry = True
-            ctx.axioms.add("sorryAx")
+            _log_and_admit(ctx, err, node)
         return rest
     if k == "first":
         last: TacticError | None = None
@@ -639,7 +638,7 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
                 raise TacticError(f"Case tag '{tags[0]}' not found.\n\nThere are no cases to select.")
         g = goals[idx].with_tag(None)
         if kw == "next" and tags:
-            g = _rename_inaccessible(g, [t for t in tags])
+            g = _rename_inaccessible(g, list(tags))
         elif kw != "next" and len(tags) > 1:
             g = _rename_inaccessible(g, tags[1:])
         rest = goals[:idx] + goals[idx + 1 :]
@@ -648,9 +647,7 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
             err = TacticError(unsolved_goals_message(res), node.start, node.end, recover=True)
             if not ctx.recover:
                 raise err
-            _log_error(ctx, err, node)
-            ctx.synthetic_sorry = True
-            ctx.axioms.add("sorryAx")
+            _log_and_admit(ctx, err, node)
         return rest
     raise TacticError(f"unsupported tactic combinator {k}")
 
@@ -676,10 +673,13 @@ def _rename_inaccessible(g: Goal, names: list[str]) -> Goal:
     return Goal(tuple(hyps), target, g.tag, g.ascii)
 
 
-def _log_error(ctx: TacticContext, err: TacticError, node: Node | TacSyntax) -> None:
+def _log_and_admit(ctx: TacticContext, err: TacticError, node: Node | TacSyntax) -> None:
+    """Recover from ``err``: log it (at ``node`` when it has no position) and admit the goal with ``sorry``."""
     start = err.start if err.start is not None else node.start
     end = err.end if err.end is not None else node.end
     ctx.messages.append(LogMessage("error", err.message, start, end))
+    ctx.synthetic_sorry = True
+    ctx.axioms.add("sorryAx")
 
 
 def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
@@ -708,41 +708,22 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
         )
         if not ctx.recover:
             raise err from e
-        _log_error(ctx, err, syn)
-        ctx.synthetic_sorry = True
-        ctx.axioms.add("sorryAx")
+        _log_and_admit(ctx, err, syn)
         return list(rest)
     except ParseError as e:
         raise TacticError(e.message, e.start, e.end) from e
     except TacticError as e:
         if e.recover and ctx.recover:
-            _log_error(ctx, e, syn)
-            ctx.synthetic_sorry = True
-            ctx.axioms.add("sorryAx")
+            _log_and_admit(ctx, e, syn)
             return list(rest)
         if e.start is None:
             e.start, e.end = syn.start, syn.end
         raise
-    except _arith_budget_errors() as e:
+    except ArithBudgetExceeded as e:
         raise HeartbeatsExceeded(
             timeout_message(int(ctx.max_heartbeats or HARD_HEARTBEAT_CAP)), syn.start, syn.end
         ) from e
     return list(new) + list(rest)
-
-
-_BUDGET_ERRS: tuple[type[BaseException], ...] | None = None
-
-
-def _arith_budget_errors() -> tuple[type[BaseException], ...]:
-    global _BUDGET_ERRS
-    if _BUDGET_ERRS is None:
-        try:
-            from lean_gym.sim.arith.errors import ArithBudgetExceeded
-
-            _BUDGET_ERRS = (ArithBudgetExceeded,)
-        except ImportError:
-            _BUDGET_ERRS = ()
-    return _BUDGET_ERRS
 
 
 def run_block(
@@ -817,7 +798,7 @@ def goal_from_statement(statement: str, ctx: TacticContext | None = None) -> Goa
         raise TacticError(e.message) from e
     if target is None:
         raise TacticError("a statement needs a type after ':'")
-    return Goal(tuple(hyps), target, None, not ctx.env.mathlib and False)
+    return Goal(tuple(hyps), target)
 
 
 # ------------------------------------------------------------------------------------------ helpers

@@ -243,14 +243,6 @@ def _paren(s: str, need: bool) -> str:
     return f"({s})" if need else s
 
 
-def _collect_binders(t: Term, head: str) -> tuple[list[tuple[str, Term]], Term]:
-    binders: list[tuple[str, Term]] = []
-    while t[0] == head:
-        binders.append((t[1], t[2]))
-        t = t[3]
-    return binders, t
-
-
 def _binder_pred(t: Term) -> tuple[str, Term, Term] | None:
     """``∀ x, x > b → p`` / ``∃ x, x > b ∧ p`` as ``(op, b, p)`` (Mathlib prints ``∀ x > b, p``)."""
     conn = "→" if t[0] == "∀" else "∧"

@@ -24,3 +24,22 @@ class EvalTooExpensive(ArithBudgetExceeded):
 
     Example: ``5 ^ 999999``. The size cap is a parameter of the evaluation functions.
     """
+
+
+class WorkBudget:
+    """A count of work steps left; :meth:`spend` raises :class:`ArithBudgetExceeded` once it runs out.
+
+    Subclasses name the procedure (``what``) for the message.
+    """
+
+    __slots__ = ("left", "total")
+    what = "search"
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.left = total
+
+    def spend(self, n: int = 1) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise ArithBudgetExceeded(f"{self.what} exceeded its budget of {self.total} steps")

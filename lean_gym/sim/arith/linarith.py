@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from lean_gym.sim.arith.errors import ArithBudgetExceeded
+from lean_gym.sim.arith.errors import ArithBudgetExceeded, WorkBudget
 from lean_gym.sim.arith.poly import Monomial, Number, Poly
 from lean_gym.sim.arith.poly import monomial_order_key as _mono_key
 from lean_gym.sim.arith.simplex import simplex_certificate
@@ -328,17 +328,9 @@ def _combine(a: _Row, ka: int, b: _Row, kb: int, hist: frozenset[int]) -> _Row:
 _NO_HIST: frozenset[int] = frozenset()
 
 
-class _Budget:
-    __slots__ = ("left", "total")
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.left = total
-
-    def spend(self, n: int = 1) -> None:
-        self.left -= n
-        if self.left < 0:
-            raise ArithBudgetExceeded(f"linear arithmetic search exceeded its budget of {self.total} steps")
+class _Budget(WorkBudget):
+    __slots__ = ()
+    what = "linear arithmetic search"
 
 
 def _refute(rows: list[_Row], budget: _Budget) -> _Row | None:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from lean_gym.sim.arith.errors import ArithBudgetExceeded
+from lean_gym.sim.arith.errors import ArithBudgetExceeded, WorkBudget
 from lean_gym.sim.arith.linarith import Constraint
 from lean_gym.sim.arith.poly import Monomial, Number, Poly
 from lean_gym.sim.arith.poly import monomial_order_key as _mono_key
@@ -81,17 +81,9 @@ class _Unsat(Exception):
     """Internal: the current branch is contradictory."""
 
 
-class _Budget:
-    __slots__ = ("left", "total")
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.left = total
-
-    def spend(self, n: int = 1) -> None:
-        self.left -= n
-        if self.left < 0:
-            raise ArithBudgetExceeded(f"omega exceeded its budget of {self.total} steps")
+class _Budget(WorkBudget):
+    __slots__ = ()
+    what = "omega"
 
 
 def _to_row(c: Constraint) -> _Row:
