@@ -75,3 +75,16 @@ def test_sim_timeout_budget_is_an_error_not_a_hang(sim) -> None:
     assert res.status in ("error", "proved")
     if res.status == "error":
         assert any("heartbeats" in m.data or "timeout" in m.data for m in res.errors)
+
+
+def test_sim_wall_clock_timeout_ends_the_check_and_the_simulator_recovers(sim) -> None:
+    code = "theorem tw (x : ℝ) (h : 0 < x) : 0 < x + 1 := by\n  first | nlinarith | linarith"
+    # A deadline already past when the first heartbeat is spent: no tactic combinator may swallow it.
+    res = sim.check(code, timeout=1e-9)
+    assert res.status == "timeout" and res.backend == "sim"
+    assert "timeout of this check" in res.messages[0].data
+    assert sim.check(code).status == "proved"
+    assert sim.check(code, timeout=60).status == "proved"
+    aesop = "theorem ta (x : ℝ) (h : 0 < x) : 0 < x + 1 := by\n  aesop (add unsafe 90% (by linarith))"
+    assert sim.check(aesop, header="import Mathlib", timeout=1e-9).status == "timeout"
+    assert sim.check(aesop, header="import Mathlib").status == "proved"

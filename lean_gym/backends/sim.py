@@ -17,6 +17,7 @@ from typing import Any
 from lean_gym.backends.base import BatchMixin, CheckResult, result_from_response
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
+from lean_gym.sim.tactics import WallClockTimeout, wall_clock_deadline
 
 __all__ = ["SimBackend"]
 
@@ -26,9 +27,9 @@ class SimBackend(BatchMixin):
 
     Each distinct header is elaborated once and its environment reused, exactly as the REPL pool does with
     real Lean. The simulator bounds its own work with heartbeats (``set_option maxHeartbeats``; ``0`` still
-    has a hard cap), so a check cannot run away. ``timeout`` is accepted for the interface but not enforced
-    in process: for a hard wall-clock limit use ``make_backend("sim-repl")``, whose processes are killed on
-    timeout like real Lean's.
+    has a hard cap), so a check cannot run away; ``timeout`` adds a wall-clock deadline, checked at every
+    heartbeat, past which the check ends as ``timeout`` and the simulator starts afresh (as a killed Lean
+    process would). For isolation from simulator crashes as well, use ``make_backend("sim-repl")``.
 
     Example:
         >>> backend = SimBackend()
@@ -77,12 +78,19 @@ class SimBackend(BatchMixin):
                 if split.header:
                     env = self._header_env.get(split.header)
                     if env is None:
-                        env = self._elaborate_header(repl, split.header)
+                        with wall_clock_deadline(timeout):
+                            env = self._elaborate_header(repl, split.header)
                         self._header_env[split.header] = env
                 if isinstance(env, CheckResult):
                     return CheckResult("error", env.messages, (), time.perf_counter() - t0, self.name)
-                response = repl.handle(command_request(split.body, env=env))
-            except Exception as e:
+                with wall_clock_deadline(timeout):
+                    response = repl.handle(command_request(split.body, env=env))
+            except WallClockTimeout:
+                self._repl = None  # its state may be mid-command: start afresh, like a killed process
+                text = f"the simulator ran past the {timeout:g} s timeout of this check"
+                msg = Message("error", Position(1, 0), None, text)
+                return CheckResult("timeout", (msg,), (), time.perf_counter() - t0, self.name)
+            except Exception as e:  # a simulator bug must cost one check, not an episode
                 self._repl = None
                 text = f"simulator crashed: {type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"
                 return CheckResult(

@@ -30,8 +30,11 @@ cannot decide fails with the tactic's own failure message rather than succeeding
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,11 +51,13 @@ __all__ = [
     "TacSyntax",
     "TacticContext",
     "TacticError",
+    "WallClockTimeout",
     "goal_from_statement",
     "register_tactic",
     "run_tactic",
     "run_tactic_on_goals",
     "timeout_message",
+    "wall_clock_deadline",
 ]
 
 HARD_HEARTBEAT_CAP = 5_000_000
@@ -93,6 +98,32 @@ def timeout_message(limit: int, where: str = "whnf") -> str:
         "Use `set_option maxHeartbeats <num>` to set the limit.\n\n"
         "Additional diagnostic information may be available using the `set_option diagnostics true` command."
     )
+
+
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "lean_gym_sim_deadline", default=None
+)
+
+
+class WallClockTimeout(BaseException):
+    """A check ran past the wall-clock deadline set with :func:`wall_clock_deadline`.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``) on purpose: no tactic combinator (``first``, ``try``,
+    aesop's search) may catch it and carry on; it ends the whole check, as a killed Lean process would.
+    """
+
+
+@contextlib.contextmanager
+def wall_clock_deadline(seconds: float | None) -> Iterator[None]:
+    """Make every :class:`TacticContext` created inside the block stop after ``seconds`` of wall time."""
+    if seconds is None:
+        yield
+        return
+    token = _DEADLINE.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
 
 
 @dataclass
@@ -146,11 +177,13 @@ class TacticContext:
     tactic_log: list[tuple[str, tuple[Goal, ...], int, int]] | None = None
     src: Source | None = None
     _limit: int = 0
+    _deadline: float | None = None
 
     def __post_init__(self) -> None:
         mh = self.max_heartbeats if self.max_heartbeats is not None else self.env.heartbeats()
         self.max_heartbeats = mh
         self._limit = HARD_HEARTBEAT_CAP if mh <= 0 else mh
+        self._deadline = _DEADLINE.get()
 
     def tick(self, n: int = 1) -> None:
         """Spend ``n`` simulated heartbeats.
@@ -162,6 +195,8 @@ class TacticContext:
         if self.heartbeats > self._limit:
             shown = self.max_heartbeats if self.max_heartbeats else HARD_HEARTBEAT_CAP
             raise HeartbeatsExceeded(timeout_message(int(shown)))
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise WallClockTimeout("the simulator ran past its wall-clock deadline")
 
     def lookup(self, name: str) -> Decl | None:
         """A declaration or built-in library lemma by name (honouring ``open``)."""
