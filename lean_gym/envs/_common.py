@@ -1,15 +1,17 @@
-"""Helpers shared by the environments: resolving a backend, reading theorem records, caching verdicts."""
+"""What the environments share: a base class, resolving a backend, reading theorem records, caching verdicts."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+import gymnasium as gym
 
 from lean_gym.backends.base import Backend, CheckResult
 from lean_gym.data.theorem import Theorem
 
-__all__ = ["VerdictCache", "as_theorem", "env_theorems", "resolve_backend"]
+__all__ = ["TheoremEnv", "VerdictCache", "as_theorem", "env_theorems", "resolve_backend"]
 
 _CACHEABLE = ("proved", "sorry", "error")  # Lean's own verdicts; timeouts and crashes are retried
 
@@ -102,3 +104,45 @@ class VerdictCache:
         self._d.move_to_end(key)
         while len(self._d) > self.maxsize:
             self._d.popitem(last=False)
+
+
+ObsT = TypeVar("ObsT")
+ActT = TypeVar("ActT")
+
+
+class TheoremEnv(gym.Env[ObsT, ActT], Generic[ObsT, ActT]):
+    """Base of the single-theorem envs: render modes, the current theorem, rendering and closing.
+
+    Subclasses set ``theorems``, ``_index``, ``backend``, ``_owns_backend`` and ``_last_render``.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
+    theorems: list[Theorem]
+    _index: int | None
+    backend: Backend
+    _owns_backend: bool
+    _last_render: str
+
+    def _check_render_mode(self, render_mode: str | None) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
+
+    @property
+    def theorem(self) -> Theorem | None:
+        """The theorem of the current episode (``None`` before the first reset)."""
+        return None if self._index is None else self.theorems[self._index]
+
+    def render(self) -> str | None:
+        """``"ansi"``: the last step as text; ``"human"`` prints it at each step."""
+        if self.render_mode == "ansi":
+            return self._last_render
+        return None
+
+    def close(self) -> None:
+        """Close the backend when the env created it."""
+        if self._owns_backend:
+            self.backend.close()
+            self._owns_backend = False
+        super().close()

@@ -20,7 +20,7 @@ from lean_gym.aesop import Layout, uuid16
 from lean_gym.aesop import layout as get_layout
 from lean_gym.backends.base import Backend, CheckResult
 from lean_gym.data.theorem import Theorem, split_statement
-from lean_gym.envs._common import VerdictCache, env_theorems, resolve_backend
+from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError
@@ -72,7 +72,7 @@ class _StaticObs:
 
 
 # ------------------------------------------------------------------------------------------ env
-class LeanAesopEnv(gym.Env[dict[str, Any], np.ndarray]):
+class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
     """Pick an aesop configuration for a goal; reward +1 when it proves the theorem, −1 otherwise.
 
     Observation (a ``Dict``): ``goal`` (the goal state), ``theorem`` (the statement), ``lemmas`` (a ``Tuple`` of
@@ -114,8 +114,6 @@ class LeanAesopEnv(gym.Env[dict[str, Any], np.ndarray]):
         ('sim', True)
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
-
     def __init__(
         self,
         layout: str | Layout = "satp-v1",
@@ -131,10 +129,7 @@ class LeanAesopEnv(gym.Env[dict[str, Any], np.ndarray]):
     ) -> None:
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
-            )
+        self._check_render_mode(render_mode)
         self.layout: Layout = get_layout(layout)
         self.backend, self._owns_backend = resolve_backend(backend)
         self.max_attempts = int(max_attempts)
@@ -198,11 +193,6 @@ class LeanAesopEnv(gym.Env[dict[str, Any], np.ndarray]):
                 text = "…" + text[-(HISTORY_MAX_CHARS - 1) :]
             obs["history"] = sanitize_text(text, HISTORY_MAX_CHARS)
         return obs
-
-    @property
-    def theorem(self) -> Theorem | None:
-        """The theorem of the current episode (``None`` before the first reset)."""
-        return None if self._index is None else self.theorems[self._index]
 
     # ----------------------------------------------------------------------------- gym API
     def reset(
@@ -298,19 +288,6 @@ class LeanAesopEnv(gym.Env[dict[str, Any], np.ndarray]):
         if self.render_mode == "human":
             print(self._last_render)
         return self._obs(), reward, terminated, False, info
-
-    def render(self) -> str | None:
-        """``"ansi"``: the last step (theorem, tactic, verdict) as text; ``"human"`` prints it at each step."""
-        if self.render_mode == "ansi":
-            return self._last_render
-        return None
-
-    def close(self) -> None:
-        """Close the backend when the env created it."""
-        if self._owns_backend:
-            self.backend.close()
-            self._owns_backend = False
-        super().close()
 
 
 # ------------------------------------------------------------------------------------------ vector env

@@ -14,11 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import gymnasium as gym
-
 from lean_gym.backends import Backend, CheckResult
 from lean_gym.data.theorem import Theorem
-from lean_gym.envs._common import VerdictCache, env_theorems, resolve_backend
+from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError
@@ -110,7 +108,7 @@ class _Grades:
     info: dict[str, Any]
 
 
-class LeanProofEnv(gym.Env[str, str]):
+class LeanProofEnv(TheoremEnv[str, str]):
     """Prove a theorem by writing its proof; reward +1 when the oracle accepts, −1 otherwise.
 
     Observation: a :class:`~lean_gym.envs.spaces.LeanText` string. With ``observation="text"`` it is the
@@ -171,8 +169,6 @@ class LeanProofEnv(gym.Env[str, str]):
         (1.0, 'sim', True)
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
-
     def __init__(
         self,
         backend: str | Backend = "auto",
@@ -194,10 +190,7 @@ class LeanProofEnv(gym.Env[str, str]):
             raise ValueError(f"max_turns must be at least 1, got {max_turns}")
         if observation not in ("text", "chat"):
             raise ValueError(f"observation must be 'text' or 'chat', got {observation!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
-            )
+        self._check_render_mode(render_mode)
         if max_action_chars < 1 or max_observation_chars < 256:
             raise ValueError("max_action_chars must be >= 1 and max_observation_chars >= 256")
         self.backend, self._owns_backend = resolve_backend(backend)
@@ -241,11 +234,6 @@ class LeanProofEnv(gym.Env[str, str]):
         raise ValueError(
             "curriculum must be None, 'difficulty' or an object with sample(rng) and update(index, solved)"
         )
-
-    @property
-    def theorem(self) -> Theorem | None:
-        """The theorem of the current episode (``None`` before the first reset)."""
-        return None if self._index is None else self.theorems[self._index]
 
     # ----------------------------------------------------------------------------- observations
     def _obs(self) -> str:
@@ -411,19 +399,6 @@ class LeanProofEnv(gym.Env[str, str]):
         if self.render_mode == "human":
             print(self._last_render)
         return self._obs(), float(grades.reward), bool(terminated), False, info
-
-    def render(self) -> str | None:
-        """``"ansi"``: the last step as text; ``"human"`` prints it at each step."""
-        if self.render_mode == "ansi":
-            return self._last_render
-        return None
-
-    def close(self) -> None:
-        """Close the backend when the env created it."""
-        if self._owns_backend:
-            self.backend.close()
-            self._owns_backend = False
-        super().close()
 
 
 # ------------------------------------------------------------------------------------------ vector env
