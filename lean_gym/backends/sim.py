@@ -17,6 +17,7 @@ from typing import Any
 from lean_gym.backends.base import BatchMixin, CheckResult, result_from_response
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
+from lean_gym.lean.result import header_env_or_error
 from lean_gym.sim.tactics import WallClockTimeout, wall_clock_deadline
 
 __all__ = ["SimBackend"]
@@ -105,14 +106,7 @@ class SimBackend(BatchMixin):
         )
 
     def _elaborate_header(self, repl: Any, header: str) -> int | CheckResult:
-        response = repl.handle(command_request(header))
-        result = result_from_response(response, elapsed_s=0.0, backend=self.name)
-        if result.status == "error" or result.env is None:
-            msgs = tuple(
-                Message(m.severity, m.pos, m.end_pos, f"in the header: {m.data}") for m in result.messages
-            )
-            return CheckResult("error", msgs, (), 0.0, self.name)
-        return result.env
+        return header_env_or_error(repl.handle(command_request(header)), backend=self.name)
 
     def check_batch(
         self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None

@@ -32,7 +32,7 @@ from lean_gym.errors import LeanGymError, LeanProcessError, LeanTimeoutError, Po
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
 from lean_gym.lean.repl import DEFAULT_MAX_RESPONSE_BYTES, LeanRepl
-from lean_gym.lean.result import CheckResult, result_from_response
+from lean_gym.lean.result import CheckResult, header_env_or_error, result_from_response
 
 __all__ = ["PoolStats", "ReplPool"]
 
@@ -276,17 +276,13 @@ class ReplPool:
         with self._stats_lock:
             self.stats.header_imports += 1
             self.stats.imports_by_pid[pid] = self.stats.imports_by_pid.get(pid, 0) + 1
-        result = result_from_response(response, elapsed_s=0.0, backend=self.name)
-        if result.status == "error" or result.env is None:
-            # A header that does not elaborate poisons every check under it: report it, keep nothing.
-            worker.header = None
+        env = header_env_or_error(response, backend=self.name)
+        if isinstance(env, CheckResult):
+            worker.header = None  # keep nothing of a header that does not elaborate
             worker.repl.close()
-            msgs = tuple(
-                Message(m.severity, m.pos, m.end_pos, f"in the header: {m.data}") for m in result.messages
-            )
-            return CheckResult("error", msgs, (), 0.0, self.name, None, response)
-        worker.header_env = result.env
-        return result.env
+            return env
+        worker.header_env = env
+        return env
 
     def _count(self, key: str) -> None:
         with self._stats_lock:

@@ -16,7 +16,7 @@ from lean_gym.lean.protocol import (
     parse_response,
 )
 
-__all__ = ["STATUSES", "CheckResult", "Status", "result_from_response"]
+__all__ = ["STATUSES", "CheckResult", "Status", "header_env_or_error", "result_from_response"]
 
 Status = Literal["proved", "sorry", "error", "timeout", "crashed"]
 STATUSES: tuple[Status, ...] = ("proved", "sorry", "error", "timeout", "crashed")
@@ -89,3 +89,16 @@ def result_from_response(
     sorries = tuple(s.shifted(line_offset) for s in parsed.sorries)
     env = parsed.env if isinstance(parsed, CommandResponse) else None
     return CheckResult(status, messages, sorries, elapsed_s, backend, env, response)
+
+
+def header_env_or_error(response: Mapping[str, Any], *, backend: str) -> int | CheckResult:
+    """The env id a header's command response made, or the ``error`` result every check under it gets.
+
+    A header that does not elaborate poisons every check under it, so its messages are reported, each
+    marked ``in the header:``.
+    """
+    result = result_from_response(response, elapsed_s=0.0, backend=backend)
+    if result.status != "error" and result.env is not None:
+        return result.env
+    msgs = tuple(Message(m.severity, m.pos, m.end_pos, f"in the header: {m.data}") for m in result.messages)
+    return CheckResult("error", msgs, (), 0.0, backend, None, response)
