@@ -323,7 +323,7 @@ def test_cases_names_inaccessible_hypotheses_and_tags() -> None:
 def test_by_cases_gives_pos_and_neg() -> None:
     goals = run("(x : ℝ) : x ≤ 0 ∨ 0 < x", "by_cases h : x ≤ 0")
     assert [g.tag for g in goals] == ["pos", "neg"]
-    assert goals[1].hyp("h") == ("¬", ("≤", "ℝ", ("var", "x"), ("num", "ℝ", 0)))
+    assert goals[1].hyp("h") == ("¬", ("≤", "ℝ", goals[1].var("x"), ("num", "ℝ", 0)))
 
 
 def test_intro_renames_shadowed_variables_everywhere() -> None:

@@ -1124,7 +1124,7 @@ def _term_value(t: tuple[Any, ...], env: Env, tymap: dict[str, str]) -> Any:
     if h == "num":
         ty = tymap.get(t[1], t[1])
         return F(t[2]) if ty in ("ℚ", "ℝ") else t[2]
-    if h == "var":
+    if h in ("var", "fvar"):  # a bound variable or a lemma's parameter (a local of its signature)
         if t[1] not in env:
             raise _Unsupported(t[1])
         return env[t[1]]

@@ -53,7 +53,7 @@ from lean_gym.sim.tactics import (
     parse_block,
     register_tactic,
 )
-from lean_gym.sim.terms import FALSE, TRUE, Term, free_vars, subst
+from lean_gym.sim.terms import FALSE, TRUE, Term, const_names, free_vars, new_fvar, subst, user_name
 from lean_gym.sim.unify import defeq
 
 __all__ = ["AesopResult", "aesop_tactic", "clear_cache", "run_aesop", "tactic_cost"]
@@ -222,7 +222,7 @@ def _elab_rules(call: AesopCall, goal: Goal, ctx: TacticContext) -> RuleSet:
     rules: list[Rule] = []
     if "builtin" in call.rule_sets:
         rules.extend(_BUILTINS)
-    hyp_names = {n for n, _ in goal.hyps}
+    hyp_names = {user_name(n) for n, _ in goal.hyps}
     for i, spec in enumerate(call.rules):
         rules.extend(_build_rule(spec, i, goal, ctx, hyp_names))
     for er in call.erases:
@@ -453,12 +453,12 @@ def _intros(goal: Goal) -> tuple[Goal, list[str]] | None:
     while t[0] in ("→", "∀"):
         if t[0] == "→":
             name = g.fresh_name("a")
-            g = Goal((*g.hyps, (name, t[1])), t[2], g.tag, g.ascii)
+            g = Goal((*g.hyps, (new_fvar(name), t[1])), t[2], g.tag, g.ascii)
         else:
             x = t[1]
             name = g.fresh_name(x)
-            body = t[3] if name == x else subst(t[3], x, ("var", name))
-            g = Goal((*g.hyps, (name, t[2])), body, g.tag, g.ascii)
+            fid = new_fvar(name)
+            g = Goal((*g.hyps, (fid, t[2])), subst(t[3], x, ("fvar", fid)), g.tag, g.ascii)
         names.append(name)
         t = g.target
     return (g, names) if names else None
@@ -470,14 +470,16 @@ def _subst_step(goal: Goal) -> tuple[Goal, str] | None:
         if ty[0] != "=":
             continue
         for var_side, other in ((ty[2], ty[3]), (ty[3], ty[2])):
-            if var_side[0] == "var" and var_side[1] in data and var_side[1] not in free_vars(other):
+            if var_side[0] == "fvar" and var_side[1] in data and var_side[1] not in free_vars(other):
                 x = var_side[1]
                 hyps: list[tuple[str, Term]] = []
                 for j, (n2, t2) in enumerate(goal.hyps):
                     if j == i or n2 == x:
                         continue
                     hyps.append((n2, subst(t2, x, other)))
-                return Goal(tuple(hyps), subst(goal.target, x, other), goal.tag, goal.ascii), f"subst {hn}"
+                return Goal(
+                    tuple(hyps), subst(goal.target, x, other), goal.tag, goal.ascii
+                ), f"subst {user_name(hn)}"
     return None
 
 
@@ -495,23 +497,26 @@ def _destruct_products(goal: Goal) -> tuple[Goal, str] | None:
             base = Goal(rest, goal.target, goal.tag, goal.ascii)
             n1 = base.fresh_name(names[0])
             n2 = base.fresh_name(names[1], {n1})
-            new = Goal((*rest, (n1, parts[0]), (n2, parts[1])), goal.target, goal.tag, goal.ascii)
-            return new, f"obtain ⟨{n1}, {n2}⟩ := {hn}"
+            new = Goal(
+                (*rest, (new_fvar(n1), parts[0]), (new_fvar(n2), parts[1])), goal.target, goal.tag, goal.ascii
+            )
+            return new, f"obtain ⟨{n1}, {n2}⟩ := {user_name(hn)}"
         if h == "∃":
             rest = goal.hyps[:i] + goal.hyps[i + 1 :]
             base = Goal(rest, goal.target, goal.tag, goal.ascii)
             w = base.fresh_name("w")
-            body = subst(ty[3], ty[1], ("var", w)) if w != ty[1] else ty[3]
+            wid = new_fvar(w)
+            body = subst(ty[3], ty[1], ("fvar", wid))
             hname = base.fresh_name("h", {w})
-            new = Goal((*rest, (w, ty[2]), (hname, body)), goal.target, goal.tag, goal.ascii)
-            return new, f"obtain ⟨{w}, {hname}⟩ := {hn}"
+            new = Goal((*rest, (wid, ty[2]), (new_fvar(hname), body)), goal.target, goal.tag, goal.ascii)
+            return new, f"obtain ⟨{w}, {hname}⟩ := {user_name(hn)}"
     return None
 
 
 def _false_hyp(goal: Goal) -> str | None:
     for hn, ty in goal.hyps:
         if ty == FALSE:
-            return f"exact False.elim {hn}"
+            return f"exact False.elim {user_name(hn)}"
     return None
 
 
@@ -519,7 +524,7 @@ def _assumption(goal: Goal) -> str | None:
     t = goal.target
     for hn, ty in reversed(goal.hyps):
         if ty[0] != "type" and defeq(ty, t):
-            return f"exact {hn}"
+            return f"exact {user_name(hn)}"
     return None
 
 
@@ -552,7 +557,9 @@ def _apply_builtin(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOption
         if t[0] == "¬":
             name = goal.fresh_name("a")
             return [
-                Expansion([Goal((*goal.hyps, (name, t[1])), FALSE, goal.tag, goal.ascii)], f"intro {name}")
+                Expansion(
+                    [Goal((*goal.hyps, (new_fvar(name), t[1])), FALSE, goal.tag, goal.ascii)], f"intro {name}"
+                )
             ]
         return []
     if k == "true_intro":
@@ -575,7 +582,8 @@ def _apply_builtin(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOption
                 hyps = list(goal.hyps)
                 g1 = Goal((*hyps[:i], (hn, ty[1]), *hyps[i + 1 :]), t, goal.tag, goal.ascii)
                 g2 = Goal((*hyps[:i], (hn, ty[2]), *hyps[i + 1 :]), t, goal.tag, goal.ascii)
-                return [Expansion([g1, g2], f"rcases {hn} with {hn} | {hn}")]
+                u = user_name(hn)
+                return [Expansion([g1, g2], f"rcases {u} with {u} | {u}")]
         return []
     if k == "or_intro":
         if t[0] == "∨":
@@ -585,9 +593,9 @@ def _apply_builtin(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOption
         out: list[Expansion] = []
         for hn, ty in goal.hyps:
             if ty[0] in ("→", "∀", "¬", "≠"):
-                new = _run_sub(goal, f"apply {hn}", ctx)
+                new = _run_sub(goal, f"apply {user_name(hn)}", ctx)
                 if new is not None:
-                    out.append(Expansion(new, f"apply {hn}"))
+                    out.append(Expansion(new, f"apply {user_name(hn)}"))
         return out
     return []  # ext, exists_intro: nothing in the simulator's subset needs them
 
@@ -615,13 +623,13 @@ def _apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) 
             return []
         hyps = list(goal.hyps)
         if rule.kind == "destruct":
-            hyps = [(n, ty) for n, ty in hyps if n not in (rule.arg, have[0])]
+            hyps = [(n, ty) for n, ty in hyps if n not in (goal.find(rule.arg), have[0])]
         g0 = Goal(tuple(hyps), goal.target, goal.tag, goal.ascii)
         name = g0.fresh_name("fwd")
         return [
             Expansion(
-                [Goal((*hyps, (name, concl)), goal.target, goal.tag, goal.ascii)],
-                f"have {name} := {rule.arg} {have[0]}",
+                [Goal((*hyps, (new_fvar(name), concl)), goal.target, goal.tag, goal.ascii)],
+                f"have {name} := {rule.arg} {user_name(have[0])}",
             )
         ]
     if rule.kind == "constructors":
@@ -998,8 +1006,8 @@ class Search:
     def _unfold_text(self, goal: Goal) -> str | None:
         """``unfold d₁ d₂ at h … ⊢`` for the locations that mention an unfold rule's definition."""
         defs = set(self.rules.unfold_defs)
-        locs = [n for n, ty in goal.hyps if ty[0] != "type" and defs & free_vars(ty)]
-        if defs & free_vars(goal.target):
+        locs = [user_name(n) for n, ty in goal.hyps if ty[0] != "type" and defs & const_names(ty)]
+        if defs & const_names(goal.target):
             locs.append("⊢")
         if not locs:
             return None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
-from lean_gym.sim.terms import Term, is_prop_type, pretty, type_term
+from lean_gym.sim.terms import Term, is_prop_type, new_fvar, pretty, type_term, user_name
 
 __all__ = ["CommandOutput", "Msg", "axioms_text", "parse_signature", "run_commands"]
 
@@ -137,7 +137,8 @@ def parse_signature_ex(
     ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
 ) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
     lctx: dict[str, Term] = {}
-    el = Elaborator(env, lctx)
+    fvars: dict[str, str] = {}
+    el = Elaborator(env, lctx, fvars)
     hyps: list[tuple[str, Term, bool]] = []
     while ts.tok.kind == "sym" and ts.tok.text in ("(", "{", "⦃", "[") and not ts.at_stop():
         open_tok = ts.advance()
@@ -161,14 +162,11 @@ def parse_signature_ex(
         ts.expect_sym(close)
         ty = el.elab_type(ty_syn)
         for tok in names:
-            if any(n == tok.text for n, _, _ in hyps):
-                # a repeated binder name shadows the older one, which becomes inaccessible (`h₀✝`)
-                g = Goal(tuple((n, t) for n, t, _ in hyps), ("True",)).make_room(tok.text)
-                hyps = [(n, t, e) for (n, t), (_, _, e) in zip(g.hyps, hyps)]
-                for n, t, _ in hyps:
-                    lctx[n] = t
-            hyps.append((tok.text, ty, open_tok.text == "("))
+            # each binder is a new local; a repeated name shadows the older one (shown `h₀✝`)
+            fid = new_fvar(tok.text)
+            hyps.append((fid, ty, open_tok.text == "("))
             lctx[tok.text] = ty
+            fvars[tok.text] = fid
     target: Term | None = None
     is_type_target = False
     if ts.is_sym(":"):
@@ -392,7 +390,7 @@ class _Runner:
                 raise ElabError(f"Unknown identifier `{syn.args[0]}`", syn.start, syn.end)
             at = not self.env.mathlib
             binders = " ".join(
-                ("(" if e else "{") + f"{n} : {pretty(ty, at)}" + (")" if e else "}")
+                ("(" if e else "{") + f"{user_name(n)} : {pretty(ty, at)}" + (")" if e else "}")
                 for n, ty, e in d.binders
             )
             head = f"{d.name} {binders}".rstrip() if binders else d.name
@@ -470,7 +468,7 @@ class _Runner:
         if target is None:
             # def f := value (type inferred)
             body = parse_term(TokenStream(ts.toks[ts.i :], stop_col=0), 0)
-            el = Elaborator(self.env, dict(hyps))
+            el = Elaborator(self.env, *_scope(hyps))
             value, vty = el.elab_term(body, None)
             target = type_term(vty or "ℕ")
             self.env = self.env.extend([Decl(name, "def", tuple(hyps3), target, value, frozenset())])
@@ -505,7 +503,7 @@ class _Runner:
                         ctx.sorries.append(SorryRecord(goal, body.start, body.end))
                         ctx.axioms.add("sorryAx")
                     else:
-                        el = Elaborator(self.env, dict(hyps))
+                        el = Elaborator(self.env, *_scope(hyps))
                         tname = target[1] if target[0] == "type" else None
                         if tname in ("ℕ", "ℤ", "ℚ", "ℝ"):
                             value = el.elab_arith(body, tname)
@@ -537,6 +535,11 @@ class _Runner:
             return
         dkind = "def" if is_type else "theorem"
         self.env = self.env.extend([Decl(name, dkind, tuple(hyps3), target, value, frozenset(ctx.axioms))])
+
+
+def _scope(hyps: list[tuple[str, Term]]) -> tuple[dict[str, Term], dict[str, str]]:
+    """The elaborator's view of signature locals: user name → type and user name → id."""
+    return {user_name(n): t for n, t in hyps}, {user_name(n): n for n, _ in hyps}
 
 
 def _termination_text(name: str, has_args: bool) -> str:

@@ -180,17 +180,28 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
 class Elaborator:
     """Turns :class:`Syn` into typed :data:`Term`s in a local context and an environment.
 
+    Name resolution is Lean's: a name is the innermost enclosing binder, else the last local of that user
+    name (an ``fvar``), else a constant of the environment.
+
     Args:
         env: The environment (declarations and options).
-        lctx: Locals in scope, name → type; extended in place for binders and restored afterwards.
+        lctx: Names in scope, user name → type; extended in place for binders and restored afterwards.
+        fvars: User name → local id for the names of ``lctx`` that are locals of a goal (the others are
+            bound variables, written ``("var", name)``).
     """
 
-    __slots__ = ("env", "flex", "lctx")
+    __slots__ = ("env", "flex", "fvars", "lctx")
 
-    def __init__(self, env: Env, lctx: LocalContext) -> None:
+    def __init__(self, env: Env, lctx: LocalContext, fvars: dict[str, str] | None = None) -> None:
         self.env = env
         self.lctx = lctx
+        self.fvars: dict[str, str] = fvars if fvars is not None else {}
         self.flex: dict[str, str] = {}
+
+    def _ref(self, name: str) -> Term:
+        """The term for the local or bound variable ``name`` (``name`` is in ``lctx``)."""
+        fid = self.fvars.get(name)
+        return ("var", name) if fid is None else ("fvar", fid)
 
     def _local_type(self, name: str) -> Term | None:
         """The type of local ``name``, resolving a binder whose type is still being inferred."""
@@ -267,9 +278,9 @@ class Elaborator:
             if ty is not None:
                 if ty[0] == "type" and ty[1].startswith("?"):
                     self.flex[ty[1]] = "Prop"
-                    return ("var", name)
+                    return self._ref(name)
                 if ty == PROP:
-                    return ("var", name)
+                    return self._ref(name)
                 raise ElabError(
                     f"type mismatch\n  {name}\nhas type\n  {_show(ty)} : Type\nbut is expected to have type\n  Prop : Type",
                     syn.start,
@@ -277,7 +288,7 @@ class Elaborator:
                 )
             d = self.env.lookup(name)
             if d is not None and d.kind == "def" and d.type == PROP:
-                return ("var", name)
+                return ("const", name)
             if d is None:
                 raise ElabError(f"Unknown identifier `{name}`", syn.start, syn.end)
             raise ElabError(f"type mismatch: `{name}` is not a proposition", syn.start, syn.end)
@@ -312,6 +323,7 @@ class Elaborator:
         binders: list[tuple[str, Term]] = []
         preds: list[tuple[int, str, Syn]] = []
         saved: dict[str, Term | None] = {}
+        saved_fv: dict[str, str] = {}
         try:
             for gi, (names, ty_syn, pred_op, bound) in enumerate(groups):
                 if ty_syn is not None or pred_op is not None:
@@ -336,6 +348,9 @@ class Elaborator:
                     name = tok.text
                     if name not in saved:
                         saved[name] = self.lctx.get(name)
+                        if name in self.fvars:
+                            # the binder shadows the local of that name inside the body
+                            saved_fv[name] = self.fvars.pop(name)
                     bty_t = ty if ty is not None else type_term(f"?{name}{len(self.flex)}_{len(binders)}")
                     self.lctx[name] = bty_t
                     binders.append((name, bty_t))
@@ -357,6 +372,7 @@ class Elaborator:
                     self.lctx.pop(name, None)
                 else:
                     self.lctx[name] = old
+            self.fvars.update(saved_fv)
         resolved: list[tuple[str, Term]] = []
         for name, ty in binders:
             if ty[0] == "type" and ty[1].startswith("?"):
@@ -569,14 +585,14 @@ class Elaborator:
                 if lty[0] == "type" and lty[1].startswith("?"):
                     assigned = expected if expected in NUM_TYPES or expected in ("Prop", "Bool") else "ℕ"
                     self.flex[lty[1]] = assigned or "ℕ"
-                    return ("var", name), assigned
-                return ("var", name), (lty[1] if lty[0] == "type" else "?fn")
+                    return self._ref(name), assigned
+                return self._ref(name), (lty[1] if lty[0] == "type" else "?fn")
             d = self.env.lookup(name)
             if d is not None:
                 if d.kind == "def":
-                    return ("var", name), (d.type[1] if d.type[0] == "type" else "?fn")
+                    return ("const", name), (d.type[1] if d.type[0] == "type" else "?fn")
                 if d.kind == "fn":
-                    return ("var", name), "?fn"
+                    return ("const", name), "?fn"
             if name in ("true", "false"):
                 return ("bool", name == "true"), "Bool"
             if name in ("True", "False") or name in BUILTIN_TYPES:
@@ -586,7 +602,7 @@ class Elaborator:
                     else (type_term(BUILTIN_TYPES[name]), "Type")
                 )
             if name in BUILTIN_FNS or name == "abs":
-                return ("var", name), "?fn"
+                return ("const", name), "?fn"
             if d is not None:
                 raise ElabError(f"`{name}` is a proof, not a value", syn.start, syn.end)
             raise ElabError(f"Unknown identifier `{name}`", syn.start, syn.end)
@@ -648,7 +664,7 @@ class Elaborator:
                             f"function `{name}` expects {len(atys)} argument(s)", syn.start, syn.end
                         )
                     targs = tuple(self.elab_arith(a, t) for a, t in zip(args, atys))
-                    return ("app", ("var", name), targs), rty
+                    return ("app", ("const", name), targs), rty
                 d = self.env.lookup(name)
                 if d is not None and d.kind == "def" and d.binders:
                     if len(args) != len(d.binders):
@@ -661,13 +677,13 @@ class Elaborator:
                         else self.elab_term(a, None)[0]
                         for a, (_, bty, _) in zip(args, d.binders)
                     )
-                    return ("app", ("var", name), targs), d.type[1] if d.type[0] == "type" else None
+                    return ("app", ("const", name), targs), d.type[1] if d.type[0] == "type" else None
                 if d is None:
                     raise ElabError(f"Unknown identifier `{name}`", head.start, head.end)
             raise ElabError(_unsupported(syn), syn.start, syn.end)
         if k == "postfix" and syn.args[0] == "!":
             inner = self.elab_arith(syn.args[1], "ℕ")
-            return ("app", ("var", "Nat.factorial"), (inner,)), "ℕ"
+            return ("app", ("const", "Nat.factorial"), (inner,)), "ℕ"
         if k in ("not", "binder"):
             if k == "binder" and syn.args[0] == "fun":
                 raise ElabError(_unsupported(syn), syn.start, syn.end)
@@ -692,8 +708,8 @@ class Elaborator:
             ty = ty[2]
         rty = ty[1] if ty[0] == "type" else "?fn"
         if ty == PROP:
-            return ("app", ("var", name), tuple(targs)), PROP  # type: ignore[return-value]
-        return ("app", ("var", name), tuple(targs)), rty
+            return ("app", self._ref(name), tuple(targs)), PROP  # type: ignore[return-value]
+        return ("app", self._ref(name), tuple(targs)), rty
 
 
 _OPNAME = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod"}

@@ -48,7 +48,7 @@ from functools import lru_cache
 from typing import Any
 
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.terms import Term, mk_num, pretty, type_term
+from lean_gym.sim.terms import Term, mk_num, pretty, type_term, user_name
 
 __all__ = [
     "DEFAULT_SPLIT_SIZE",
@@ -76,7 +76,7 @@ Rel = str
 
 
 def v(name: str) -> Term:
-    return ("var", name)
+    return ("fvar", name)
 
 
 def num(ty: str, n: int) -> Term:
@@ -116,10 +116,10 @@ def _ascribe(t: Term) -> Term:
     h = t[0]
     if h == "cast":
         inner = t[3]
-        if inner[0] == "var":
+        if inner[0] == "fvar":
             return ("var", f"({inner[1]} : {t[1]})")
         return ("var", f"(({pretty(_ascribe(inner))} : {t[2]}) : {t[1]})")
-    if h in ("var", "num", "type", "True", "False", "bool"):
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool"):
         return t
     if h in ("∀", "∃", "fun"):
         return (h, t[1], t[2], _ascribe(t[3]))
@@ -868,7 +868,7 @@ def _decl_text(d: Any) -> str:
     parts = []
     for b in getattr(d, "binders", ()):
         try:
-            parts.append(f"({b[0]} : {pretty(b[1])})")
+            parts.append(f"({user_name(b[0])} : {pretty(b[1])})")
         except (IndexError, TypeError):
             continue
     try:
@@ -1094,7 +1094,7 @@ def evaluate(t: Term, env: dict[str, Any]) -> Any:
         ValueError: For a head outside the fragment.
     """
     h = t[0]
-    if h == "var":
+    if h == "fvar":
         return env[t[1]]
     if h == "num":
         return Fraction(t[2]) if t[1] in ("ℚ", "ℝ") else int(t[2])

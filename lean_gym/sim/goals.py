@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from lean_gym.sim.terms import Term, is_prop_type, pretty
+from lean_gym.sim.terms import FVAR_SEP, Term, free_vars, is_prop_type, new_fvar, pretty, subst, user_name
 
 __all__ = ["Goal"]
 
@@ -14,16 +14,20 @@ _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 @dataclass(frozen=True, slots=True)
 class Goal:
-    """One goal: ``hyps`` is ``((name, type_or_prop), ...)`` in context order, ``target`` what to prove.
+    """One goal: ``hyps`` is ``((id, type_or_prop), ...)`` in context order, ``target`` what to prove.
 
-    A data goal (``def f : Nat := by …``) has a type as its target. ``tag`` is Lean's case name
-    (``pos``, ``neg``, ``inl``, …) or ``None``; ``ascii`` prints ``Nat``/``Int`` instead of ``ℕ``/``ℤ`` (Lean
-    without Mathlib). Hypotheses whose name ends in ``✝`` are inaccessible, as in Lean.
+    Each local's ``id`` is unique (see :func:`~lean_gym.sim.terms.new_fvar`; terms refer to it as
+    ``("fvar", id)``) and carries the local's user name. A name written by the user resolves to the *last*
+    local of that user name, as in Lean; an older local of the same name stays in the context with its own
+    id, and only its display changes (``x✝``). A data goal (``def f : Nat := by …``) has a type as its
+    target. ``tag`` is Lean's case name (``pos``, ``neg``, ``inl``, …) or ``None``; ``ascii`` prints
+    ``Nat``/``Int`` instead of ``ℕ``/``ℤ`` (Lean without Mathlib). Locals whose user name ends in ``✝`` are
+    inaccessible, as in Lean.
 
     Example:
-        >>> from lean_gym.sim.terms import type_term
-        >>> x = ("var", "x")
-        >>> g = Goal((("x", type_term("ℝ")),), ("=", "ℝ", x, x))
+        >>> from lean_gym.sim.terms import new_fvar, type_term
+        >>> x = new_fvar("x")
+        >>> g = Goal(((x, type_term("ℝ")),), ("=", "ℝ", ("fvar", x), ("fvar", x)))
         >>> print(g.pretty())
         x : ℝ
         ⊢ x = x
@@ -34,15 +38,45 @@ class Goal:
     tag: str | None = None
     ascii: bool = False
 
+    def find(self, name: str) -> str | None:
+        """The id of the local ``name`` refers to: an id itself, or the last local with that user name."""
+        hyps = self.hyps
+        if FVAR_SEP in name:
+            for n, _ in hyps:
+                if n == name:
+                    return n
+            return None
+        for i in range(len(hyps) - 1, -1, -1):
+            n = hyps[i][0]
+            if n == name or user_name(n) == name:
+                return n
+        return None
+
+    def var(self, name: str) -> Term | None:
+        """The term ``("fvar", id)`` of the local ``name`` refers to, or ``None``."""
+        fid = self.find(name)
+        return None if fid is None else ("fvar", fid)
+
     def lctx(self) -> dict[str, Term]:
-        """Name → type for every accessible local (later shadowing earlier)."""
-        return dict(self.hyps)
+        """User name → type for every local (the last of a name shadowing earlier ones)."""
+        return {user_name(n): t for n, t in self.hyps}
+
+    def fvars(self) -> dict[str, str]:
+        """User name → id for every local (the last of a name shadowing earlier ones)."""
+        return {user_name(n): n for n, _ in self.hyps}
 
     def hyp(self, name: str) -> Term | None:
-        """The type of the *last* hypothesis called ``name`` (shadowing as in Lean), or ``None``."""
-        for n, t in reversed(self.hyps):
-            if n == name:
-                return t
+        """The type of the local ``name`` refers to (see :meth:`find`), or ``None``."""
+        hyps = self.hyps
+        if FVAR_SEP in name:
+            for n, t in hyps:
+                if n == name:
+                    return t
+            return None
+        for i in range(len(hyps) - 1, -1, -1):
+            n = hyps[i][0]
+            if n == name or user_name(n) == name:
+                return hyps[i][1]
         return None
 
     def with_target(self, target: Term) -> Goal:
@@ -52,52 +86,55 @@ class Goal:
         return Goal(self.hyps, self.target, tag, self.ascii)
 
     def add_hyp(self, name: str, ty: Term) -> Goal:
-        """A new goal with ``name : ty`` added last; an older local of that name becomes inaccessible.
+        """A new goal with a fresh local of user name ``name`` and type ``ty`` added last.
 
-        The older local is renamed everywhere it occurs (``x✝``, ``x✝¹``, …), so ``ty`` and later terms that
-        say ``name`` mean the new one only.
+        An older local of that name stays what it is (same id, so nothing that mentions it changes) and
+        becomes inaccessible by name.
         """
-        g = self.make_room(name)
-        return Goal((*g.hyps, (name, ty)), g.target, g.tag, g.ascii)
+        return Goal((*self.hyps, (new_fvar(name), ty)), self.target, self.tag, self.ascii)
 
-    def make_room(self, name: str) -> Goal:
-        """This goal with any local called ``name`` renamed to a fresh inaccessible name (uses renamed too)."""
-        if not any(n == name for n, _ in self.hyps):
-            return self
-        from lean_gym.sim.terms import subst
-
-        taken = {n for n, _ in self.hyps}
-        new = name + "✝"
-        i = 0
-        while new in taken:
-            i += 1
-            new = name + "✝" + str(i).translate(_SUPERSCRIPT)
-        var = ("var", new)
-        hyps = []
-        for n, t in self.hyps:
-            hyps.append((new if n == name else n, subst(t, name, var)))
-        return Goal(tuple(hyps), subst(self.target, name, var), self.tag, self.ascii)
+    def add_local(self, name: str, ty: Term) -> tuple[Goal, Term]:
+        """Like :meth:`add_hyp`, also returning the new local's term ``("fvar", id)``."""
+        fid = new_fvar(name)
+        return Goal((*self.hyps, (fid, ty)), self.target, self.tag, self.ascii), ("fvar", fid)
 
     def replace_hyp(self, name: str, ty: Term) -> Goal:
-        """The goal with the last hypothesis ``name`` given the new type ``ty`` (same position)."""
+        """The goal with the local ``name`` refers to given the new type ``ty`` (same id, same position)."""
+        fid = self.find(name)
         hyps = list(self.hyps)
         for i in range(len(hyps) - 1, -1, -1):
-            if hyps[i][0] == name:
-                hyps[i] = (name, ty)
+            if hyps[i][0] == fid:
+                hyps[i] = (fid, ty)
                 break
         return Goal(tuple(hyps), self.target, self.tag, self.ascii)
 
     def remove_hyp(self, name: str) -> Goal:
-        hyps = list(self.hyps)
-        for i in range(len(hyps) - 1, -1, -1):
-            if hyps[i][0] == name:
-                del hyps[i]
-                break
-        return Goal(tuple(hyps), self.target, self.tag, self.ascii)
+        """The goal without the local ``name`` refers to (callers check that nothing depends on it)."""
+        fid = self.find(name)
+        return Goal(tuple(h for h in self.hyps if h[0] != fid), self.target, self.tag, self.ascii)
+
+    def dependents(self, fid: str) -> list[str]:
+        """Ids of the locals whose type mentions local ``fid`` (in context order)."""
+        return [n for n, t in self.hyps if n != fid and fid in free_vars(t)]
+
+    def rename(self, fid: str, name: str) -> Goal:
+        """The goal with local ``fid`` given the user name ``name``: a new id, substituted everywhere.
+
+        Capture-free by construction: ids are unique, so the substitution can only hit ``fid``.
+        """
+        new = new_fvar(name)
+        var = ("fvar", new)
+        hyps = tuple((new if n == fid else n, subst(t, fid, var)) for n, t in self.hyps)
+        return Goal(hyps, subst(self.target, fid, var), self.tag, self.ascii)
+
+    def inaccessible(self) -> list[str]:
+        """Ids of the locals no name can reach (``h✝`` or shadowed by a newer local), in context order."""
+        nm = self.display_names()
+        return [n for n, _ in self.hyps if nm[n] != user_name(n) or nm[n].endswith("✝")]
 
     def fresh_name(self, base: str = "h", taken: Collection[str] = ()) -> str:
-        """A name not used by any hypothesis nor in ``taken`` (``base``, ``base_1``, …)."""
-        names = {n for n, _ in self.hyps}
+        """A user name not used by any local nor in ``taken`` (``base``, ``base_1``, …)."""
+        names = {user_name(n) for n, _ in self.hyps}
         names.update(taken)
         if base not in names:
             return base
@@ -110,23 +147,45 @@ class Goal:
         """The hypotheses that are propositions (not data variables)."""
         return [(n, t) for n, t in self.hyps if is_prop_type(t)]
 
+    def display_names(self) -> dict[str, str]:
+        """Id → the name Lean shows: the user name, or ``x✝``, ``x✝¹``, … for inaccessible and shadowed ones.
+
+        As Lean's ``sanitizeNames``: the newest inaccessible local of a base name shows ``x✝``, older ones
+        ``x✝¹``, ``x✝²``, …
+        """
+        out: dict[str, str] = {}
+        seen: set[str] = set()
+        counts: dict[str, int] = {}
+        for n, _ in reversed(self.hyps):
+            u = user_name(n)
+            if u.endswith("✝") or u in seen:
+                base = u.rstrip("✝")
+                k = counts.get(base, 0)
+                counts[base] = k + 1
+                out[n] = base + "✝" + (str(k).translate(_SUPERSCRIPT) if k else "")
+            else:
+                seen.add(u)
+                out[n] = u
+        return out
+
     def pretty(self) -> str:
         """The goal as Lean shows it: ``case tag``, grouped hypotheses, then ``⊢ target``."""
         lines: list[str] = []
         if self.tag:
             lines.append(f"case {self.tag}")
         at = self.ascii
+        nm = self.display_names()
         i, n = 0, len(self.hyps)
         while i < n:
             name, ty = self.hyps[i]
-            names = [name]
+            names = [nm[name]]
             j = i + 1
             while j < n and self.hyps[j][1] == ty:
-                names.append(self.hyps[j][0])
+                names.append(nm[self.hyps[j][0]])
                 j += 1
-            lines.append(f"{' '.join(names)} : {pretty(ty, at)}")
+            lines.append(f"{' '.join(names)} : {pretty(ty, at, nm)}")
             i = j
-        lines.append(f"⊢ {pretty(self.target, at)}")
+        lines.append(f"⊢ {pretty(self.target, at, nm)}")
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from lean_gym.sim.elab import Decl, ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import Syn
-from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, pretty, subst, type_term
+from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, pretty, subst, type_term, user_name
 from lean_gym.sim.unify import defeq, fresh_mvar, instantiate, match
 
 if TYPE_CHECKING:
@@ -35,6 +35,14 @@ class Binder:
     @property
     def is_prop(self) -> bool:
         return is_prop_type(self.type)
+
+
+def _pi(b: Binder, body: Term) -> Term:
+    """``∀ b, body`` (``b.type → body`` for a premise); a local ``b`` is abstracted into a bound variable."""
+    if b.is_prop:
+        return ("→", b.type, body)
+    x = user_name(b.name)
+    return ("∀", x, b.type, body if x == b.name else subst(body, b.name, ("var", x)))
 
 
 @dataclass(frozen=True)
@@ -115,7 +123,7 @@ class Instance:
 
     def mvar_next(self) -> Term:
         b = self.pending[0]
-        m = fresh_mvar(b.name.lstrip("_") or "m")
+        m = fresh_mvar(user_name(b.name).lstrip("_") or "m")
         self.mvars.append((m[1], b))
         self.assign_next(m)
         return m
@@ -327,8 +335,8 @@ class ProofChecker:
         target = expected
         for name in names:
             if target[0] == "∀":
-                goal = goal.add_hyp(name, target[2])
-                target = subst(target[3], target[1], ("var", name)) if target[1] != name else target[3]
+                goal, v = goal.add_local(name, target[2])
+                target = subst(target[3], target[1], v)
             elif target[0] in ("→", "¬", "≠"):
                 if target[0] == "→":
                     prem, concl = target[1], target[2]
@@ -509,7 +517,7 @@ class ProofChecker:
         rest = list(inst.pending)
         concl = inst.conclusion
         for b in reversed(rest):
-            concl = ("∀", b.name, b.type, concl) if not b.is_prop else ("→", b.type, concl)
+            concl = _pi(b, concl)
         if expected is not None and not rest:
             if not match(concl, expected, inst.asg):
                 got = instantiate(concl, inst.asg)
@@ -528,20 +536,22 @@ class ProofChecker:
             if mv not in inst.asg:
                 if b.is_prop and any(mv == h for h, _ in holes):
                     raise ElabError(
-                        f"don't know how to synthesize placeholder for argument '{b.name}'\ncontext:\n{self.goal.pretty()}",
+                        f"don't know how to synthesize placeholder for argument '{user_name(b.name)}'\ncontext:\n{self.goal.pretty()}",
                         syn.start,
                         syn.end,
                     )
                 if not b.is_prop:
                     raise ElabError(
-                        f"don't know how to synthesize implicit argument '{b.name}'\ncontext:\n{self.goal.pretty()}",
+                        f"don't know how to synthesize implicit argument '{user_name(b.name)}'\ncontext:\n{self.goal.pretty()}",
                         syn.start,
                         syn.end,
                     )
         for mv, b in holes:
             if inst.asg.get(mv) is None:
                 raise ElabError(
-                    f"don't know how to synthesize placeholder for argument '{b.name}'", syn.start, syn.end
+                    f"don't know how to synthesize placeholder for argument '{user_name(b.name)}'",
+                    syn.start,
+                    syn.end,
                 )
         if _has_mvars(result):
             raise ElabError(

@@ -25,6 +25,7 @@ from lean_gym.sim.elab import Decl, Env
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.jsonfmt import lean_order
 from lean_gym.sim.syntax import ParseError, Source
+from lean_gym.sim.terms import FVAR_SEP, new_fvar
 
 __all__ = ["ProofState", "SimRepl"]
 
@@ -240,7 +241,7 @@ class SimRepl:
     def _unpickle_env(self, r: dict[str, Any]) -> dict[str, Any]:
         try:
             data = _read(r["unpickleEnvFrom"])
-            env = _env_from_json(data["env"])
+            env = _env_from_json(data["env"], {})
         except (OSError, KeyError, ValueError, TypeError) as e:
             return {"message": f"Lean error:\ncould not unpickle environment: {e}"}
         self._s.envs.append(env)
@@ -319,14 +320,20 @@ def _enc(v: Any) -> Any:
     return v
 
 
-def _dec(v: Any) -> Any:
+def _dec(v: Any, ids: dict[str, str]) -> Any:
+    """Decode ``v``; local ids are mapped to fresh ones of this process (``ids`` keeps the mapping)."""
     if isinstance(v, list):
-        return tuple(_dec(x) for x in v)
+        return tuple(_dec(x, ids) for x in v)
     if isinstance(v, dict):
         if "q" in v:
             return Fraction(v["q"][0], v["q"][1])
         if "set" in v:
             return frozenset(v["set"])
+    if isinstance(v, str) and FVAR_SEP in v:
+        new = ids.get(v)
+        if new is None:
+            new = ids[v] = new_fvar(v)
+        return new
     return v
 
 
@@ -351,15 +358,15 @@ def _env_to_json(env: Env) -> dict[str, Any]:
     }
 
 
-def _env_from_json(data: dict[str, Any]) -> Env:
+def _env_from_json(data: dict[str, Any], ids: dict[str, str]) -> Env:
     decls = {}
     for d in data["decls"]:
         decls[d["name"]] = Decl(
             d["name"],
             d["kind"],
-            _dec(d["binders"]),
-            _dec(d["type"]),
-            _dec(d["value"]) if d["value"] is not None else None,
+            _dec(d["binders"], ids),
+            _dec(d["type"], ids),
+            _dec(d["value"], ids) if d["value"] is not None else None,
             frozenset(d["axioms"]),
             tuple((n, frozenset(a)) for n, a in d.get("tyvars", [])),
         )
@@ -381,10 +388,13 @@ def _state_to_json(st: ProofState) -> dict[str, Any]:
 
 
 def _state_from_json(data: dict[str, Any]) -> ProofState:
-    goals = tuple(Goal(_dec(g["hyps"]), _dec(g["target"]), g["tag"], bool(g["ascii"])) for g in data["goals"])
+    ids: dict[str, str] = {}
+    goals = tuple(
+        Goal(_dec(g["hyps"], ids), _dec(g["target"], ids), g["tag"], bool(g["ascii"])) for g in data["goals"]
+    )
     return ProofState(
         goals,
-        _env_from_json(data["env"]),
+        _env_from_json(data["env"], ids),
         bool(data["has_sorry"]),
         data["decl_name"],
         bool(data["self_reference"]),

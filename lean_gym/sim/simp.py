@@ -124,8 +124,8 @@ def simp_term(t: Term, ss: SimpSet, memo: dict[Term, Term] | None = None, depth:
 
 def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> Term:
     h = t[0]
-    if h in ("var", "num", "type", "True", "False", "bool", "sorry", "mvar"):
-        if h == "var" and t[1] in ss.unfold:
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        if h == "const" and t[1] in ss.unfold:
             d = ss.ctx.lookup(t[1])
             if d is not None and d.value is not None:
                 return d.value
@@ -204,7 +204,7 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
     h = t[0]
     default = ss.default
     # --- ground arithmetic: simprocs on ℕ/ℤ literals always; norm_num evaluates every type
-    if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "var"):
+    if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "const"):
         ty = t[1] if h != "app" else None
         if (ty in ("ℕ", "ℤ") and h != "app") or ss.eval_fields:
             from lean_gym.sim.tac_arith import eval_term
@@ -789,7 +789,7 @@ def _push_cast(t: Term) -> Term:
         if ha == "cast":
             return _push_cast(("cast", to, a[2], a[3]))
         return ("cast", to, frm, a)
-    if h in ("var", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
         return t
     if h == "app":
         return ("app", t[1], tuple(_push_cast(a) for a in t[2]))

@@ -132,11 +132,11 @@ class Conv:
             return self.inv(t[2])
         if h == "abs":
             return self.atom(t, False)  # Lean's linarith knows nothing about |a| (it needs abs_nonneg)
-        if h == "app" and t[1] == ("var", "Nat.factorial"):
+        if h == "app" and t[1] == ("const", "Nat.factorial"):
             v = eval_term(t, self.ctx)
             if v is not None:
                 return Poly.const(Fraction(v))
-        if h == "var" and self.ctx is not None:
+        if h == "const" and self.ctx is not None:
             d = self.ctx.lookup(t[1])
             if (
                 d is not None
@@ -291,7 +291,7 @@ def eval_term(t: Term, ctx: TacticContext | None = None, unfold: bool = True) ->
         if a is None:
             return None
         return a if t[1] in ("ℕ", "ℤ") else Fraction(a)
-    if h == "app" and t[1][0] == "var":
+    if h == "app" and t[1][0] == "const":
         f = t[1][1]
         args = [eval_term(a, ctx, unfold) for a in t[2]]
         if any(a is None for a in args):
@@ -320,7 +320,7 @@ def eval_term(t: Term, ctx: TacticContext | None = None, unfold: bool = True) ->
                     body = subst(body, n, a)
                 return eval_term(body, ctx, unfold)
         return None
-    if h == "var" and unfold and ctx is not None:
+    if h == "const" and unfold and ctx is not None:
         d = ctx.lookup(t[1])
         if d is not None and d.kind == "def" and d.value is not None and not d.binders:
             return eval_term(d.value, ctx, unfold)
@@ -780,7 +780,7 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
     if depth > 40:
         return None
     h = e[0]
-    ty = e[1] if h not in ("var", "app") else None
+    ty = e[1] if h not in ("var", "fvar", "const", "app") else None
     v = eval_term(e, ctx, unfold=False)
     if v is not None:
         return "pos" if v > 0 else "nonneg" if v == 0 else "nonzero"
@@ -827,9 +827,9 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
         if e[2] == "ℕ":
             return a if a in ("pos",) else "nonneg" if a is None or a == "nonneg" else a
         return a
-    if h == "app" and e[1] == ("var", "Nat.factorial"):
+    if h == "app" and e[1] == ("const", "Nat.factorial"):
         return "pos"
-    if h == "app" and e[1] == ("var", "Nat.succ"):
+    if h == "app" and e[1] == ("const", "Nat.succ"):
         return "pos"
     r = _from_hyps(e, goal)
     if r is None and _type_of(e, goal) == "ℕ":
@@ -838,7 +838,7 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
 
 
 def _type_of(e: Term, goal: Goal) -> str | None:
-    if e[0] == "var":
+    if e[0] == "fvar":
         t = goal.hyp(e[1])
         return t[1] if t is not None and t[0] == "type" else None
     if e[0] in ("num", "+", "-", "*", "/", "%", "^", "neg", "abs", "cast", "inv"):
@@ -1147,7 +1147,7 @@ def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
     if ty_t is None or ty_t[0] != "type" or ty_t[1] not in ("ℕ", "ℤ"):
         raise TacticError(f"interval_cases failed: `{name}` is not a natural number or integer variable")
     ty = ty_t[1]
-    x = ("var", name)
+    x = goal.var(name) or TRUE
     lo, hi = _bounds_for(x, goal, ty)
     if lo is None or hi is None:
         which = "lower" if lo is None else "upper"
@@ -1158,8 +1158,9 @@ def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
     for v in range(lo, hi):
         ctx.tick(10)
         val = mk_num(ty, v)
-        hyps = tuple((n, subst(t, name, val)) for n, t in goal.hyps if n != name)
-        out.append(Goal(hyps, subst(goal.target, name, val), None, goal.ascii))
+        fid = x[1]
+        hyps = tuple((n, subst(t, fid, val)) for n, t in goal.hyps if n != fid)
+        out.append(Goal(hyps, subst(goal.target, fid, val), None, goal.ascii))
     ctx.use_standard_axioms()
     return out
 
@@ -1213,7 +1214,9 @@ def _gcongr_split(
             side.append(("≤", ty, ("num", ty, 0), lhs[3]))
             return _gcongr_split(lhs[2], rhs[2], rel, goal, ctx, main, side)
         return False
-    main.append((rel, lhs[1] if lhs[0] not in ("var", "app") else _rel_ty(lhs, rhs, goal), lhs, rhs))
+    main.append(
+        (rel, lhs[1] if lhs[0] not in ("var", "fvar", "const", "app") else _rel_ty(lhs, rhs, goal), lhs, rhs)
+    )
     return True
 
 

@@ -10,10 +10,22 @@ from collections.abc import Callable
 
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.proofs import Binder, Instance, ProofChecker, decl_telescope, prop_telescope
+from lean_gym.sim.proofs import Binder, Instance, ProofChecker, _pi, decl_telescope, prop_telescope
 from lean_gym.sim.syntax import ParseError, Syn, Token, TokenStream, parse_term
 from lean_gym.sim.tactics import SorryRecord, TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import FALSE, TRUE, Term, _fresh, free_vars, is_prop_type, pretty, subst, type_term
+from lean_gym.sim.terms import (
+    FALSE,
+    TRUE,
+    Term,
+    _fresh,
+    free_vars,
+    is_prop_type,
+    pretty,
+    replace_const,
+    subst,
+    type_term,
+    user_name,
+)
 from lean_gym.sim.unify import canon, defeq, instantiate, match
 
 __all__: list[str] = []
@@ -73,11 +85,8 @@ def _intro_one(goal: Goal, name: str | None, ctx: TacticContext) -> Goal:
     t = goal.target
     h = t[0]
     if h == "∀":
-        x = name or (t[1] + "✝")
-        goal = goal.make_room(x)
-        t = goal.target
-        body = t[3] if x == t[1] else subst(t[3], t[1], ("var", x))
-        return Goal(goal.add_hyp(x, t[2]).hyps, body, goal.tag, goal.ascii)
+        g, v = goal.add_local(name or (t[1] + "✝"), t[2])
+        return g.with_target(subst(t[3], t[1], v))
     if h == "→":
         return Goal(goal.add_hyp(name or "a✝", t[1]).hyps, t[2], goal.tag, goal.ascii)
     if h == "¬":
@@ -167,99 +176,79 @@ def _parse_pat_atom(ts: TokenStream) -> Pat:
 
 
 def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal]:
-    """Apply pattern ``pat`` to hypothesis ``hname`` (already in ``goal``)."""
+    """Apply pattern ``pat`` to hypothesis ``hname`` (already in ``goal``; a user name or an id)."""
     ctx.tick(5)
+    fid = goal.find(hname)
     ty = goal.hyp(hname)
-    if ty is None:
+    if fid is None or ty is None:
         raise TacticError(f"unknown hypothesis '{hname}'")
     k = pat.kind
     if k == "name":
         new = pat.args[0]
-        if new == "_" or new == hname:
-            return (
-                [goal]
-                if new == hname
-                else [_rename(goal, hname, hname + "✝" if not hname.endswith("✝") else hname)]
-            )
-        return [_rename(goal, hname, new)]
+        if new == "_":
+            u = user_name(fid)
+            return [goal if u.endswith("✝") else goal.rename(fid, u.lstrip("_").split("_")[0] + "✝")]
+        return [goal if new == user_name(fid) else goal.rename(fid, new)]
     if k == "clear":
-        return [goal.remove_hyp(hname)]
+        # rcases' `-` is `clear`: a local something else mentions cannot go
+        return [_clear_local(goal, fid)]
     if k == "rfl":
-        return _subst_eq(goal, hname, ctx)
+        return _subst_eq(goal, fid, ctx)
     if k == "tuple":
         items = list(pat.args)
         if not items:
             return [goal]
         if len(items) == 1:
-            return _destruct(goal, hname, items[0], ctx)
+            return _destruct(goal, fid, items[0], ctx)
         h = ty[0]
         if h == "∧" or h == "↔":
             left, right = (ty[1], ty[2]) if h == "∧" else (("→", ty[1], ty[2]), ("→", ty[2], ty[1]))
-            g = goal.remove_hyp(hname)
-            ln, rn = _tmp(g, "left"), _tmp(g, "right")
-            g = g.add_hyp(ln, left).add_hyp(rn, right)
+            g = _clear_local(goal, fid)
+            g, lv = g.add_local("_left", left)
+            g, rv = g.add_local("_right", right)
             rest = Pat("tuple", tuple(items[1:])) if len(items) > 2 else items[1]
             out: list[Goal] = []
-            for g2 in _destruct(g, ln, items[0], ctx):
-                out.extend(_destruct(g2, rn, rest, ctx) if g2.hyp(rn) is not None else [g2])
+            for g2 in _destruct(g, lv[1], items[0], ctx):
+                out.extend(_destruct(g2, rv[1], rest, ctx) if g2.find(rv[1]) is not None else [g2])
             return out
         if h == "∃":
             x, xty, body = ty[1], ty[2], ty[3]
-            g = goal.remove_hyp(hname)
+            g = _clear_local(goal, fid)
             first = items[0]
-            xname = first.args[0] if first.kind == "name" and first.args[0] != "_" else x + "✝"
-            if g.hyp(xname) is not None or xname in _bound_names(g):
-                g = _shadow(g, xname)
-            g = g.add_hyp(xname, xty)
-            b = subst(body, x, ("var", xname)) if xname != x else body
-            bn = _tmp(g, "h")
-            g = g.add_hyp(bn, b)
+            g, xv = g.add_local(
+                first.args[0] if first.kind == "name" and first.args[0] != "_" else x + "✝", xty
+            )
+            g, bv = g.add_local("_h", subst(body, x, xv))
             rest = Pat("tuple", tuple(items[1:])) if len(items) > 2 else items[1]
-            return _destruct(g, bn, rest, ctx)
+            return _destruct(g, bv[1], rest, ctx)
         # a tuple pattern on a non-structure: name with the first component
-        return _destruct(goal, hname, items[0], ctx)
+        return _destruct(goal, fid, items[0], ctx)
     if k == "alts":
         alts = list(pat.args)
         h = ty[0]
         if h == "∨":
-            g = goal.remove_hyp(hname)
-            ln = _tmp(g, "h")
-            g1 = g.add_hyp(ln, ty[1]).with_tag("inl")
-            g2 = g.add_hyp(ln, ty[2]).with_tag("inr")
+            g = _clear_local(goal, fid)
+            g1, v1 = g.with_tag("inl").add_local("_h", ty[1])
+            g2, v2 = g.with_tag("inr").add_local("_h", ty[2])
             rest = Pat("alts", tuple(alts[1:])) if len(alts) > 2 else alts[1]
-            return _destruct(g1, ln, alts[0], ctx) + _destruct(g2, ln, rest, ctx)
+            return _destruct(g1, v1[1], alts[0], ctx) + _destruct(g2, v2[1], rest, ctx)
         if ty == FALSE:
             return []
-        return _destruct(goal, hname, alts[0], ctx)
+        return _destruct(goal, fid, alts[0], ctx)
     raise TacticError("rcases: unsupported pattern")
 
 
-def _bound_names(g: Goal) -> set[str]:
-    return {n for n, _ in g.hyps}
-
-
-def _tmp(g: Goal, base: str) -> str:
-    return g.fresh_name(f"_{base}")
-
-
-def _shadow(g: Goal, name: str) -> Goal:
-    return _rename(g, name, name + "✝")
-
-
-def _rename(goal: Goal, old: str, new: str) -> Goal:
-    """Rename hypothesis ``old`` to ``new`` (a data variable's uses are renamed too)."""
-    hyps = []
-    ty = goal.hyp(old)
-    is_data = ty is not None and not is_prop_type(ty)
-    if goal.hyp(new) is not None and new != old:
-        goal = _shadow(goal, new)
-    for n, t in goal.hyps:
-        if n == old:
-            hyps.append((new, t))
-        else:
-            hyps.append((n, subst(t, old, ("var", new)) if is_data else t))
-    target = subst(goal.target, old, ("var", new)) if is_data else goal.target
-    return Goal(tuple(hyps), target, goal.tag, goal.ascii)
+def _clear_local(goal: Goal, fid: str) -> Goal:
+    """``goal`` without local ``fid``; Lean's error when the target or another local depends on it."""
+    deps = goal.dependents(fid)
+    shown = goal.display_names()
+    if deps:
+        raise TacticError(
+            f"tactic 'clear' failed, variable '{shown[deps[0]]}' depends on '{shown[fid]}'\n{goal.pretty()}"
+        )
+    if fid in free_vars(goal.target):
+        raise TacticError(f"tactic 'clear' failed, target depends on '{shown[fid]}'\n{goal.pretty()}")
+    return goal.remove_hyp(fid)
 
 
 def _subst_eq(goal: Goal, hname: str, ctx: TacticContext) -> list[Goal]:
@@ -269,20 +258,21 @@ def _subst_eq(goal: Goal, hname: str, ctx: TacticContext) -> list[Goal]:
     a, b = ty[2], ty[3]
     g = goal.remove_hyp(hname)
     for var, val in ((b, a), (a, b)):
-        if var[0] == "var" and g.hyp(var[1]) is not None and not is_prop_type(g.hyp(var[1]) or TRUE):
-            name = var[1]
-            hyps = tuple((n, subst(t, name, val)) for n, t in g.hyps if n != name)
-            return [Goal(hyps, subst(g.target, name, val), g.tag, g.ascii)]
+        if var[0] == "fvar" and not is_prop_type(g.hyp(var[1]) or TRUE) and var[1] not in free_vars(val):
+            fid = var[1]
+            hyps = tuple((n, subst(t, fid, val)) for n, t in g.hyps if n != fid)
+            return [Goal(hyps, subst(g.target, fid, val), g.tag, g.ascii)]
     raise TacticError(f"motive is not type correct: cannot substitute in\n  {_pp(goal, ty)}")
 
 
 def _cases_on(goal: Goal, hname: str, ctx: TacticContext, lean4_names: bool = True) -> list[Goal]:
     """``cases h``: like rcases with inaccessible names and Lean's case tags."""
     ty = goal.hyp(hname)
-    if ty is None:
+    fid = goal.find(hname)
+    if ty is None or fid is None:
         raise TacticError(f"unknown hypothesis `{hname}`")
     h = ty[0]
-    g = goal.remove_hyp(hname)
+    g = _clear_local(goal, fid) if h in ("∧", "↔", "∨", "∃") else goal
     if h == "∧":
         return [g.add_hyp("left✝", ty[1]).add_hyp("right✝", ty[2]).with_tag("intro")]
     if h == "↔":
@@ -290,8 +280,8 @@ def _cases_on(goal: Goal, hname: str, ctx: TacticContext, lean4_names: bool = Tr
     if h == "∨":
         return [g.add_hyp("h✝", ty[1]).with_tag("inl"), g.add_hyp("h✝", ty[2]).with_tag("inr")]
     if h == "∃":
-        w = "w✝"
-        return [g.add_hyp(w, ty[2]).add_hyp("h✝", subst(ty[3], ty[1], ("var", w))).with_tag("intro")]
+        g, w = g.add_local("w✝", ty[2])
+        return [g.add_hyp("h✝", subst(ty[3], ty[1], w)).with_tag("intro")]
     if ty == FALSE:
         return []
     raise TacticError(
@@ -301,12 +291,14 @@ def _cases_on(goal: Goal, hname: str, ctx: TacticContext, lean4_names: bool = Tr
 
 def _target_hyp(goal: Goal, syn: Syn, ctx: TacticContext) -> tuple[Goal, str]:
     """Make ``syn`` a hypothesis: a name already is one; a proof term is added as a new one."""
-    if syn.kind == "ident" and goal.hyp(syn.args[0]) is not None:
-        return goal, syn.args[0]
+    if syn.kind == "ident":
+        fid = goal.find(syn.args[0])
+        if fid is not None:
+            return goal, fid
     pc = ProofChecker(goal, ctx)
     p = pc.infer(syn)
-    name = goal.fresh_name("_h")
-    return goal.add_hyp(name, p), name
+    g, v = goal.add_local("_h", p)
+    return g, v[1]
 
 
 @builtin("rcases")
@@ -339,8 +331,8 @@ def _obtain(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             ProofChecker(goal, ctx).check(pf, pty)
         else:
             new_goals.append(goal.with_target(pty).with_tag(None))
-        name = goal.fresh_name("_h")
-        g = goal.add_hyp(name, pty)
+        g, v = goal.add_local("_h", pty)
+        name = v[1]
     elif ts.is_sym(":="):
         ts.advance()
         term = parse_term(ts, 0)
@@ -356,14 +348,10 @@ def _finish_names(goals: list[Goal]) -> list[Goal]:
     """Temporary names (``_left``…) that patterns did not name become inaccessible, as in Lean."""
     out = []
     for g in goals:
-        if any(n.startswith("_") for n, _ in g.hyps):
-            hyps = []
-            for n, t in g.hyps:
-                if n.startswith("_"):
-                    base = n.lstrip("_").split("_")[0] or "h"
-                    n = base + "✝"
-                hyps.append((n, t))
-            g = Goal(tuple(hyps), g.target, g.tag, g.ascii)
+        for n, _ in g.hyps:
+            u = user_name(n)
+            if u.startswith("_"):
+                g = g.rename(n, (u.lstrip("_").split("_")[0] or "h") + "✝")
         out.append(g)
     return out
 
@@ -380,38 +368,39 @@ def _rintro(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 n = pat.args[0]
                 out.append(_intro_one(g, None if n == "_" else n, ctx))
             else:
-                tmp = g.fresh_name("_x")
-                g2 = _intro_one(g, tmp, ctx)
-                out.extend(_destruct(g2, tmp, pat, ctx))
+                g2 = _intro_one(g, "_x", ctx)
+                out.extend(_destruct(g2, g2.hyps[-1][0], pat, ctx))
         goals = _finish_names(out)
     return goals
 
 
 def _nat_cases(goal: Goal, x: str, with_ih: bool) -> list[Goal]:
     """``induction x`` / ``cases x`` for ``x : ℕ``: cases ``zero`` and ``succ`` (hypotheses about ``x`` are
-    generalised, as Lean 4 does: they come back in each case, and the induction hypothesis assumes them)."""
-    from lean_gym.sim.terms import free_vars as fvs
+    generalised, as Lean 4 does: they come back in each case, and the induction hypothesis assumes them).
 
-    deps = [(n, t) for n, t in goal.hyps if n != x and x in fvs(t)]
-    dep_names = {n for n, _ in deps}
-    base_hyps = tuple((n, t) for n, t in goal.hyps if n != x and n not in dep_names)
+    Every local it makes is new (``n✝``, the induction hypothesis, the re-introduced hypotheses), so nothing
+    already in the goal can be captured, whatever its name.
+    """
+    fid = goal.find(x)
+    if fid is None:
+        raise TacticError(f"unknown identifier '{x}'")
+    deps = [(n, t) for n, t in goal.hyps if n != fid and fid in free_vars(t)]
+    dep_ids = {n for n, _ in deps}
+    base_hyps = tuple((n, t) for n, t in goal.hyps if n != fid and n not in dep_ids)
     zero = ("num", "ℕ", 0)
-    g0 = Goal(base_hyps, subst(goal.target, x, zero), "zero", goal.ascii)
+    g0 = Goal(base_hyps, subst(goal.target, fid, zero), "zero", goal.ascii)
     for n, t in deps:
-        g0 = g0.add_hyp(n, subst(t, x, zero))
-    k = "n✝"
-    g1 = Goal(base_hyps, goal.target, "succ", goal.ascii).make_room(k)
-    g1 = g1.add_hyp(k, type_term("ℕ"))
-    kv = ("var", k)
+        g0 = g0.add_hyp(user_name(n), subst(t, fid, zero))
+    g1, kv = Goal(base_hyps, goal.target, "succ", goal.ascii).add_local("n✝", type_term("ℕ"))
     if with_ih:
-        ih: Term = subst(goal.target, x, kv)
+        ih: Term = subst(goal.target, fid, kv)
         for _, t in reversed(deps):
-            ih = ("→", subst(t, x, kv), ih)
+            ih = ("→", subst(t, fid, kv), ih)
         g1 = g1.add_hyp("a✝", ih)
     succ = ("+", "ℕ", kv, ("num", "ℕ", 1))
     for n, t in deps:
-        g1 = g1.add_hyp(n, subst(t, x, succ))
-    g1 = Goal(g1.hyps, subst(goal.target, x, succ), "succ", goal.ascii)
+        g1 = g1.add_hyp(user_name(n), subst(t, fid, succ))
+    g1 = Goal(g1.hyps, subst(goal.target, fid, succ), "succ", goal.ascii)
     return [g0, g1]
 
 
@@ -541,7 +530,7 @@ def _by_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     term = parse_term(ts, 0)
     el = ctx.elaborator(goal)
     if term.kind == "ident" and goal.hyp(term.args[0]) == type_term("Bool"):
-        p: Term = ("=", "Bool", ("var", term.args[0]), ("bool", True))
+        p: Term = ("=", "Bool", goal.var(term.args[0]) or TRUE, ("bool", True))
     else:
         p = el.elab_prop(term)
     return [goal.add_hyp(name, p).with_tag("pos"), goal.add_hyp(name, ("¬", p)).with_tag("neg")]
@@ -783,7 +772,7 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         used, left = pending[: len(pending) - k] if k else pending, pending[len(pending) - k :] if k else []
         c = concl
         for b in reversed(left):
-            c = ("∀", b.name, b.type, c) if not b.is_prop else ("→", b.type, c)
+            c = _pi(b, c)
         trial = Instance.__new__(Instance)
         trial.__dict__ = {}
         asg = dict(inst.asg)
@@ -795,7 +784,7 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         for i, b in enumerate(sub_pending):
             from lean_gym.sim.unify import fresh_mvar
 
-            m = fresh_mvar(b.name.lstrip("_") or "m")
+            m = fresh_mvar(user_name(b.name).lstrip("_") or "m")
             mv_binders.append((m[1], b))
             sub_pending = sub_pending[: i + 1] + [
                 Binder(x.name, subst(x.type, b.name, m), x.explicit) for x in sub_pending[i + 1 :]
@@ -817,13 +806,13 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 gt = instantiate(bty, asg)
                 if _unresolved(gt):
                     raise TacticError(
-                        f"Tactic `apply` failed: could not synthesize the argument `{b.name}`; the simulator does not leave metavariables in goals\n\n{goal.pretty()}"
+                        f"Tactic `apply` failed: could not synthesize the argument `{user_name(b.name)}`; the simulator does not leave metavariables in goals\n\n{goal.pretty()}"
                     )
-                tag = None if b.name.startswith("_premise") else b.name
+                tag = None if b.name.startswith("_premise") else user_name(b.name)
                 new_goals.append(goal.with_target(gt).with_tag(tag))
             elif mv not in asg:
                 raise TacticError(
-                    f"Tactic `apply` failed: could not determine the argument `{b.name}`; the simulator does not leave metavariables in goals\n\n{goal.pretty()}"
+                    f"Tactic `apply` failed: could not determine the argument `{user_name(b.name)}`; the simulator does not leave metavariables in goals\n\n{goal.pretty()}"
                 )
         for mv in holes:
             if mv not in asg:
@@ -833,7 +822,7 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         for mv, b in inst.mvars:
             if mv not in asg:
                 raise TacticError(
-                    f"Tactic `apply` failed: could not determine the implicit argument `{b.name}`\n\n{goal.pretty()}"
+                    f"Tactic `apply` failed: could not determine the implicit argument `{user_name(b.name)}`\n\n{goal.pretty()}"
                 )
         return new_goals
     at = goal.ascii
@@ -979,8 +968,9 @@ def _subst_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         if ty[0] == "=":
             goal = _subst_eq(goal, n, ctx)[0]
             continue
+        v = goal.var(n)
         for hn, ht in reversed(goal.props()):
-            if ht[0] == "=" and (ht[2] == ("var", n) or ht[3] == ("var", n)):
+            if ht[0] == "=" and (ht[2] == v or ht[3] == v):
                 goal = _subst_eq(goal, hn, ctx)[0]
                 break
         else:
@@ -1006,7 +996,7 @@ def _unfold(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
     def unfold_all(t: Term) -> Term:
         for n, v in values.items():
-            t = subst(t, n, v)
+            t = replace_const(t, n, v)
         return t
 
     goal, changed = _map_at(goal, locs, unfold_all)
@@ -1017,10 +1007,15 @@ def _unfold(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("clear")
 def _clear(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    # Lean clears the named locals last to first, each only when nothing left depends on it
+    fids: list[str] = []
     for t in syn.toks[1:]:
-        if goal.hyp(t.text) is None:
+        fid = goal.find(t.text)
+        if fid is None:
             raise TacticError(f"unknown hypothesis '{t.text}'", t.start, t.end)
-        goal = goal.remove_hyp(t.text)
+        fids.append(fid)
+    for fid in reversed(fids):
+        goal = _clear_local(goal, fid)
     return [goal]
 
 
@@ -1186,7 +1181,7 @@ def _eq_sides(inst: Instance, concl: Term, rev: bool, term: Syn) -> tuple[Instan
         lhs, rhs, kind = concl[1], FALSE, "↔"  # eq_false: a proof of ¬p rewrites p to False
     elif h == "≠":
         lhs, rhs, kind = ("=", concl[1], concl[2], concl[3]), FALSE, "↔"
-    elif h in ("<", "≤", ">", "≥", "∣", "∧", "∨", "→", "True", "var", "app", "∀", "∃"):
+    elif h in ("<", "≤", ">", "≥", "∣", "∧", "∨", "→", "True", "var", "fvar", "const", "app", "∀", "∃"):
         lhs, rhs, kind = concl, TRUE, "↔"  # eq_true: a proof of p rewrites p to True
     else:
         raise ElabError(f"equality or iff proof expected\n  {pretty(concl)}", term.start, term.end)
@@ -1216,7 +1211,7 @@ def kabstract(t: Term, lhs: Term, rhs: Term, asg: dict) -> tuple[Term, bool]:
         elif canon(instantiate(lhs, asg)) == canon(u) and not (bound and free_vars(u) & bound):
             return instantiate(rhs, asg)
         h = u[0]
-        if h in ("var", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
             return u
         if h == "app":
             return ("app", go(u[1], bound), tuple(go(a, bound) for a in u[2]))
@@ -1281,7 +1276,7 @@ def rewrite_once(
                 raise TacticError(
                     f"Tactic `rewrite` failed: could not determine every argument of the rule\n\n{goal.pretty()}"
                 )
-            side.append(goal.with_target(st).with_tag(None if b.name.startswith("_") else b.name))
+            side.append(goal.with_target(st).with_tag(None if b.name.startswith("_") else user_name(b.name)))
     if kind == "↔":
         ctx.use_axiom("propext")
     if where is None:

@@ -210,7 +210,7 @@ class TacticContext:
         self.axioms.update(STANDARD_AXIOMS)
 
     def elaborator(self, goal: Goal) -> Elaborator:
-        return Elaborator(self.env, goal.lctx())
+        return Elaborator(self.env, goal.lctx(), goal.fvars())
 
     def snapshot(self) -> tuple[int, int, frozenset[str], bool, bool]:
         return (
@@ -688,24 +688,13 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
 
 
 def _rename_inaccessible(g: Goal, names: list[str]) -> Goal:
-    """Give the last inaccessible hypotheses (``h✝``) the names ``names`` (``case tag x y =>``)."""
-    from lean_gym.sim.terms import subst
-
-    hyps = list(g.hyps)
-    idxs = [i for i, (n, _) in enumerate(hyps) if n.endswith("✝")]
+    """Give the last inaccessible locals (``h✝``, shadowed ones) the names ``names`` (``case tag x y =>``)."""
+    idxs = g.inaccessible()
     pick = idxs[-len(names) :] if names else []
-    target = g.target
-    for i, new in zip(pick, names):
-        old = hyps[i][0]
-        if new == "_":
-            continue
-        if any(n == new for n, _ in hyps):
-            g2 = Goal(tuple(hyps), target, g.tag, g.ascii).make_room(new)
-            hyps, target = list(g2.hyps), g2.target
-        hyps[i] = (new, hyps[i][1])
-        hyps = [(n, subst(t, old, ("var", new))) for n, t in hyps]
-        target = subst(target, old, ("var", new))
-    return Goal(tuple(hyps), target, g.tag, g.ascii)
+    for fid, new in zip(pick, names):
+        if new != "_":
+            g = g.rename(fid, new)
+    return g
 
 
 def _log_and_admit(ctx: TacticContext, err: TacticError, node: Node | TacSyntax) -> None:

@@ -9,7 +9,9 @@ Heads (``T`` is a type name string, ``a``/``b``/``p``/``q`` are terms):
 
 ==============================  ============================================================
 ``("num", T, n)``               numeral ``n`` (an ``int >= 0`` or a ``Fraction`` for decimals)
-``("var", name)``               a local (hypothesis, variable, bound variable) or a constant
+``("fvar", id)``                a local (hypothesis or variable): ``id`` is its unique :func:`new_fvar` id
+``("var", name)``               a variable bound by an enclosing ``∀``/``∃``/``fun`` of the same term
+``("const", name)``             a constant: a ``def``, a library function (``Nat.succ``, ``Nat.sqrt``)
 ``("app", f, args)``            ``f a₁ … aₙ``; ``f`` is a term, ``args`` a tuple of terms
 ``(op, T, a, b)``               ``op`` in ``+ - * / % ^`` (for ``^``, ``T`` is the base's type)
 ``("neg", T, a)``               ``-a``
@@ -25,30 +27,43 @@ Heads (``T`` is a type name string, ``a``/``b``/``p``/``q`` are terms):
 ``("bool", v)``                 ``true`` / ``false``
 ``("sorry",)``                  an elaborated ``sorry`` (only in data positions)
 ==============================  ============================================================
+
+Locally nameless, as Lean does it: a local is an ``fvar`` whose id (like Lean's ``FVarId``) is unique for the
+life of the process, so no binder, no other local and no constant can ever be mistaken for it; its user name
+is the part of the id before ``\\x00`` and its *display* (``x``, ``x✝``, ``x✝¹``) is computed from the local
+context when a goal is printed (:meth:`lean_gym.sim.goals.Goal.pretty`). Bound variables are named and only
+ever substituted capture-free; since locals and constants are different heads, instantiating a binder with
+a term made of locals cannot capture, whatever the names.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import count
 from typing import Any
 
 __all__ = [
     "ARITH_OPS",
     "FALSE",
+    "FVAR_SEP",
     "NUM_TYPES",
     "PROP",
     "REL_OPS",
     "TRUE",
     "Term",
+    "const_names",
     "free_vars",
     "is_prop_type",
     "mk_num",
+    "new_fvar",
     "num_value",
     "pretty",
+    "replace_const",
     "subst",
     "type_name",
     "type_term",
     "under_binder",
+    "user_name",
 ]
 
 Term = tuple[Any, ...]
@@ -63,6 +78,21 @@ FALSE: Term = ("False",)
 PROP: Term = ("type", "Prop")
 
 _TYPE_CACHE: dict[str, Term] = {}
+
+_FVAR_SERIAL = count(1)
+FVAR_SEP = "\x00"
+"""Separates a local's user name from its serial in an fvar id (no Lean identifier contains it)."""
+
+
+def new_fvar(name: str) -> str:
+    """A fresh local id for a local whose user name is ``name`` (never equal to any other id)."""
+    return f"{user_name(name)}{FVAR_SEP}{next(_FVAR_SERIAL)}"
+
+
+def user_name(fid: str) -> str:
+    """The user name of local id ``fid`` (``fid`` itself for a plain name)."""
+    i = fid.find(FVAR_SEP)
+    return fid if i < 0 else fid[:i]
 
 
 def type_term(name: str) -> Term:
@@ -109,7 +139,7 @@ def is_prop_type(ty: Term) -> bool:
 
 
 def free_vars(t: Term, acc: set[str] | None = None) -> set[str]:
-    """Names of ``var`` nodes in ``t`` not bound inside ``t``."""
+    """Ids of the locals (``fvar``) in ``t``, and names of ``var`` nodes not bound inside ``t``."""
     out: set[str] = set() if acc is None else acc
     _fv(t, frozenset(), out)
     return out
@@ -117,10 +147,12 @@ def free_vars(t: Term, acc: set[str] | None = None) -> set[str]:
 
 def _fv(t: Term, bound: frozenset[str], out: set[str]) -> None:
     h = t[0]
-    if h == "var":
+    if h == "fvar":
+        out.add(t[1])
+    elif h == "var":
         if t[1] not in bound:
             out.add(t[1])
-    elif h in ("num", "type", "True", "False", "bool", "sorry"):
+    elif h in ("num", "type", "True", "False", "bool", "sorry", "const"):
         return
     elif h in ("∀", "∃", "fun"):
         _fv(t[2], bound, out)
@@ -154,9 +186,42 @@ def under_binder(t: Term, avoid: set[str], fn: Any) -> Term:
 
 
 def subst(t: Term, name: str, val: Term) -> Term:
-    """``t`` with free ``var name`` replaced by ``val`` (capture-avoiding)."""
+    """``t`` with the local ``name`` (an fvar id) or the loose bound ``var name`` replaced by ``val``.
+
+    Capture-avoiding: a binder of ``t`` whose name occurs free in ``val`` is renamed first.
+    """
     fv = free_vars(val)
     return _subst(t, name, val, fv)
+
+
+def const_names(t: Term) -> set[str]:
+    """Names of the constants ``t`` mentions."""
+    out: set[str] = set()
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        if u[0] == "const":
+            out.add(u[1])
+            continue
+        if u[0] == "app":
+            stack.append(u[1])
+            stack.extend(u[2])
+            continue
+        stack.extend(c for c in u[1:] if type(c) is tuple)
+    return out
+
+
+def replace_const(t: Term, name: str, val: Term) -> Term:
+    """``t`` with the constant ``name`` replaced by the closed term ``val`` (unfolding a definition)."""
+    h = t[0]
+    if h == "const":
+        return val if t[1] == name else t
+    if h in ("var", "fvar", "num", "type", "True", "False", "bool", "sorry"):
+        return t
+    if h == "app":
+        return ("app", replace_const(t[1], name, val), tuple(replace_const(a, name, val) for a in t[2]))
+    out = tuple(replace_const(c, name, val) if type(c) is tuple else c for c in t)
+    return t if out == t else out
 
 
 def _fresh(base: str, avoid: set[str]) -> str:
@@ -168,9 +233,9 @@ def _fresh(base: str, avoid: set[str]) -> str:
 
 def _subst(t: Term, name: str, val: Term, fv: set[str]) -> Term:
     h = t[0]
-    if h == "var":
+    if h == "var" or h == "fvar":
         return val if t[1] == name else t
-    if h in ("num", "type", "True", "False", "bool", "sorry"):
+    if h in ("num", "type", "True", "False", "bool", "sorry", "const"):
         return t
     if h in ("∀", "∃", "fun"):
         x, ty, body = t[1], t[2], t[3]
@@ -227,13 +292,16 @@ _BIN_PREC: dict[str, tuple[int, int, int]] = {
 }
 
 
-def pretty(t: Term, ascii_types: bool = False) -> str:
+def pretty(t: Term, ascii_types: bool = False, names: dict[str, str] | None = None) -> str:
     """Lean's text for ``t`` (``ascii_types=True`` writes ``Nat``/``Int`` instead of ``ℕ``/``ℤ``).
+
+    ``names`` maps local ids to their display names in a goal (``x✝``); without it a local prints as its
+    user name.
 
     Parentheses follow Lean 4's precedences, so the text matches the goal display of the real Lean for the
     subset (no line wrapping: Lean wraps lines past 120 columns, the simulator never does).
     """
-    return _pp(t, 0, True, ascii_types)
+    return _pp(t, 0, True, ascii_types, names)
 
 
 _ASCII = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
@@ -265,9 +333,16 @@ def _collect_binders_nopred(t: Term, head: str) -> tuple[list[tuple[str, Term]],
     return binders, t
 
 
-def _pp(t: Term, prec: int, trailing: bool, at: bool) -> str:
+def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None) -> str:
     h = t[0]
-    if h == "var":
+    if h == "fvar":
+        fid = t[1]
+        if nm is not None:
+            shown = nm.get(fid)
+            if shown is not None:
+                return shown
+        return user_name(fid)
+    if h == "var" or h == "const":
         return t[1]
     if h == "num":
         n = t[2]
@@ -289,47 +364,47 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool) -> str:
             a, b = t[1], t[2]
         else:
             a, b = t[2], t[3]
-        s = f"{_pp(a, lp, False, at)} {h} {_pp(b, rp, trailing or p < prec, at)}"
+        s = f"{_pp(a, lp, False, at, nm)} {h} {_pp(b, rp, trailing or p < prec, at, nm)}"
         return _paren(s, p < prec)
     if h == "neg":
-        s = "-" + _pp(t[2], 75, trailing, at)
+        s = "-" + _pp(t[2], 75, trailing, at, nm)
         return _paren(s, prec > 75)
     if h == "¬":
-        s = "¬" + _pp(t[1], 40, trailing, at)
+        s = "¬" + _pp(t[1], 40, trailing, at, nm)
         return _paren(s, prec > MAX)
     if h == "abs":
-        return "|" + _pp(t[2], 0, True, at) + "|"
+        return "|" + _pp(t[2], 0, True, at, nm) + "|"
     if h == "inv":
-        return _pp(t[2], MAX + 1, False, at) + "⁻¹"
+        return _pp(t[2], MAX + 1, False, at, nm) + "⁻¹"
     if h == "cast":
-        return "↑" + _pp(t[3], MAX, False, at)
-    if h == "app" and t[1] == ("var", "Nat.factorial") and len(t[2]) == 1:
-        inner = _pp(t[2][0], MAX + 1, False, at)
+        return "↑" + _pp(t[3], MAX, False, at, nm)
+    if h == "app" and t[1] == ("const", "Nat.factorial") and len(t[2]) == 1:
+        inner = _pp(t[2][0], MAX + 1, False, at, nm)
         return inner + (" !" if inner[-1].isalpha() or inner[-1] in "_'✝₀₁₂₃₄₅₆₇₈₉" else "!")
     if (
         h == "app"
-        and t[1][0] == "var"
+        and t[1][0] == "const"
         and t[2]
         and t[1][1].startswith(("Nat.", "Int."))
         and t[2][0][0] != "num"
     ):
         # generalized field notation: `Nat.sqrt x` prints as `x.sqrt`
         field = t[1][1].split(".", 1)[1]
-        parts = [_pp(t[2][0], MAX + 1, False, at) + "." + field] + [
-            _pp(a, MAX + 1, False, at) for a in t[2][1:]
+        parts = [_pp(t[2][0], MAX + 1, False, at, nm) + "." + field] + [
+            _pp(a, MAX + 1, False, at, nm) for a in t[2][1:]
         ]
         return _paren(" ".join(parts), prec > MAX and len(parts) > 1)
     if h == "app":
-        parts = [_pp(t[1], MAX, False, at)] + [_pp(a, MAX + 1, False, at) for a in t[2]]
+        parts = [_pp(t[1], MAX, False, at, nm)] + [_pp(a, MAX + 1, False, at, nm) for a in t[2]]
         return _paren(" ".join(parts), prec > MAX)
     if h == "arrow":
-        s = f"{_pp(t[1], 26, False, at)} → {_pp(t[2], 25, trailing, at)}"
+        s = f"{_pp(t[1], 26, False, at, nm)} → {_pp(t[2], 25, trailing, at, nm)}"
         return _paren(s, prec > 25)
     if h in ("∀", "∃"):
         pred = _binder_pred(t)
         if pred is not None:
             op, bound, rest = pred
-            s = f"{h} {t[1]} {op} {_pp(bound, 51, False, at)}, {_pp(rest, 0, True, at)}"
+            s = f"{h} {t[1]} {op} {_pp(bound, 51, False, at, nm)}, {_pp(rest, 0, True, at, nm)}"
             return _paren(s, prec > 0 and not trailing)
     if h == "∀":
         binders, body = _collect_binders_nopred(t, "∀")
@@ -339,14 +414,14 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool) -> str:
                 groups[-1][0].append(x)
             else:
                 groups.append(([x], ty))
-        bs = " ".join(f"({' '.join(xs)} : {_pp(ty, 0, True, at)})" for xs, ty in groups)
-        s = f"∀ {bs}, {_pp(body, 0, True, at)}"
+        bs = " ".join(f"({' '.join(xs)} : {_pp(ty, 0, True, at, nm)})" for xs, ty in groups)
+        s = f"∀ {bs}, {_pp(body, 0, True, at, nm)}"
         return _paren(s, prec > 0 and not trailing)
     if h == "∃":
         binders, body = _collect_binders_nopred(t, "∃")
-        s = f"∃ {' '.join(x for x, _ in binders)}, {_pp(body, 0, True, at)}"
+        s = f"∃ {' '.join(x for x, _ in binders)}, {_pp(body, 0, True, at, nm)}"
         return _paren(s, prec > 0 and not trailing)
     if h == "fun":
-        s = f"fun {t[1]} => {_pp(t[3], 0, True, at)}"
+        s = f"fun {t[1]} => {_pp(t[3], 0, True, at, nm)}"
         return _paren(s, prec > 0 and not trailing)
     return f"<{h}>"

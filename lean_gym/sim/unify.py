@@ -37,10 +37,10 @@ def canon(t: Term) -> Term:
         return ("→", canon(t[1]), FALSE)
     if h in ("∀", "∃", "fun"):
         return (h, "", canon(t[2]), canon(_bound_rename(t)))
-    if h in ("var", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
         return t
     if h == "app":
-        if t[1] == ("var", "Nat.succ") and len(t[2]) == 1:
+        if t[1] == ("const", "Nat.succ") and len(t[2]) == 1:
             return _succ(canon(t[2][0]), "ℕ")  # `Nat.succ n` is `n + 1`
         return ("app", canon(t[1]), tuple(canon(a) for a in t[2]))
     return tuple(canon(c) if type(c) is tuple else c for c in t)
@@ -104,7 +104,7 @@ def instantiate(t: Term, asg: dict[str, Term | str]) -> Term:
         if v is None or isinstance(v, str):
             return t
         return instantiate(v, asg)
-    if h in ("var", "num", "type", "True", "False", "bool", "sorry"):
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry"):
         if h == "num" and isinstance(t[1], str) and t[1].startswith("?"):
             ty = asg.get(t[1])
             if isinstance(ty, str):
