@@ -441,7 +441,7 @@ class _Runner:
                 name_tok.start,
                 name_tok.end,
             )
-        if name in self.env.decls and kw != "example":
+        if kw != "example" and self.env.declared(name):
             raise ElabError(f"'{name}' has already been declared", name_tok.start, name_tok.end)
         ascii_pp = not self.env.mathlib
         if kw == "axiom":

@@ -111,6 +111,11 @@ class Env:
                 return d
         return None
 
+    def declared(self, name: str) -> bool:
+        """Whether the full name ``name`` is already taken: by a declaration of this environment, a
+        built-in function (``Nat.succ``, ``Nat.sqrt``) or, with Mathlib imported, a library lemma."""
+        return name in self.decls or name in BUILTIN_FNS or (self.mathlib and name in _library())
+
     def extend(self, decls: Iterable[Decl] = (), **changes: object) -> Env:
         new_decls = dict(self.decls)
         for d in decls:
@@ -335,11 +340,7 @@ class Elaborator:
                     )
                     for name, bty_t in binders:
                         if bty_t[0] == "type" and bty_t[1].startswith("?") and bty_t[1] not in self.flex:
-                            for part in rest:
-                                guess = self._prescan(part, name)
-                                if guess is not None:
-                                    self.flex[bty_t[1]] = guess
-                                    break
+                            self._infer_binder(name, bty_t[1], rest, syn)
                 ty = self.elab_type(ty_syn) if ty_syn is not None else None
                 if ty is None and pred_op is not None:
                     bty = self.synth_leaf_type(bound)
@@ -358,9 +359,7 @@ class Elaborator:
                         preds.append((len(binders) - 1, pred_op, bound))
             for name, bty_t in binders:
                 if bty_t[0] == "type" and bty_t[1].startswith("?") and bty_t[1] not in self.flex:
-                    guess = self._prescan(body, name)
-                    if guess is not None:
-                        self.flex[bty_t[1]] = guess
+                    self._infer_binder(name, bty_t[1], [body], syn)
             pred_terms: dict[int, Term] = {}
             for idx, op, bound in preds:
                 name = binders[idx][0]
@@ -390,19 +389,57 @@ class Elaborator:
             out = (q, name, ty, out)
         return out
 
-    def _prescan(self, syn: Syn, name: str) -> str | None:
-        """The type a still-untyped binder ``name`` gets from its first typed use in ``syn``."""
+    def _infer_binder(self, name: str, flex: str, parts: list[Syn], binder: Syn) -> None:
+        """Fix the type of the untyped binder ``name`` from its uses in ``parts``, or refuse.
+
+        Lean elaborates an untyped binder's type by unification, in an order (``binop%``, postponed
+        default instances, ascriptions) the simulator does not replay. So the type is taken only when every
+        typed use agrees; with no typed use it is ``ℕ`` (Lean's default numeral instance) when a numeral is
+        around, and any disagreement (``x / 2 = 0 ∧ (x : ℝ) = 1``) is an elaboration error, never a guess.
+
+        Raises:
+            ElabError: when the uses do not determine one type.
+        """
+        found: set[str] = set()
+        numerals = False
+        for part in parts:
+            self._prescan(part, name, found)
+            numerals = numerals or _has_numeral(part)
+        if len(found) == 1:
+            self.flex[flex] = next(iter(found))
+            return
+        if not found and numerals:
+            return  # the default instance: elaboration below makes it ℕ
+        what = " and ".join(sorted(found)) if found else "nothing"
+        raise ElabError(
+            f"the simulator cannot be sure how Lean elaborates the type of `{name}` (its uses suggest "
+            f"{what}); give the binder a type, e.g. `({name} : ℝ)`",
+            binder.start,
+            binder.end,
+        )
+
+    def _prescan(self, syn: Syn, name: str, found: set[str]) -> None:
+        """Add to ``found`` every type a typed use of the still-untyped binder ``name`` in ``syn`` implies."""
         stack = [syn]
         while stack:
             u = stack.pop()
             k = u.kind
+            if k == "ascr" and u.args[0].kind == "ident" and u.args[0].args[0] == name:
+                asc = self.elab_type(u.args[1])
+                found.add(str(asc[1]) if asc[0] == "type" else "a function type")
+                continue
+            if k == "cast" and u.args[0].kind == "ident" and u.args[0].args[0] == name:
+                found.add("a coercion")
+                continue
+            if k == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
+                continue  # shadowed inside
             if k == "app" and u.args[0].kind == "ident":
                 fty = self._local_type(u.args[0].args[0])
                 for a in u.args[1]:
                     if fty is None or fty[0] != "arrow":
                         break
                     if a.kind == "ident" and a.args[0] == name and fty[1][0] == "type":
-                        return fty[1][1]
+                        found.add(fty[1][1])
                     fty = fty[2]
             if k == "binop" and (u.args[0] in _ARITH_SYN or u.args[0] in _REL_SYN or u.args[0] == "^"):
                 leaves: list[Syn] = []
@@ -415,13 +452,12 @@ class Elaborator:
                         if not (leaf.kind == "ident" and leaf.args[0] == name):
                             ty = _max_type(ty, self.synth_leaf_type(leaf))
                     if ty in NUM_TYPES:
-                        return ty
+                        found.add(ty)
             for a in u.args:
                 if isinstance(a, Syn):
                     stack.append(a)
                 elif isinstance(a, tuple):
                     stack.extend(x for x in a if isinstance(x, Syn))
-        return None
 
     def _elab_rel(self, op: str, a: Syn, b: Syn) -> Term:
         leaves: list[Syn] = []
@@ -710,6 +746,20 @@ class Elaborator:
         if ty == PROP:
             return ("app", self._ref(name), tuple(targs)), PROP  # type: ignore[return-value]
         return ("app", self._ref(name), tuple(targs)), rty
+
+
+def _has_numeral(syn: Syn) -> bool:
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if u.kind == "num":
+            return True
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
 
 
 _OPNAME = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod"}
