@@ -88,10 +88,12 @@ def _sub(ty: str, a: int, b: int) -> int:
 
 @dataclass(frozen=True)
 class Ex:
-    """An expression: its Lean text and its value in an environment."""
+    """An expression: its Lean text, its value in an environment at a type, and whether it mentions a
+    variable (a relation none of whose sides does is elaborated at ℕ, Lean's default numeral type)."""
 
     text: str
-    ev: Callable[[Env], Any]
+    ev: Callable[[Env, str], Any]
+    typed: bool
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,8 @@ def _rel(op: str, a: Ex, b: Ex) -> Pr:
         ">": lambda x, y: x > y,
     }
     f = fns[op]
-    return Pr(f"{a.text} {op} {b.text}", lambda e: f(a.ev(e), b.ev(e)))
+    ty = None if a.typed or b.typed else "ℕ"
+    return Pr(f"{a.text} {op} {b.text}", lambda e: f(a.ev(e, ty or e["#ty"]), b.ev(e, ty or e["#ty"])))
 
 
 def _and(p: Pr, q: Pr) -> Pr:
@@ -161,6 +164,7 @@ class Statement:
         """An assignment making every hypothesis certainly true and the goal certainly false."""
         for vals in itertools.product(DOMAIN[self.ty], repeat=len(self.variables)):
             env = dict(zip(self.variables, vals))
+            env["#ty"] = self.ty
             if all(p.ev(env) is True for _, p in self.hyps) and self.goal.ev(env) is False:
                 return env
         return None
@@ -170,17 +174,18 @@ def _expr(c: Chooser, ty: str, names: Sequence[str], depth: int = 0) -> Ex:
     k = c.integer(0, 5 if depth < 2 else 1)
     if k == 0 or not names:
         v = c.integer(0, 3)
-        return Ex(str(v), lambda e, v=v: v)
+        return Ex(str(v), lambda e, t, v=v: v, False)
     if k == 1:
         x = c.choice(names)
-        return Ex(x, lambda e, x=x: e[x])
+        return Ex(x, lambda e, t, x=x: e[x], True)
     a, b = _expr(c, ty, names, depth + 1), _expr(c, ty, names, depth + 1)
     op = c.choice(["+", "-", "*", "+"])
+    typed = a.typed or b.typed
     if op == "+":
-        return Ex(f"({a.text} + {b.text})", lambda e: a.ev(e) + b.ev(e))
+        return Ex(f"({a.text} + {b.text})", lambda e, t: a.ev(e, t) + b.ev(e, t), typed)
     if op == "-":
-        return Ex(f"({a.text} - {b.text})", lambda e: _sub(ty, a.ev(e), b.ev(e)))
-    return Ex(f"({a.text} * {b.text})", lambda e: a.ev(e) * b.ev(e))
+        return Ex(f"({a.text} - {b.text})", lambda e, t: _sub(t, a.ev(e, t), b.ev(e, t)), typed)
+    return Ex(f"({a.text} * {b.text})", lambda e, t: a.ev(e, t) * b.ev(e, t), typed)
 
 
 def _atom(c: Chooser, ty: str, names: Sequence[str]) -> Pr:
