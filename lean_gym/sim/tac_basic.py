@@ -1007,14 +1007,16 @@ def _unfold(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("clear")
 def _clear(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    # Lean clears the named locals last to first, each only when nothing left depends on it
+    # as Lean's evalClear: the named locals in context order, cleared newest first, each only when
+    # nothing left depends on it
     fids: list[str] = []
     for t in syn.toks[1:]:
         fid = goal.find(t.text)
         if fid is None:
             raise TacticError(f"unknown hypothesis '{t.text}'", t.start, t.end)
         fids.append(fid)
-    for fid in reversed(fids):
+    order = {n: i for i, (n, _) in enumerate(goal.hyps)}
+    for fid in sorted(fids, key=order.__getitem__, reverse=True):
         goal = _clear_local(goal, fid)
     return [goal]
 
