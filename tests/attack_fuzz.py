@@ -310,7 +310,7 @@ def _rel_text(c: Chooser, names: Sequence[str]) -> str:
 def _step(c: Chooser, names: Sequence[str], st: Statement) -> str:
     n = lambda: c.choice(names)  # noqa: E731
     hyp = lambda: c.choice([h for h, _ in st.hyps] or list(names))  # noqa: E731
-    var = lambda: c.choice(list(st.variables) + [c.choice(names)])  # noqa: E731
+    var = lambda: c.choice([*list(st.variables), c.choice(names)])  # noqa: E731
     templates: list[Callable[[], str]] = [
         lambda: f"intro {n()}",
         lambda: f"intro {n()} {n()}",
@@ -410,7 +410,7 @@ def gen_decimal(c: Chooser) -> tuple[Statement, str, str]:
             "omega",
         ]
     )
-    steps = [tac] + [c.choice(["simp [h]", "norm_num [h]", "linarith", "omega", "rfl", "simp"])]
+    steps = [tac, c.choice(["simp [h]", "norm_num [h]", "linarith", "omega", "rfl", "simp"])]
     return st, "", "by\n" + "\n".join("  " + s for s in steps)
 
 
@@ -477,7 +477,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--attempts", type=int, default=10_000, help="attempts to make (statements shown false)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--oracle-every", type=int, default=50, help="also judge every N-th attempt by the oracle")
+    ap.add_argument(
+        "--oracle-every", type=int, default=50, help="also judge every N-th attempt by the oracle"
+    )
     ap.add_argument("--report-every", type=int, default=10_000)
     ap.add_argument("--no-decimals", action="store_true", help="leave out the casts-of-decimals attacks")
     ap.add_argument("--show", type=int, default=5, help="print the first N findings of each kind in full")
