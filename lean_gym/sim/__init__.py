@@ -4,12 +4,24 @@ It is NOT Lean. It parses a small subset of Lean 4 (see ``docs/simulator.md``), 
 tactic interpreter and decision procedures, and answers leanprover-community/repl requests with the
 shapes the real REPL prints. Results it produces are labelled ``backend="sim"`` everywhere.
 
-Imports here are lazy so that ``import lean_gym.sim`` stays cheap.
+This package's ``__init__`` is the composition root of the simulator's layers (syntax → terms →
+elaboration → goals → tactic core → tactic families → aesop → commands → REPL server; no module imports
+one above it, see ``tests/test_sim_layers.py``): it imports the lemma library and the tactic families,
+which register themselves with :meth:`lean_gym.sim.elab.Env.lookup` and the tactic table of
+:mod:`lean_gym.sim.tactics`. ``SimRepl`` is imported lazily.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from lean_gym.sim import aesop as _aesop  # noqa: F401
+
+# registration: the lemma library, then the tactic families and aesop
+from lean_gym.sim import library as _library  # noqa: F401
+from lean_gym.sim import simp as _simp  # noqa: F401
+from lean_gym.sim import tac_arith as _tac_arith  # noqa: F401
+from lean_gym.sim import tac_basic as _tac_basic  # noqa: F401
 
 if TYPE_CHECKING:
     from lean_gym.sim.repl import SimRepl

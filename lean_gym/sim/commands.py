@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env
+from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature, parse_signature_ex
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
-from lean_gym.sim.terms import Term, is_prop_type, new_fvar, pretty, type_term, user_name
+from lean_gym.sim.terms import Term, is_prop_type, pretty, type_term, user_name
 
 __all__ = ["CommandOutput", "Msg", "axioms_text", "parse_signature", "run_commands"]
 
@@ -118,68 +118,6 @@ def axioms_text(name: str, axioms: set[str] | frozenset[str]) -> str:
         return f"'{name}' does not depend on any axioms"
     ordered = sorted(axioms, key=lambda a: (a.count(".") + 1, a.split(".")))
     return f"'{name}' depends on axioms: [{', '.join(ordered)}]"
-
-
-def parse_signature(
-    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
-) -> tuple[list[tuple[str, Term]], Term | None]:
-    """Parse ``binders : type`` (stopping before ``:=``); return the hypotheses and the target.
-
-    Raises:
-        ParseError: for syntax outside the subset.
-        ElabError: for unknown names and ill-typed binders.
-    """
-    hyps, target, _ = parse_signature_ex(ts, env, src, allow_no_type)
-    return [(n, t) for n, t, _ in hyps], target
-
-
-def parse_signature_ex(
-    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
-) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
-    lctx: dict[str, Term] = {}
-    fvars: dict[str, str] = {}
-    el = Elaborator(env, lctx, fvars)
-    hyps: list[tuple[str, Term, bool]] = []
-    while ts.tok.kind == "sym" and ts.tok.text in ("(", "{", "⦃", "[") and not ts.at_stop():
-        open_tok = ts.advance()
-        close = {"(": ")", "{": "}", "⦃": "⦄", "[": "]"}[open_tok.text]
-        if open_tok.text == "[":
-            raise ParseError(
-                "instance binders `[…]` are outside the simulator's subset", open_tok.start, open_tok.end
-            )
-        names: list[Token] = []
-        while ts.tok.kind == "ident" or (ts.tok.kind == "sym" and ts.tok.text == "_"):
-            names.append(ts.advance())
-        if not names:
-            raise ts.unexpected("identifier")
-        if not ts.is_sym(":"):
-            raise ts.unexpected("':'")
-        ts.advance()
-        saved = ts.stop_col
-        ts.stop_col = -1
-        ty_syn = parse_term(ts, 0)
-        ts.stop_col = saved
-        ts.expect_sym(close)
-        ty = el.elab_type(ty_syn)
-        for tok in names:
-            # each binder is a new local; a repeated name shadows the older one (shown `h₀✝`)
-            fid = new_fvar(tok.text)
-            hyps.append((fid, ty, open_tok.text == "("))
-            lctx[tok.text] = ty
-            fvars[tok.text] = fid
-    target: Term | None = None
-    is_type_target = False
-    if ts.is_sym(":"):
-        ts.advance()
-        syn = parse_term(ts, 0)
-        if el.is_type_syntax(syn):
-            target = el.elab_type(syn)
-            is_type_target = True
-        else:
-            target = el.elab_prop(syn)
-    elif not allow_no_type:
-        raise ts.unexpected("':'")
-    return hyps, target, is_type_target
 
 
 class _Runner:

@@ -9,11 +9,11 @@ and leaves of a smaller type get a coercion ``↑``. This is what makes ``x < n`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from lean_gym.sim.syntax import Syn
+from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term
 from lean_gym.sim.terms import (
     FALSE,
     NUM_RANK,
@@ -21,10 +21,21 @@ from lean_gym.sim.terms import (
     PROP,
     TRUE,
     Term,
+    new_fvar,
     type_term,
 )
 
-__all__ = ["BUILTIN_TYPES", "Decl", "ElabError", "Elaborator", "Env", "LocalContext"]
+__all__ = [
+    "BUILTIN_TYPES",
+    "Decl",
+    "ElabError",
+    "Elaborator",
+    "Env",
+    "LocalContext",
+    "parse_signature",
+    "parse_signature_ex",
+    "register_library",
+]
 
 
 class ElabError(Exception):
@@ -136,15 +147,27 @@ class Env:
 
 
 _LIB: dict[str, Decl] | None = None
+_LIB_LOADER: Callable[[], dict[str, Decl]] | None = None
+
+
+def register_library(loader: Callable[[], dict[str, Decl]]) -> None:
+    """Make :meth:`Env.lookup` resolve names in ``loader()``'s declarations (the built-in lemma library).
+
+    :mod:`lean_gym.sim.library` registers itself when imported (the library sits above elaboration: its
+    statements are elaborated). ``loader`` returns ``{}`` while it is still loading; that is not cached.
+    """
+    global _LIB, _LIB_LOADER
+    _LIB_LOADER = loader
+    _LIB = None
 
 
 def _library() -> dict[str, Decl]:
     global _LIB
     if _LIB is None:
-        from lean_gym.sim.library import _loading, library_decls
-
-        lib = library_decls()
-        if _loading or not lib:
+        if _LIB_LOADER is None:
+            return {}
+        lib = _LIB_LOADER()
+        if not lib:
             return lib
         _LIB = lib
     return _LIB
@@ -760,6 +783,68 @@ def _has_numeral(syn: Syn) -> bool:
             elif isinstance(a, tuple):
                 stack.extend(x for x in a if isinstance(x, Syn))
     return False
+
+
+def parse_signature(
+    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
+) -> tuple[list[tuple[str, Term]], Term | None]:
+    """Parse ``binders : type`` (stopping before ``:=``); return the hypotheses and the target.
+
+    Raises:
+        ParseError: for syntax outside the subset.
+        ElabError: for unknown names and ill-typed binders.
+    """
+    hyps, target, _ = parse_signature_ex(ts, env, src, allow_no_type)
+    return [(n, t) for n, t, _ in hyps], target
+
+
+def parse_signature_ex(
+    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
+) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
+    lctx: dict[str, Term] = {}
+    fvars: dict[str, str] = {}
+    el = Elaborator(env, lctx, fvars)
+    hyps: list[tuple[str, Term, bool]] = []
+    while ts.tok.kind == "sym" and ts.tok.text in ("(", "{", "⦃", "[") and not ts.at_stop():
+        open_tok = ts.advance()
+        close = {"(": ")", "{": "}", "⦃": "⦄", "[": "]"}[open_tok.text]
+        if open_tok.text == "[":
+            raise ParseError(
+                "instance binders `[…]` are outside the simulator's subset", open_tok.start, open_tok.end
+            )
+        names: list[Token] = []
+        while ts.tok.kind == "ident" or (ts.tok.kind == "sym" and ts.tok.text == "_"):
+            names.append(ts.advance())
+        if not names:
+            raise ts.unexpected("identifier")
+        if not ts.is_sym(":"):
+            raise ts.unexpected("':'")
+        ts.advance()
+        saved = ts.stop_col
+        ts.stop_col = -1
+        ty_syn = parse_term(ts, 0)
+        ts.stop_col = saved
+        ts.expect_sym(close)
+        ty = el.elab_type(ty_syn)
+        for tok in names:
+            # each binder is a new local; a repeated name shadows the older one (shown `h₀✝`)
+            fid = new_fvar(tok.text)
+            hyps.append((fid, ty, open_tok.text == "("))
+            lctx[tok.text] = ty
+            fvars[tok.text] = fid
+    target: Term | None = None
+    is_type_target = False
+    if ts.is_sym(":"):
+        ts.advance()
+        syn = parse_term(ts, 0)
+        if el.is_type_syntax(syn):
+            target = el.elab_type(syn)
+            is_type_target = True
+        else:
+            target = el.elab_prop(syn)
+    elif not allow_no_type:
+        raise ts.unexpected("':'")
+    return hyps, target, is_type_target
 
 
 _OPNAME = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod"}

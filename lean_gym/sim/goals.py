@@ -98,6 +98,11 @@ class Goal:
         fid = new_fvar(name)
         return Goal((*self.hyps, (fid, ty)), self.target, self.tag, self.ascii), ("fvar", fid)
 
+    def make_room(self, name: str) -> Goal:
+        """This goal unchanged: a new local never captures an older one of the same name (ids are unique),
+        so there is nothing to rename; the older one is only *shown* ``name✝``. Kept for callers."""
+        return self
+
     def replace_hyp(self, name: str, ty: Term) -> Goal:
         """The goal with the local ``name`` refers to given the new type ``ty`` (same id, same position)."""
         fid = self.find(name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from lean_gym.sim.elab import Decl, Env
+from lean_gym.sim.elab import Decl, Env, register_library
 
 __all__ = ["LIBRARY", "library_decls", "library_names"]
 
@@ -164,7 +164,7 @@ def _generalize(t: object, types: tuple[str, ...] | None) -> object:
 
 @lru_cache(maxsize=1)
 def _parsed(n: int) -> dict[str, Decl]:
-    from lean_gym.sim.commands import parse_signature_ex
+    from lean_gym.sim.elab import parse_signature_ex
     from lean_gym.sim.syntax import Source, TokenStream, tokenize
 
     out: dict[str, Decl] = {}
@@ -200,6 +200,9 @@ def library_decls() -> dict[str, Decl]:
         return _parsed(len(LIBRARY))
     finally:
         _loading = False
+
+
+register_library(library_decls)
 
 
 def library_names() -> list[str]:

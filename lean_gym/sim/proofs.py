@@ -232,7 +232,7 @@ class ProofChecker:
         return None
 
     def _rfl_ok(self, eq: Term) -> bool:
-        from lean_gym.sim.tac_arith import rfl_closes
+        from lean_gym.sim.evaluate import rfl_closes
 
         return rfl_closes(eq, self.ctx)
 

@@ -207,7 +207,7 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
     if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "const"):
         ty = t[1] if h != "app" else None
         if (ty in ("ℕ", "ℤ") and h != "app") or ss.eval_fields:
-            from lean_gym.sim.tac_arith import eval_term
+            from lean_gym.sim.evaluate import eval_term
 
             try:
                 v = eval_term(t, ss.ctx, unfold=bool(ss.unfold) or ss.eval_fields)
@@ -228,7 +228,7 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
                         return n
     if h in ("=", "≠", "<", "≤", ">", "≥", "∣") and t[1] in _NUM_TYPES:
         if t[1] in ("ℕ", "ℤ") or ss.eval_fields:
-            from lean_gym.sim.tac_arith import decide_closed
+            from lean_gym.sim.evaluate import decide_closed
 
             r = decide_closed(t, ss.ctx, allow_fields=ss.eval_fields)
             if r is not None:
@@ -432,7 +432,7 @@ def _logic_core(t: Term) -> Term | None:
 
 def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[str] | None, bool, set[str]]:
     """``simp only [rules] at loc`` → (only, rules, locations, star, config-ignored names)."""
-    from lean_gym.sim.tac_basic import _parse_location
+    from lean_gym.sim.tactics import _parse_location
 
     ts = syn.stream(1)
     only = False
@@ -755,7 +755,7 @@ def push_neg_term(t: Term) -> Term:
 
 @builtin("push_neg")
 def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    from lean_gym.sim.tac_basic import _map_at, _parse_location
+    from lean_gym.sim.tactics import _map_at, _parse_location
 
     ts = syn.stream(1)
     locs = _parse_location(ts)
@@ -873,7 +873,7 @@ def _zify_rel(t: Term, to: str) -> Term:
 
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
     """``norm_cast``, ``push_cast``, ``zify``, ``qify``, ``rify`` and the non-equation ``field_simp``."""
-    from lean_gym.sim.tac_basic import _parse_location
+    from lean_gym.sim.tactics import _parse_location
 
     ts = syn.stream(1)
     while ts.tok.kind != "eof" and not ts.is_word("at"):
@@ -911,11 +911,11 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
             changed = True
     ctx.use_standard_axioms()
     if name == "norm_cast":
-        from lean_gym.sim.tac_basic import _hyp_closes
+        from lean_gym.sim.tactics import _hyp_closes
 
         if _hyp_closes(goal, goal.target) is not None:
             return []
-        from lean_gym.sim.tac_arith import rfl_closes
+        from lean_gym.sim.evaluate import rfl_closes
 
         if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
             return []

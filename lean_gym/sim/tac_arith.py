@@ -24,19 +24,15 @@ from lean_gym.sim.arith import (
     ArithBudgetExceeded,
     Constraint,
     Domain,
-    EvalTooExpensive,
     Poly,
     binop,
     div_mod_constraints,
-    dvd,
-    factorial,
-    nat_gcd,
-    nat_lcm,
     nat_sub_cases,
 )
 from lean_gym.sim.arith import linarith as _linarith
 from lean_gym.sim.arith import nlinarith as _nlinarith
 from lean_gym.sim.arith import omega as _omega
+from lean_gym.sim.evaluate import _bound_of, decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
@@ -243,230 +239,6 @@ def hyp_constraints(props: Iterable[Term], conv: Conv, split_and: bool = False) 
         if c is not None:
             out.append(c)
     return out
-
-
-# ------------------------------------------------------------------------------------------ evaluation
-
-
-def eval_term(t: Term, ctx: TacticContext | None = None, unfold: bool = True) -> int | Fraction | None:
-    """The exact value of a closed arithmetic term with Lean's semantics, or ``None`` if it is not closed.
-
-    Raises:
-        EvalTooExpensive: for a numeral too large to build (``5 ^ 999999``).
-    """
-    h = t[0]
-    if h == "num":
-        v = t[2]
-        return v if isinstance(v, int) else Fraction(v)
-    if h in ("+", "-", "*", "/", "%"):
-        a = eval_term(t[2], ctx, unfold)
-        if a is None:
-            return None
-        b = eval_term(t[3], ctx, unfold)
-        if b is None:
-            return None
-        try:
-            return binop(h, a, b, _dom(t[1]))
-        except ValueError:
-            return None
-    if h == "^":
-        a = eval_term(t[2], ctx, unfold)
-        b = eval_term(t[3], ctx, unfold)
-        if a is None or b is None or b < 0:
-            return None
-        if ctx is not None:
-            ctx.tick(1 + int(b).bit_length())
-        return binop("^", a, b, _dom(t[1]))
-    if h == "neg":
-        a = eval_term(t[2], ctx, unfold)
-        return None if a is None else -a
-    if h == "abs":
-        a = eval_term(t[2], ctx, unfold)
-        return None if a is None else (a if a >= 0 else -a)
-    if h == "inv":
-        a = eval_term(t[2], ctx, unfold)
-        return None if a is None else (Fraction(0) if a == 0 else 1 / Fraction(a))
-    if h == "cast":
-        a = eval_term(t[3], ctx, unfold)
-        if a is None:
-            return None
-        return a if t[1] in ("ℕ", "ℤ") else Fraction(a)
-    if h == "app" and t[1][0] == "const":
-        f = t[1][1]
-        args = [eval_term(a, ctx, unfold) for a in t[2]]
-        if any(a is None for a in args):
-            return None
-        if f == "Nat.succ":
-            return args[0] + 1  # type: ignore[operator]
-        if f == "Nat.pred":
-            return max(int(args[0]) - 1, 0)  # type: ignore[arg-type]
-        if f == "Nat.factorial":
-            if ctx is not None:
-                ctx.tick(int(args[0]))  # type: ignore[arg-type]
-            return factorial(int(args[0]))  # type: ignore[arg-type]
-        if f in ("Nat.gcd", "Int.gcd"):
-            return nat_gcd(abs(int(args[0])), abs(int(args[1])))  # type: ignore[arg-type]
-        if f == "Nat.lcm":
-            return nat_lcm(int(args[0]), int(args[1]))  # type: ignore[arg-type]
-        if f == "Int.natAbs":
-            return abs(int(args[0]))  # type: ignore[arg-type]
-        if f == "Int.toNat":
-            return max(int(args[0]), 0)  # type: ignore[arg-type]
-        if unfold and ctx is not None:
-            d = ctx.lookup(f)
-            if d is not None and d.kind == "def" and d.value is not None and len(d.binders) == len(args):
-                body = d.value
-                for (n, _, _), a in zip(d.binders, t[2]):
-                    body = subst(body, n, a)
-                return eval_term(body, ctx, unfold)
-        return None
-    if h == "const" and unfold and ctx is not None:
-        d = ctx.lookup(t[1])
-        if d is not None and d.kind == "def" and d.value is not None and not d.binders:
-            return eval_term(d.value, ctx, unfold)
-    return None
-
-
-def decide_closed(p: Term, ctx: TacticContext, allow_fields: bool = False, depth: int = 0) -> bool | None:
-    """Decide a closed proposition by evaluation (bounded quantifiers over ℕ/ℤ), or ``None``.
-
-    ``allow_fields`` admits ℚ/ℝ comparisons (``norm_num`` evaluates them; ``decide`` cannot, as in Lean).
-    """
-    ctx.tick(1)
-    h = p[0]
-    if p == TRUE:
-        return True
-    if p == FALSE:
-        return False
-    if h in ("=", "≠", "<", "≤", ">", "≥", "∣"):
-        ty = p[1]
-        if ty in ("ℚ", "ℝ") and not allow_fields:
-            return None
-        if ty == "Prop":
-            a, b = (
-                decide_closed(p[2], ctx, allow_fields, depth),
-                decide_closed(p[3], ctx, allow_fields, depth),
-            )
-            if a is None or b is None:
-                return None
-            return (a == b) if h == "=" else (a != b)
-        if ty not in DOMAIN:
-            if ty == "Bool" and p[2][0] == "bool" and p[3][0] == "bool" and h in ("=", "≠"):
-                return (p[2][1] == p[3][1]) == (h == "=")
-            return None
-        try:
-            va = eval_term(p[2], ctx)
-            vb = eval_term(p[3], ctx)
-        except (EvalTooExpensive, ValueError):
-            return None
-        if va is None or vb is None:
-            return None
-        if h == "∣":
-            return dvd(va, vb, _dom(ty))
-        from lean_gym.sim.arith import compare
-
-        return compare(h, va, vb)
-    if h == "¬":
-        r = decide_closed(p[1], ctx, allow_fields, depth)
-        return None if r is None else not r
-    if h in ("∧", "∨", "→", "↔"):
-        a = decide_closed(p[1], ctx, allow_fields, depth)
-        if a is None:
-            return None
-        if h == "∧" and not a:
-            return False
-        if h == "∨" and a:
-            return True
-        if h == "→" and not a:
-            return True
-        b = decide_closed(p[2], ctx, allow_fields, depth)
-        if b is None:
-            return None
-        if h in ("∧", "∨", "→"):
-            return b
-        return a == b
-    if h in ("∀", "∃") and depth < 3:
-        rng = _bounded_range(p)
-        if rng is None:
-            return None
-        x, lo, hi, body = rng
-        if hi - lo > 100_000:
-            return None
-        want = h == "∀"
-        for v in range(lo, hi):
-            ctx.tick(2)
-            r = decide_closed(subst(body, x, mk_num(p[2][1], v)), ctx, allow_fields, depth + 1)
-            if r is None:
-                return None
-            if r != want:
-                return not want
-        return want
-    return None
-
-
-def _bounded_range(p: Term) -> tuple[str, int, int, Term] | None:
-    """``∀ x, x < n → P`` / ``∃ x, x < n ∧ P`` over ℕ (or with a lower bound over ℤ)."""
-    x, ty, body = p[1], p[2], p[3]
-    if ty[0] != "type" or ty[1] not in ("ℕ", "ℤ"):
-        return None
-    conn = "→" if p[0] == "∀" else "∧"
-    lo = 0 if ty[1] == "ℕ" else None
-    hi: int | None = None
-    cur = body
-    v = ("var", x)
-    # every leading bound is used (and only those are dropped): the rest of the body is evaluated as is
-    while cur[0] == conn:
-        b = _bound_of(cur[1], v)
-        if b is None:
-            break
-        kind, val = b
-        if kind == "hi":
-            hi = val if hi is None else min(hi, val)
-        else:
-            lo = val if lo is None else max(lo, val)
-        cur = cur[2]
-    if lo is None or hi is None or cur is body:
-        return None
-    return x, lo, max(lo, hi), cur
-
-
-def _bound_of(rel: Term, v: Term) -> tuple[str, int] | None:
-    h = rel[0]
-    if h not in ("<", "≤", ">", "≥"):
-        return None
-    a, b = rel[2], rel[3]
-    if h in (">", "≥"):
-        a, b = b, a
-        h = "<" if h == ">" else "≤"
-    if a == v:
-        n = eval_term(b)
-        if n is None or not isinstance(n, int):
-            return None
-        return ("hi", n if h == "<" else n + 1)
-    if b == v:
-        n = eval_term(a)
-        if n is None or not isinstance(n, int):
-            return None
-        return ("lo", n + 1 if h == "<" else n)
-    return None
-
-
-def rfl_closes(eq: Term, ctx: TacticContext) -> bool:
-    """Whether ``rfl`` proves ``eq``: syntactic equality, or closed ℕ/ℤ evaluation (kernel reduction)."""
-    h = eq[0]
-    if h == "↔":
-        return canon(eq[1]) == canon(eq[2])
-    if h not in ("=", "≤", "≥"):
-        return False
-    if canon(eq[2]) == canon(eq[3]):
-        return True
-    if h != "=" or eq[1] not in ("ℕ", "ℤ"):
-        return False
-    try:
-        a, b = eval_term(eq[2], ctx), eval_term(eq[3], ctx)
-    except EvalTooExpensive:
-        return False
-    return a is not None and a == b
 
 
 # ---------------------------------------------------------------------------------------- utilities
@@ -732,7 +504,7 @@ def _ring_nf_goal(goal: Goal, where: list[str] | None, ctx: TacticContext) -> li
 
 @builtin("ring_nf", "ring_nf!")
 def _ring_nf(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    from lean_gym.sim.tac_basic import _parse_location
+    from lean_gym.sim.tactics import _parse_location
 
     ts = syn.stream(1)
     locs = _parse_location(ts)
@@ -1244,7 +1016,7 @@ def _gcongr(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     side: list[Term] = []
     if not _gcongr_split(t[2], t[3], h, goal, ctx, main, side) or (len(main) == 1 and main[0] == t):
         raise TacticError("gcongr did not make progress")
-    from lean_gym.sim.tac_basic import _hyp_closes
+    from lean_gym.sim.tactics import _hyp_closes
 
     out: list[Goal] = []
     for s in side:
@@ -1269,7 +1041,7 @@ def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     except TacticError:
         pass
     rest = _gcongr(goal, syn, ctx)
-    from lean_gym.sim.tac_basic import _hyp_closes
+    from lean_gym.sim.tactics import _hyp_closes
 
     for g in rest:
         if _hyp_closes(g, g.target) is None:

@@ -6,13 +6,20 @@ the goals that replace it. Failures raise :class:`~lean_gym.sim.tactics.TacticEr
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import Binder, Instance, ProofChecker, _pi, decl_telescope, prop_telescope
 from lean_gym.sim.syntax import ParseError, Syn, Token, TokenStream, parse_term
-from lean_gym.sim.tactics import SorryRecord, TacSyntax, TacticContext, TacticError, builtin
+from lean_gym.sim.tactics import (
+    SorryRecord,
+    TacSyntax,
+    TacticContext,
+    TacticError,
+    _hyp_closes,
+    _map_at,
+    _parse_location,
+    builtin,
+)
 from lean_gym.sim.terms import (
     FALSE,
     TRUE,
@@ -539,14 +546,6 @@ def _by_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 # -------------------------------------------------------------------------------------- closing
 
 
-def _hyp_closes(goal: Goal, target: Term) -> str | None:
-    c = canon(target)
-    for n, t in reversed(goal.hyps):
-        if is_prop_type(t) and canon(t) == c:
-            return n
-    return None
-
-
 @builtin("assumption")
 def _assumption(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if _hyp_closes(goal, goal.target) is not None:
@@ -590,7 +589,7 @@ def _trivial(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _trivial_closes(goal: Goal, ctx: TacticContext, depth: int) -> bool:
-    from lean_gym.sim.tac_arith import decide_closed, rfl_closes
+    from lean_gym.sim.evaluate import decide_closed, rfl_closes
 
     t = goal.target
     ctx.tick(2)
@@ -1093,47 +1092,6 @@ def _parse_rules(ts: TokenStream) -> list[tuple[bool, Syn]]:
             continue
         ts.expect_sym("]")
         return rules
-
-
-def _parse_location(ts: TokenStream) -> list[str] | None:
-    """``at h h' ⊢`` / ``at *`` → names (``"⊢"`` for the target), ``["*"]``, or ``None`` (target only)."""
-    if not ts.is_word("at"):
-        return None
-    ts.advance()
-    locs: list[str] = []
-    while ts.tok.kind != "eof":
-        t = ts.tok
-        if t.kind == "ident" or (t.kind == "sym" and t.text in ("⊢", "*")):
-            locs.append(t.text)
-            ts.advance()
-        else:
-            break
-    return locs
-
-
-def _map_at(goal: Goal, locs: list[str] | None, fn: Callable[[Term], Term]) -> tuple[Goal, bool]:
-    """Apply ``fn`` at ``locs`` (the target, and each named hypothesis); the new goal and whether it changed.
-
-    Raises:
-        TacticError: ``unknown hypothesis`` for a name not in the context.
-    """
-    changed = False
-    if locs is None or "⊢" in locs:
-        new = fn(goal.target)
-        if new != goal.target:
-            goal = goal.with_target(new)
-            changed = True
-    for n in locs or []:
-        if n == "⊢":
-            continue
-        p = goal.hyp(n)
-        if p is None:
-            raise TacticError(f"unknown hypothesis '{n}'")
-        new = fn(p)
-        if new != p:
-            goal = goal.replace_hyp(n, new)
-            changed = True
-    return goal, changed
 
 
 def rule_equation(goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> tuple[Instance, Term, Term, str]:

@@ -14,8 +14,10 @@ Public API (what the aesop search and the REPL layer build on):
 * :func:`run_tactic_on_goals` ``(goals, text, ctx)``: the same on a goal list (the first goal is the main
   goal, as in Lean).
 * :func:`register_tactic` ``(name, handler)``: ``handler(goal, syntax: str, ctx) -> list[Goal]`` runs on the
-  main goal with the tactic's whole text (e.g. ``"aesop (config := { terminal := true })"``). ``aesop`` and
-  ``aesop?`` are looked up lazily in :mod:`lean_gym.sim.aesop` the first time they run.
+  main goal with the tactic's whole text (e.g. ``"aesop (config := { terminal := true })"``). The tactic
+  families (:mod:`~lean_gym.sim.simp`, :mod:`~lean_gym.sim.tac_arith`, :mod:`~lean_gym.sim.tac_basic`,
+  :mod:`~lean_gym.sim.aesop`) register themselves here; ``lean_gym/sim/__init__.py`` imports them, so the
+  table is complete whichever simulator module is imported first. This module imports none of them.
 
 Example:
     >>> from lean_gym.sim.tactics import TacticContext, goal_from_statement, run_tactic
@@ -32,17 +34,17 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import importlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lean_gym.sim.arith.errors import ArithBudgetExceeded
-from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env
+from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
-from lean_gym.sim.terms import Term
+from lean_gym.sim.terms import Term, is_prop_type
+from lean_gym.sim.unify import canon
 
 __all__ = [
     "HARD_HEARTBEAT_CAP",
@@ -487,8 +489,6 @@ Handler = Callable[[Goal, str, TacticContext], list[Goal]]
 _BuiltinHandler = Callable[[Goal, TacSyntax, TacticContext], list[Goal]]
 _EXTERNAL: dict[str, Handler] = {}
 _BUILTIN: dict[str, _BuiltinHandler] = {}
-_LAZY_MODULES = {"aesop": "lean_gym.sim.aesop", "aesop?": "lean_gym.sim.aesop"}
-_lazy_failed: dict[str, str] = {}
 
 
 def register_tactic(name: str, handler: Handler) -> None:
@@ -512,14 +512,6 @@ def _find_handler(name: str) -> tuple[str, Any] | None:
         return ("ext", _EXTERNAL[name])
     if name in _BUILTIN:
         return ("builtin", _BUILTIN[name])
-    mod = _LAZY_MODULES.get(name)
-    if mod is not None and mod not in _lazy_failed:
-        try:
-            importlib.import_module(mod)
-        except ImportError as e:
-            _lazy_failed[mod] = str(e)
-        if name in _EXTERNAL:
-            return ("ext", _EXTERNAL[name])
     return None
 
 
@@ -710,9 +702,6 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     name = syn.name
     found = _find_handler(name)
     if found is None:
-        if name in _LAZY_MODULES:
-            why = _lazy_failed.get(_LAZY_MODULES[name], "module not available")
-            raise TacticError(f"the simulator's `{name}` is not available ({why})")
         raise TacticError("unknown tactic", syn.start, syn.end)
     if not goals:
         raise no_goals_error()
@@ -808,7 +797,6 @@ def goal_from_statement(statement: str, ctx: TacticContext | None = None) -> Goa
     Raises:
         TacticError: when the statement does not parse or elaborate.
     """
-    from lean_gym.sim.commands import parse_signature
 
     ctx = ctx or TacticContext()
     src = Source(statement)
@@ -837,7 +825,57 @@ def elab_prop_in(goal: Goal, term: Syn, ctx: TacticContext) -> Term:
     return ctx.elaborator(goal).elab_prop(term)
 
 
-# built-in tactics register themselves on import
-from lean_gym.sim import simp as _simp  # noqa: E402,F401
-from lean_gym.sim import tac_arith as _tac_arith  # noqa: E402,F401
-from lean_gym.sim import tac_basic as _tac_basic  # noqa: E402,F401
+# ------------------------------------------------------------------- helpers for the tactic families
+# The families (simp, tac_arith, tac_basic, aesop) import this module and register their tactics with
+# ``builtin``/``register_tactic``; ``lean_gym/sim/__init__.py`` imports them, so the table is full
+# whatever module a caller imports first. Nothing here imports a family.
+
+
+def _hyp_closes(goal: Goal, target: Term) -> str | None:
+    """The id of the newest hypothesis that is the target up to definitional normalisation, or ``None``."""
+    c = canon(target)
+    for n, t in reversed(goal.hyps):
+        if is_prop_type(t) and canon(t) == c:
+            return n
+    return None
+
+
+def _parse_location(ts: TokenStream) -> list[str] | None:
+    """``at h h' ⊢`` / ``at *`` → names (``"⊢"`` for the target), ``["*"]``, or ``None`` (target only)."""
+    if not ts.is_word("at"):
+        return None
+    ts.advance()
+    locs: list[str] = []
+    while ts.tok.kind != "eof":
+        t = ts.tok
+        if t.kind == "ident" or (t.kind == "sym" and t.text in ("⊢", "*")):
+            locs.append(t.text)
+            ts.advance()
+        else:
+            break
+    return locs
+
+
+def _map_at(goal: Goal, locs: list[str] | None, fn: Callable[[Term], Term]) -> tuple[Goal, bool]:
+    """Apply ``fn`` at ``locs`` (the target, and each named hypothesis); the new goal and whether it changed.
+
+    Raises:
+        TacticError: ``unknown hypothesis`` for a name not in the context.
+    """
+    changed = False
+    if locs is None or "⊢" in locs:
+        new = fn(goal.target)
+        if new != goal.target:
+            goal = goal.with_target(new)
+            changed = True
+    for n in locs or []:
+        if n == "⊢":
+            continue
+        p = goal.hyp(n)
+        if p is None:
+            raise TacticError(f"unknown hypothesis '{n}'")
+        new = fn(p)
+        if new != p:
+            goal = goal.replace_hyp(n, new)
+            changed = True
+    return goal, changed

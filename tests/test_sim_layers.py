@@ -1,0 +1,99 @@
+"""The simulator's modules form one direction: no module imports one above it (lazy imports included).
+
+syntax → terms → elaboration → goals/local context → tactic core → tactic families registering into one
+table → aesop → commands → REPL server. ``lean_gym/sim/__init__.py`` is the composition root above all of
+them (it imports the library and the families so that they register). Every import of a ``lean_gym.sim``
+module anywhere in a file — at the top, inside a function, under ``TYPE_CHECKING`` — is read with ``ast``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SIM = Path(__file__).resolve().parents[1] / "lean_gym" / "sim"
+
+# lowest first; a module may import only modules of a lower rank (and its own subpackage)
+LAYERS: list[tuple[str, ...]] = [
+    ("syntax",),
+    ("terms",),
+    ("arith",),  # the decision procedures (a subpackage over plain data)
+    ("unify",),
+    ("elab",),  # elaboration, the environment, signatures
+    ("library",),  # the lemma library (its statements are elaborated) registers with Env.lookup
+    ("goals",),  # goals and their local context
+    ("tactics",),  # the tactic core: context, combinators, the tactic table
+    ("evaluate",),  # closed evaluation, rfl and decide
+    ("proofs",),  # proof terms (by-blocks run through the core)
+    ("simp",),  # the tactic families, registering into the core's table
+    ("tac_arith",),
+    ("tac_basic",),
+    ("aesop_syntax",),
+    ("aesop",),
+    ("families",),  # goal families for the envs' data (no tactic runs)
+    ("commands",),
+    ("jsonfmt",),
+    ("repl",),
+    ("server",),
+    ("__main__",),
+    ("__init__",),
+]
+RANK = {m: i for i, group in enumerate(LAYERS) for m in group}
+
+
+def _module_of(path: Path) -> str:
+    rel = path.relative_to(SIM)
+    return rel.parts[0].removesuffix(".py") if len(rel.parts) == 1 else rel.parts[0]
+
+
+def _imported(tree: ast.AST, path: Path) -> set[str]:
+    """Top-level simulator modules that ``tree`` imports (``lean_gym.sim.X`` → ``X``)."""
+    out: set[str] = set()
+    pkg = ".".join(("lean_gym", "sim", *path.relative_to(SIM).parts[:-1]))
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")
+                base = base[: len(base) - node.level + 1]
+                mod = ".".join([*base, node.module] if node.module else base)
+            else:
+                mod = node.module or ""
+            names = [mod] if mod != "lean_gym.sim" else [f"lean_gym.sim.{a.name}" for a in node.names]
+        for n in names:
+            parts = n.split(".")
+            if parts[:2] == ["lean_gym", "sim"] and len(parts) > 2:
+                out.add(parts[2])
+    return out
+
+
+def _files() -> list[Path]:
+    return sorted(SIM.rglob("*.py"))
+
+
+def test_every_simulator_module_has_a_layer() -> None:
+    missing = sorted({_module_of(p) for p in _files()} - set(RANK))
+    assert not missing, f"place these modules in LAYERS: {missing}"
+
+
+@pytest.mark.parametrize("path", _files(), ids=lambda p: str(p.relative_to(SIM)))
+def test_no_module_imports_one_above_it(path: Path) -> None:
+    me = _module_of(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    above = sorted(m for m in _imported(tree, path) if m != me and RANK.get(m, len(RANK)) >= RANK[me])
+    assert not above, f"{path.relative_to(SIM)} ({me}) imports modules above it: {above}"
+
+
+def test_the_check_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
+    """Control: a lazy import inside a function and one under TYPE_CHECKING are both seen."""
+    src = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from lean_gym.sim.repl import SimRepl\n"
+        "def f():\n    from lean_gym.sim import aesop\n    import lean_gym.sim.commands\n"
+    )
+    fake = SIM / "terms.py"
+    assert _imported(ast.parse(src), fake) == {"repl", "aesop", "commands"}
