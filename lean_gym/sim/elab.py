@@ -457,7 +457,19 @@ class Elaborator:
             if k == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
                 continue  # shadowed inside
             if k == "app" and u.args[0].kind == "ident":
-                fty = self._local_type(u.args[0].args[0])
+                head = u.args[0].args[0]
+                fty = self._local_type(head)
+                params: list[Term] = []
+                if fty is None:
+                    # a def or built-in function: its parameters' types
+                    d = self.env.lookup(head)
+                    if d is not None and d.kind == "def":
+                        params = [bty for _, bty, _ in d.binders]
+                    elif head in BUILTIN_FNS:
+                        params = [type_term(t) for t in BUILTIN_FNS[head][0]]
+                for a, pty in zip(u.args[1], params):
+                    if a.kind == "ident" and a.args[0] == name and pty[0] == "type":
+                        found.add(pty[1])
                 for a in u.args[1]:
                     if fty is None or fty[0] != "arrow":
                         break
