@@ -46,9 +46,10 @@ class Goal:
                 if n == name:
                     return n
             return None
+        prefix = name + FVAR_SEP
         for i in range(len(hyps) - 1, -1, -1):
             n = hyps[i][0]
-            if n == name or user_name(n) == name:
+            if n.startswith(prefix) or n == name:
                 return n
         return None
 
@@ -73,9 +74,10 @@ class Goal:
                 if n == name:
                     return t
             return None
+        prefix = name + FVAR_SEP
         for i in range(len(hyps) - 1, -1, -1):
             n = hyps[i][0]
-            if n == name or user_name(n) == name:
+            if n.startswith(prefix) or n == name:
                 return hyps[i][1]
         return None
 

@@ -248,12 +248,13 @@ def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal
 def _clear_local(goal: Goal, fid: str) -> Goal:
     """``goal`` without local ``fid``; Lean's error when the target or another local depends on it."""
     deps = goal.dependents(fid)
-    shown = goal.display_names()
     if deps:
+        shown = goal.display_names()
         raise TacticError(
             f"tactic 'clear' failed, variable '{shown[deps[0]]}' depends on '{shown[fid]}'\n{goal.pretty()}"
         )
     if fid in free_vars(goal.target):
+        shown = goal.display_names()
         raise TacticError(f"tactic 'clear' failed, target depends on '{shown[fid]}'\n{goal.pretty()}")
     return goal.remove_hyp(fid)
 
