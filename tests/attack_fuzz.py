@@ -254,6 +254,20 @@ def _bounded_forall_hyp(c: Chooser, ty: str, names: Sequence[str]) -> Pr:
     return Pr(f"∀ {y} : ℕ, {y} < {k} → {body.text}", ev)
 
 
+def _eq_disjunction(c: Chooser, ty: str, names: Sequence[str]) -> Pr:
+    """``a = 0 ∨ b = 0 ∨ a = b``-like goals: true in every case of a case split that confuses locals."""
+    atoms = [
+        _rel("=", Ex(x, lambda e, t, x=x: e[x], True), Ex(y, lambda e, t, y=y: e[y], True))
+        if y in names
+        else _rel("=", Ex(x, lambda e, t, x=x: e[x], True), Ex(y, lambda e, t, v=int(y): v, False))
+        for x, y in ((c.choice(names), c.choice([*names, "0", "1"])) for _ in range(c.integer(2, 3)))
+    ]
+    out = atoms[-1]
+    for a in reversed(atoms[:-1]):
+        out = Pr(f"{a.text} ∨ {out.text}", lambda e, a=a, o=out: _tri_or(a.ev(e), o.ev(e)))
+    return out
+
+
 def gen_statement(c: Chooser) -> Statement:
     ty = c.choice(["ℕ", "ℕ", "ℤ"])
     nv = c.integer(1, 3)
@@ -270,7 +284,14 @@ def gen_statement(c: Chooser) -> Statement:
             p = _prop(c, ty, variables)
         name = c.choice(hyp_names) if c.chance(0.3) else f"h{i}"
         hyps.append((name, p))
-    goal = _forall_goal(c, ty, variables) if c.chance(0.3) else _prop(c, ty, variables)
+    r = c.integer(0, 9)
+    goal = (
+        _forall_goal(c, ty, variables)
+        if r < 3
+        else _eq_disjunction(c, ty, variables)
+        if r < 5
+        else _prop(c, ty, variables)
+    )
     binders = f"({' '.join(variables)} : {ty})"
     return Statement(ty, variables, tuple(hyps), goal, binders)
 
@@ -371,7 +392,22 @@ def gen_script(c: Chooser, st: Statement) -> tuple[str, str]:
                 f"⟨{c.integer(0, 3)}, rfl⟩",
             ]
         )
-    steps = [_step(c, names, st) for _ in range(c.integer(0, 4))]
+    vs = list(st.variables)
+    exists = [h for h, p in st.hyps if p.text.startswith("∃")]
+    if c.chance(0.15) and st.ty == "ℕ":
+        # split two variables, then close every case: a split that mixes up locals proves too much
+        steps = [f"{c.choice(['cases', 'induction', 'rcases'])} {c.choice(vs)} <;> cases {c.choice(vs)}"]
+    elif c.chance(0.15) and exists:
+        # destruct an ∃ into the name of a variable that already exists
+        steps = [
+            f"{c.choice(['obtain', 'rcases'])} ⟨{c.choice(vs)}, {c.choice(names)}⟩ := {c.choice(exists)}"
+        ]
+        if steps[0].startswith("rcases"):
+            h, rest = steps[0].split(" := ")
+            steps = [f"rcases {rest} with {h.removeprefix('rcases ')}"]
+    else:
+        steps = []
+    steps += [_step(c, names, st) for _ in range(c.integer(0, 3))]
     closer = c.choice(CLOSERS)
     if c.chance(0.3):
         closer = f"all_goals {closer}"
