@@ -51,7 +51,7 @@ def _term_arg(syn: TacSyntax, skip: int = 1) -> Syn:
 
 
 def _pp(goal: Goal, t: Term) -> str:
-    return pretty(t, goal.ascii)
+    return pretty(t, goal.ascii, goal.display_names())
 
 
 # --------------------------------------------------------------------------------------------- sorry
