@@ -78,7 +78,9 @@ def main() -> None:
         from stable_baselines3 import PPO
         from stable_baselines3.common.env_util import make_vec_env
     except ImportError as e:
-        raise SystemExit(f"sb3_ppo.py needs torch and stable-baselines3 ({e.name} is missing): {INSTALL}") from None
+        raise SystemExit(
+            f"sb3_ppo.py needs torch and stable-baselines3 ({e.name} is missing): {INSTALL}"
+        ) from None
 
     torch.set_num_threads(1)
 

@@ -104,7 +104,9 @@ def format_eval(report: dict[str, Any], detail_file: str | None = None) -> str:
     if report["hack_classes"]:
         lines.append("rejections: " + ", ".join(f"{k}={v}" for k, v in report["hack_classes"].items()))
     lines.append(
-        f"per-problem detail: {detail_file}" if detail_file else "per-problem detail: --output FILE; all: --json"
+        f"per-problem detail: {detail_file}"
+        if detail_file
+        else "per-problem detail: --output FILE; all: --json"
     )
     return "\n".join(lines)
 
@@ -195,7 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="training episodes (one aesop call each; default 3000)",
     )
     m.add_argument(
-        "--seed", type=_int_at_least(0), default=0, help="seed of the bandit and the theorem draws (default 0)"
+        "--seed",
+        type=_int_at_least(0),
+        default=0,
+        help="seed of the bandit and the theorem draws (default 0)",
     )
     m.set_defaults(func=_demo)
 

@@ -67,7 +67,9 @@ def test_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert len(report["missing"]) == report["n_problems"] - 1
 
 
-def test_eval_prints_a_short_table_and_writes_detail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_prints_a_short_table_and_writes_detail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     th1, th2 = load_theorems("sim", split="test", limit=2)
     cands = tmp_path / "c.jsonl"
     rows = [{"name": th1.name, "proofs": ["sorry", "sorry"]}, {"name": th2.name, "proof": "sorry"}]
@@ -138,7 +140,9 @@ def test_every_user_error_is_one_line_and_a_nonzero_exit(tmp_path: Path) -> None
         assert out.stdout == "", (argv, out.stdout)
 
 
-def test_the_user_error_messages_say_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_user_error_messages_say_what_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     expected = [
         "missing.jsonl",
         "no theorem file at",
@@ -166,7 +170,9 @@ def test_demo_and_eval_options_have_help_text() -> None:
         [sys.executable, "-m", "lean_gym.cli", "demo", "--help"], capture_output=True, text=True
     ).stdout
     assert "training episodes" in demo and "seed of the bandit" in demo
-    ev = subprocess.run([sys.executable, "-m", "lean_gym.cli", "eval", "--help"], capture_output=True, text=True)
+    ev = subprocess.run(
+        [sys.executable, "-m", "lean_gym.cli", "eval", "--help"], capture_output=True, text=True
+    )
     assert "--json" in ev.stdout and "--output FILE" in ev.stdout and "'all' for every split" in ev.stdout
 
 
@@ -179,7 +185,16 @@ def test_run_demo_refuses_no_episodes() -> None:
 
 def test_doctor_json_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lean_gym.cli", "doctor", "--json", "--no-smoke", "--workspace", str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "lean_gym.cli",
+            "doctor",
+            "--json",
+            "--no-smoke",
+            "--workspace",
+            str(tmp_path),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from math import comb
 from pathlib import Path
@@ -77,7 +78,10 @@ def test_run_eval_by_hand(tmp_path: Path) -> None:
     assert out["problems"] == 2 and out["common_k"] == 2
     assert out["problems_each"] == {"pass@1": 2, "pass@2": 2}
     a = next(p for p in out["per_problem"] if p["name"] == "a")
-    assert (a["n"], a["c"], a["pass@1"]) == (4, 2, 0.5) and a["hack_classes"] == {"sorry": 1, "proof_error": 1}
+    assert (a["n"], a["c"], a["pass@1"]) == (4, 2, 0.5) and a["hack_classes"] == {
+        "sorry": 1,
+        "proof_error": 1,
+    }
     assert out["missing"] == ["c"] and out["unknown_names"] == ["zzz"] and out["accepted"] == 4
     assert out["hack_classes"] == {"sorry": 1, "proof_error": 1, "native_decide": 1, "statement_tampering": 1}
     assert backend.batches >= 1 and backend.calls, "checks go through check_batch"
@@ -112,7 +116,7 @@ def test_headline_pass_at_k_never_falls_as_k_grows(nc: list[tuple[int, int]], ks
     counts = [(f"p{i}", n, min(c, n)) for i, (n, c) in enumerate(nc)]
     s = score_pass_at_k(counts, ks)
     values = [v for v in s["pass@k"].values() if v is not None]
-    assert all(later >= earlier - 1e-12 for earlier, later in zip(values, values[1:]))
+    assert all(later >= earlier - 1e-12 for earlier, later in itertools.pairwise(values))
     for k in sorted(set(ks)):
         covered = sum(1 for _, n, _ in counts if n >= k)
         assert s["problems_each"][f"pass@{k}"] == covered
