@@ -14,9 +14,17 @@ from lean_gym.lean.protocol import (
     Sorry,
     classify_response,
     parse_response,
+    unencodable_position,
 )
 
-__all__ = ["STATUSES", "CheckResult", "Status", "header_env_or_error", "result_from_response"]
+__all__ = [
+    "STATUSES",
+    "CheckResult",
+    "Status",
+    "header_env_or_error",
+    "invalid_text_result",
+    "result_from_response",
+]
 
 Status = Literal["proved", "sorry", "error", "timeout", "crashed"]
 STATUSES: tuple[Status, ...] = ("proved", "sorry", "error", "timeout", "crashed")
@@ -102,3 +110,23 @@ def header_env_or_error(response: Mapping[str, Any], *, backend: str) -> int | C
         return result.env
     msgs = tuple(Message(m.severity, m.pos, m.end_pos, f"in the header: {m.data}") for m in result.messages)
     return CheckResult("error", msgs, (), 0.0, backend, None, response)
+
+
+def invalid_text_result(code: str, header: str, *, backend: str) -> CheckResult | None:
+    """The ``error`` verdict for source that is not valid Unicode (a lone surrogate), else ``None``.
+
+    Such text has no Lean reading (see :func:`~lean_gym.lean.protocol.unencodable_position`): it is
+    never sent, and every backend gives it this same verdict, with the position of the first bad
+    character, instead of raising.
+    """
+    for where, text in (("", code), ("in the header: ", header)):
+        bad = unencodable_position(text)
+        if bad is not None:
+            line, column, char = bad
+            msg = (
+                f"{where}invalid source text: lone surrogate U+{ord(char):04X} (not a Unicode character; "
+                "Lean source is UTF-8 and cannot hold it). Nothing was sent to Lean."
+            )
+            pos = Position(line, column) if not where else Position(1, 0)
+            return CheckResult("error", (Message("error", pos, None, msg),), (), 0.0, backend)
+    return None
