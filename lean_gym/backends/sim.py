@@ -17,7 +17,7 @@ from typing import Any
 from lean_gym.backends.base import BatchMixin, CheckResult, result_from_response
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
-from lean_gym.lean.result import header_env_or_error, invalid_text_result
+from lean_gym.lean.result import check_arguments, header_env_or_error, invalid_text_result
 from lean_gym.sim.tactics import WallClockTimeout, wall_clock_deadline
 
 __all__ = ["SimBackend"]
@@ -65,6 +65,7 @@ class SimBackend(BatchMixin):
     def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
         """Check ``code`` under ``header``; a simulator bug is reported as ``crashed``, never raised."""
         t0 = time.perf_counter()
+        timeout = check_arguments(code, header, timeout)
         bad = invalid_text_result(code, header, backend=self.name)
         if bad is not None:
             return bad

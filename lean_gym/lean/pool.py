@@ -32,7 +32,13 @@ from lean_gym.errors import LeanGymError, LeanProcessError, LeanTimeoutError, Po
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
 from lean_gym.lean.repl import DEFAULT_MAX_RESPONSE_BYTES, LeanRepl
-from lean_gym.lean.result import CheckResult, header_env_or_error, invalid_text_result, result_from_response
+from lean_gym.lean.result import (
+    CheckResult,
+    check_arguments,
+    header_env_or_error,
+    invalid_text_result,
+    result_from_response,
+)
 
 __all__ = ["PoolStats", "ReplPool"]
 
@@ -129,6 +135,7 @@ class ReplPool:
             PoolExhaustedError: no process became free within ``acquire_timeout``.
             LeanGymError: the pool is closed.
         """
+        timeout = check_arguments(code, header, timeout)
         bad = invalid_text_result(code, header, backend=self.name)
         if bad is not None:  # no Lean reading: an error verdict, and no process is touched
             return bad
