@@ -54,21 +54,26 @@ def _eval(args: argparse.Namespace) -> int:
     from lean_gym.evaluation import run_eval
 
     split = None if args.split == "all" else args.split
-    report = run_eval(
-        args.candidates,
-        args.dataset,
-        k_values=args.k,
-        backend=args.backend,
-        split=split,
-        timeout=args.timeout,
-        allow_native_decide=args.allow_native_decide,
-        progress=not args.quiet,
-    )
-    report["split"] = args.split
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
+    # Open --output first: an unwritable path should fail before the candidates are judged, not after.
+    detail = open(args.output, "w", encoding="utf-8") if args.output else None  # noqa: SIM115
+    try:
+        report = run_eval(
+            args.candidates,
+            args.dataset,
+            k_values=args.k,
+            backend=args.backend,
+            split=split,
+            timeout=args.timeout,
+            allow_native_decide=args.allow_native_decide,
+            progress=not args.quiet,
+        )
+        if detail is not None:
             for row in report["per_problem"]:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                detail.write(json.dumps(row, ensure_ascii=False) + "\n")
+    finally:
+        if detail is not None:
+            detail.close()
+    report["split"] = args.split
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:
@@ -258,8 +263,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _one_line(e: BaseException) -> str:
-    if isinstance(e, FileNotFoundError) and e.filename and not e.args[1:]:
-        return str(e)
     if isinstance(e, OSError) and e.filename:
         return f"{e.strerror or type(e).__name__}: {e.filename}"
     text = str(e).strip() or type(e).__name__
