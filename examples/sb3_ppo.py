@@ -7,7 +7,7 @@ untrained policy and of the trained one, and which backend decided (the simulato
 
 Run (under 2 minutes on 2 cores with the defaults)::
 
-    pip install torch==2.13.0 "lean-gym[sb3]"    # CPU torch first: the sb3 extra alone pulls a CUDA build
+    pip install torch==2.13.0 "lean-gym[sb3]"    # torch pinned as in the README: unpinned, pip takes a CUDA build
     python examples/sb3_ppo.py --total-timesteps 6000
 """
 
