@@ -102,12 +102,15 @@ def env_theorems(
     return out
 
 
-def reset_index(options: Mapping[str, Any] | None, n_theorems: int) -> int | None:
+def reset_index(
+    options: Mapping[str, Any] | None, n_theorems: int, *, extra_keys: Sequence[str] = ()
+) -> int | None:
     """The theorem index ``reset(options=…)`` asks for, or ``None`` to let the env choose.
 
     Args:
         options: The ``options`` given to ``reset``.
         n_theorems: How many theorems the env has.
+        extra_keys: Option keys this env takes besides :data:`RESET_OPTIONS` (it checks their values).
 
     Raises:
         ConfigError: for options that are not a dict, an unknown key (with a "did you mean"), or an index
@@ -118,11 +121,12 @@ def reset_index(options: Mapping[str, Any] | None, n_theorems: int) -> int | Non
         return None
     if not isinstance(options, Mapping):
         raise ConfigError(f"reset options must be a dict like {{'index': 0}}, got {type(options).__name__}")
+    allowed = (*RESET_OPTIONS, *extra_keys)
     for key in options:
-        if key not in RESET_OPTIONS:
-            close = difflib.get_close_matches(str(key), RESET_OPTIONS, n=1)
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            known = ", ".join(repr(k) for k in RESET_OPTIONS)
+            known = ", ".join(repr(k) for k in allowed)
             raise ConfigError(f"unknown reset option {key!r}{hint} (this env takes {known})")
     index = options.get("index")
     if index is None:
