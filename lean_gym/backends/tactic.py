@@ -149,6 +149,21 @@ class _Node:
 
 
 @dataclass
+class _Attempt:
+    """What the tries of one ``run_tac`` share: the rebuild that happened and the backend that answered."""
+
+    rebuilt: str | None = None
+    rebuild_s: float = 0.0
+    backend: str = ""
+
+    def fault(self, kind: TacticKind, e: Exception, t0: float) -> TacticOutcome:
+        text = str(e).splitlines()[0] if str(e) else type(e).__name__
+        return TacticOutcome(
+            kind, None, (), None, (), text, time.perf_counter() - t0, self.rebuilt, self.rebuild_s, self.backend
+        )
+
+
+@dataclass
 class SessionStats:
     """Counters of one session: tactics sent, rebuilds and their cost."""
 
@@ -220,30 +235,41 @@ class ProofSession:
         """Open the theorem: state 0 is its initial goal (``kind="open"``), or an ``error`` when the
         statement does not elaborate into exactly one goal."""
         t0 = time.perf_counter()
+        for crash in range(2):
+            try:
+                return self._start(t0)
+            except LeanTimeoutError as e:
+                return _Attempt().fault("timeout", e, t0)
+            except LeanProcessError as e:
+                if crash == 1:
+                    return _Attempt().fault("crashed", e, t0)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns
+
+    def _start(self, t0: float) -> TacticOutcome:
         self.nodes = []
-        try:
-            with self.backend.lease(self.header) as lease:
-                if lease.header_error is not None:
-                    text = lease.header_error.messages_text(300) or "the header does not elaborate"
-                    return TacticOutcome("error", error=text, backend=lease.backend)
-                out = self._open_root(lease)
-                if isinstance(out, TacticOutcome):
-                    return out
-                lean_id, goal = out
-                self.nodes.append(_Node(None, None, (goal,), 0, (lease.affinity, lean_id)))
-                if self.rebuild == "pickle":
-                    self._pickle(lease, 0)
-                return TacticOutcome(
-                    "open", 0, (goal,), None, self.start_messages, "", time.perf_counter() - t0, None, 0.0,
-                    lease.backend,
-                )
-        except LeanTimeoutError as e:
-            return TacticOutcome("timeout", error=str(e).splitlines()[0], elapsed_s=time.perf_counter() - t0)
-        except LeanProcessError as e:
-            return TacticOutcome("crashed", error=str(e).splitlines()[0], elapsed_s=time.perf_counter() - t0)
+        with self.backend.lease(self.header) as lease:
+            if lease.header_error is not None:
+                text = lease.header_error.messages_text(300) or "the header does not elaborate"
+                return TacticOutcome("error", error=text, backend=lease.backend)
+            out = self._open_root(lease)
+            if isinstance(out, TacticOutcome):
+                return out
+            lean_id, goal = out
+            self.nodes.append(_Node(None, None, (goal,), 0, (lease.affinity, lean_id)))
+            if self.rebuild == "pickle":
+                self._pickle(lease, 0)
+            return TacticOutcome(
+                "open", 0, (goal,), None, self.start_messages, "", time.perf_counter() - t0, None, 0.0,
+                lease.backend,
+            )
 
     def run_tac(self, state: int, tactic: str) -> TacticOutcome:
         """Run ``tactic`` on ``state``; a new state gets the next id. Never raises for Lean's verdicts.
+
+        A process found dead during the request (killed, crashed) is restarted and the step is tried once
+        more on the rebuilt state, so a death between two steps costs the agent nothing; a tactic that
+        kills its process twice is reported as ``crashed``. A timeout is reported as ``timeout`` at once
+        (its process is killed; the state is rebuilt on the next tactic).
 
         Raises:
             LeanGymError: before :meth:`start` succeeded.
@@ -254,63 +280,72 @@ class ProofSession:
         if not 0 <= state < len(self.nodes):
             raise IndexError(f"unknown proof state {state} (this session has {len(self.nodes)})")
         t0 = time.perf_counter()
+        acc = _Attempt()
+        for crash in range(2):
+            try:
+                return self._attempt(state, tactic, acc, t0)
+            except LeanTimeoutError as e:
+                return acc.fault("timeout", e, t0)
+            except LeanProcessError as e:
+                if crash == 1:
+                    return acc.fault("crashed", e, t0)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns
+
+    def _attempt(self, state: int, tactic: str, acc: _Attempt, t0: float) -> TacticOutcome:
         node = self.nodes[state]
         affinity = node.binding[0] if node.binding is not None else None
-        rebuilt: str | None = None
-        rebuild_s = 0.0
-        backend = getattr(self.backend, "name", "")
-        try:
-            for attempt in range(2):
-                with self.backend.lease(self.header, affinity) as lease:
-                    backend = lease.backend
-                    if lease.header_error is not None:
-                        text = lease.header_error.messages_text(300)
-                        return TacticOutcome("error", error=text, backend=backend)
-                    lean_id = self._bound_id(lease, state)
-                    if lean_id is None:
-                        r0 = time.perf_counter()
-                        lean_id, rebuilt = self._rebuild(lease, state)
-                        rebuild_s += time.perf_counter() - r0
-                    self.stats.tactics += 1
-                    response = lease.send(tactic_request(tactic, lean_id), timeout=self.timeout)
-                    kind, reason = classify_tactic_response(response)
-                    if kind == "lost":
-                        # The process answered but does not hold the state (never expected): rebuild once.
-                        for n in self.nodes:
-                            if n.binding is not None and n.binding[0] == lease.affinity:
-                                n.binding = None
-                        affinity = lease.affinity
-                        if attempt == 0:
-                            continue
-                        raise LeanProcessError("the REPL lost a proof state right after rebuilding it")
-                    resp = parse_response(response)
-                    msgs = resp.messages if isinstance(resp, TacticResponse) else ()
-                    status = resp.proof_status if isinstance(resp, TacticResponse) else None
-                    elapsed = time.perf_counter() - t0
-                    if kind in ("open", "completed") and isinstance(resp, TacticResponse):
-                        goals = resp.goals if kind == "open" else ()
-                        new = len(self.nodes)
-                        self.nodes.append(
-                            _Node(state, tactic, goals, node.depth + 1, (lease.affinity, resp.proof_state))
-                        )
-                        if self.rebuild == "pickle" and kind == "open":
-                            self._pickle(lease, new)
-                        return TacticOutcome(
-                            kind, new, goals, status, msgs, "", elapsed, rebuilt, rebuild_s, backend
-                        )
-                    return TacticOutcome(
-                        kind, None, (), status, msgs, reason, elapsed, rebuilt, rebuild_s, backend  # type: ignore[arg-type]
+        for lost_retry in range(2):
+            with self.backend.lease(self.header, affinity) as lease:
+                acc.backend = lease.backend
+                if lease.header_error is not None:
+                    text = lease.header_error.messages_text(300)
+                    return TacticOutcome("error", error=text, backend=acc.backend)
+                lean_id = self._bound_id(lease, state)
+                if lean_id is None:
+                    r0 = time.perf_counter()
+                    try:
+                        lean_id, acc.rebuilt = self._rebuild(lease, state)
+                    finally:
+                        acc.rebuild_s += time.perf_counter() - r0
+                self.stats.tactics += 1
+                response = lease.send(tactic_request(tactic, lean_id), timeout=self.timeout)
+                kind, reason = classify_tactic_response(response)
+                if kind == "lost":
+                    # The process answered but does not hold the state (never expected): rebuild once.
+                    for n in self.nodes:
+                        if n.binding is not None and n.binding[0] == lease.affinity:
+                            n.binding = None
+                    affinity = lease.affinity
+                    if lost_retry == 0:
+                        continue
+                    raise LeanProcessError("the REPL lost a proof state right after rebuilding it")
+                resp = parse_response(response)
+                msgs = resp.messages if isinstance(resp, TacticResponse) else ()
+                status = resp.proof_status if isinstance(resp, TacticResponse) else None
+                elapsed = time.perf_counter() - t0
+                if kind in ("open", "completed") and isinstance(resp, TacticResponse):
+                    goals = resp.goals if kind == "open" else ()
+                    new = len(self.nodes)
+                    self.nodes.append(
+                        _Node(state, tactic, goals, node.depth + 1, (lease.affinity, resp.proof_state))
                     )
-        except LeanTimeoutError as e:
-            return TacticOutcome(
-                "timeout", None, (), None, (), str(e).splitlines()[0], time.perf_counter() - t0, rebuilt,
-                rebuild_s, backend,
-            )
-        except LeanProcessError as e:
-            return TacticOutcome(
-                "crashed", None, (), None, (), str(e).splitlines()[0], time.perf_counter() - t0, rebuilt,
-                rebuild_s, backend,
-            )
+                    if self.rebuild == "pickle" and kind == "open":
+                        self._pickle(lease, new)
+                    return TacticOutcome(
+                        kind, new, goals, status, msgs, "", elapsed, acc.rebuilt, acc.rebuild_s, acc.backend
+                    )
+                return TacticOutcome(
+                    kind,  # type: ignore[arg-type]
+                    None,
+                    (),
+                    status,
+                    msgs,
+                    reason,
+                    elapsed,
+                    acc.rebuilt,
+                    acc.rebuild_s,
+                    acc.backend,
+                )
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     def path(self, state: int) -> tuple[str, ...]:

@@ -418,7 +418,10 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         """The oracle's verdict on the proof assembled from ``path`` (one fresh whole-proof check)."""
         assert self._index is not None  # run_tac checked it; not input validation
         target = self.targets[self._index]
-        analysis = self.oracle.analyse(target, assemble_proof(target.formal_statement, path))
+        try:
+            analysis = self.oracle.analyse(target, assemble_proof(target.formal_statement, path))
+        except ValueError as e:  # a dataset statement the oracle cannot read (a `def`): never rewarded
+            return Verdict(False, "proof_error", f"the oracle cannot judge this statement: {e}", None)
         check: CheckResult | None = None
         if self.oracle.needs_lean(analysis):
             key = (analysis.header_for(self.oracle.rules), analysis.code, self.timeout)

@@ -194,7 +194,8 @@ class ReplPool:
         """Hold one process (with ``header`` elaborated) for a sequence of requests, e.g. tactic mode.
 
         With ``affinity`` the lease waits for that worker (where the caller's proof states live) and says
-        in ``lost`` whether its process was restarted since; without, any free process will do.
+        in ``lost`` whether its process was restarted since. Without, it takes a new process while the
+        pool has room (so concurrent sessions spread over the pool), then any free one with the header.
 
         Raises:
             PoolExhaustedError: the worker (or any worker) did not become free within ``acquire_timeout``.
@@ -204,7 +205,7 @@ class ReplPool:
         want = None
         if affinity is not None and 0 <= affinity.worker < self.size:
             want = affinity.worker
-        with self._acquire(split.header, want=want) as worker:
+        with self._acquire(split.header, want=want, spread=affinity is None) as worker:
             try:
                 env = self._ensure_header(worker, split.header)
             except (LeanTimeoutError, LeanProcessError):
@@ -246,13 +247,20 @@ class ReplPool:
             return self._executor
 
     @contextlib.contextmanager
-    def _acquire(self, header: str, prefer_new: bool = False, want: int | None = None) -> Iterator[_Worker]:
+    def _acquire(
+        self, header: str, prefer_new: bool = False, want: int | None = None, spread: bool = False
+    ) -> Iterator[_Worker]:
         deadline = time.monotonic() + self.acquire_timeout
         with self._cond:
             while True:
                 if self._closed:
                     raise LeanGymError("the REPL pool is closed")
-                worker = self._pick(header, prefer_new) if want is None else self._pick_worker(want)
+                if want is not None:
+                    worker = self._pick_worker(want)
+                elif spread and len(self._workers) < self.size:
+                    worker = self._pick(header, prefer_new=True)  # a new process: spread sessions out
+                else:
+                    worker = self._pick(header, prefer_new)
                 if worker is not None:
                     worker.busy = True
                     break
