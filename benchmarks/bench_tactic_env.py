@@ -26,7 +26,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-CYCLE = ("norm_num", "simp", "linarith", "ring_nf", "omega", "positivity", "push_neg", "norm_cast", "simp_all")
+CYCLE = (
+    "norm_num",
+    "simp",
+    "linarith",
+    "ring_nf",
+    "omega",
+    "positivity",
+    "push_neg",
+    "norm_cast",
+    "simp_all",
+)
 MINIF2F = Path(__file__).resolve().parents[2] / "shared" / "data" / "minif2f.jsonl"
 
 
@@ -71,7 +81,11 @@ def bench_rebuild(backend_name: str, depth: int, mode: str, repeats: int) -> dic
     step: list[float] = []
     per_step: list[float] = []
     for _ in range(repeats):
-        backend = make_backend(backend_name) if backend_name != "sim-repl" else make_backend("sim-repl", pool_size=1)
+        backend = (
+            make_backend(backend_name)
+            if backend_name != "sim-repl"
+            else make_backend("sim-repl", pool_size=1)
+        )
         s = ProofSession(backend, stmt, header="import Mathlib", rebuild=mode)
         s.start()
         state = 0
@@ -137,7 +151,9 @@ def main() -> None:
     test = load_theorems("sim", split="test")
     print(f"LeanTactic-v0 benchmark ({os.cpu_count()} CPUs; simulator backends are not Lean)")
     if "steps" not in skip:
-        print(f"1. steps/s = completed steps / wall ({a.steps} steps, tactics cycling over {len(CYCLE)} SATP tactics)")
+        print(
+            f"1. steps/s = completed steps / wall ({a.steps} steps, tactics cycling over {len(CYCLE)} SATP tactics)"
+        )
         sim = make_backend("sim")
         print(f"  sim (in process), 1 env           {bench_steps(sim, test, 1, a.steps, a.max_steps):8.1f}")
         sim.close()

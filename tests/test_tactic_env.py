@@ -11,6 +11,8 @@ from typing import Any
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
+from proof_fakes import ScriptedLean
+from transcripts import FIXTURES, read_transcript
 
 import lean_gym  # noqa: F401
 from lean_gym.backends import ReplBackend, SimBackend
@@ -18,8 +20,6 @@ from lean_gym.backends.repl import sim_command
 from lean_gym.backends.tactic import ProofSession, classify_tactic_response
 from lean_gym.envs.tactic_env import LeanTacticEnv, LeanTacticVectorEnv, assemble_proof, decode_states
 from lean_gym.errors import BadActionError, ConfigError, LeanGymError
-from proof_fakes import ScriptedLean
-from transcripts import FIXTURES, read_transcript
 
 HERE = Path(__file__).parent
 
@@ -68,11 +68,11 @@ def test_proof_step_transcript_branches_and_completed_needs_the_oracle() -> None
     )
     obs, info = env.reset(seed=0)
     assert obs == "⊢ Nat" and info["status"] == "open"
-    obs, r, term, trunc, info = env.step({"state": 0, "tactic": "apply Int.natAbs"})
+    obs, r, _, _, info = env.step({"state": 0, "tactic": "apply Int.natAbs"})
     assert (obs, r, info["state"]) == ("⊢ Int", 0.0, 1)
-    obs, r, term, trunc, info = env.step({"state": 0, "tactic": "have t : Nat := 42"})  # branch from 0
+    obs, r, term, _, info = env.step({"state": 0, "tactic": "have t : Nat := 42"})  # branch from 0
     assert obs == "t : Nat\n⊢ Nat" and info["state"] == 2 and info["path"] == ["have t : Nat := 42"]
-    obs, r, term, trunc, info = env.step("exact t")
+    obs, r, term, _trunc, info = env.step("exact t")
     # Lean's tactic mode said Completed; the oracle did not confirm (it judges theorems, and this is a
     # `def`): recorded, never rewarded, and the agent stays on its last open state.
     assert info["proof_status"] == "Completed" and info["status"] == "unconfirmed"
@@ -90,7 +90,7 @@ def test_invalid_tactic_transcript_goals_empty_with_error_is_not_success() -> No
         oracle_backend=ScriptedLean(),  # type: ignore[arg-type]
     )
     obs0, _ = env.reset(seed=0)
-    obs, r, term, trunc, info = env.step("exact my_fake_premise")
+    obs, r, term, _trunc, info = env.step("exact my_fake_premise")
     assert info["status"] == "error" and "my_fake_premise" in info["error"]
     assert info["proof_status"] == "Incomplete: contains sorry"
     assert (r, term, obs, info["state"]) == (0.0, False, obs0, 0)
@@ -104,7 +104,7 @@ def test_tactic_mode_sorry_transcript_sorry_is_refused_before_lean() -> None:
         oracle_backend=ScriptedLean(),  # type: ignore[arg-type]
     )
     env.reset(seed=0)
-    _, r, term, _, info = env.step("sorry")
+    _, r, _term, _, info = env.step("sorry")
     assert info["status"] == "refused" and info["hack_class"] == "sorry" and r == 0.0
     # The refused tactic never reached the process: the recorded `sorry` request is still next in line,
     # and sent through the session it is classified as a sorry, not a success.
@@ -205,7 +205,9 @@ class _RejectingOracle:
         from lean_gym.backends import CheckResult
         from lean_gym.lean.protocol import Message, Position
 
-        return CheckResult("error", (Message("error", Position(2, 2), None, "type mismatch"),), (), 0.0, self.name)
+        return CheckResult(
+            "error", (Message("error", Position(2, 2), None, "type mismatch"),), (), 0.0, self.name
+        )
 
     def check_batch(self, codes: Any, *, header: Any = "", timeout: float | None = None) -> list[Any]:
         return [self.check(c) for c in codes]
@@ -234,7 +236,7 @@ def test_completed_in_tactic_mode_without_the_oracle_is_never_rewarded() -> None
 def test_truncated_after_max_steps_and_unknown_states_are_data() -> None:
     env = LeanTacticEnv(backend="sim", theorems=[AND], max_steps=2, action="dict")
     env.reset(seed=0)
-    _, r, term, trunc, info = env.step({"state": 7, "tactic": "skip"})
+    _, _r, term, trunc, info = env.step({"state": 7, "tactic": "skip"})
     assert info["status"] == "unknown_state" and not (term or trunc)
     _, _, term, trunc, _ = env.step({"state": 0, "tactic": "skip"})
     assert trunc and not term
@@ -339,6 +341,6 @@ def test_gymnasium_sync_and_async_vector_modes(mode: str) -> None:
     obs, _ = venv.reset(seed=0)
     assert all(o.endswith("⊢ r") for o in obs)
     for tac in OR_PATH:
-        obs, r, term, trunc, info = venv.step([tac, tac])
+        obs, r, term, _trunc, _info = venv.step([tac, tac])
     assert r.tolist() == [1.0, 1.0] and term.all()
     venv.close()

@@ -148,7 +148,13 @@ class BestFirstSearch:
                 if r.proved and r.state is not None:
                     path = session.path(r.state)
                     return SearchResult(
-                        thm.name, True, env.proof(r.state), path, expansions, calls, time.perf_counter() - t0,
+                        thm.name,
+                        True,
+                        env.proof(r.state),
+                        path,
+                        expansions,
+                        calls,
+                        time.perf_counter() - t0,
                         backend,
                     )
                 if r.status == "open" and r.state is not None:

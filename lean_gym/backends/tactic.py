@@ -159,7 +159,16 @@ class _Attempt:
     def fault(self, kind: TacticKind, e: Exception, t0: float) -> TacticOutcome:
         text = str(e).splitlines()[0] if str(e) else type(e).__name__
         return TacticOutcome(
-            kind, None, (), None, (), text, time.perf_counter() - t0, self.rebuilt, self.rebuild_s, self.backend
+            kind,
+            None,
+            (),
+            None,
+            (),
+            text,
+            time.perf_counter() - t0,
+            self.rebuilt,
+            self.rebuild_s,
+            self.backend,
         )
 
 
@@ -259,7 +268,15 @@ class ProofSession:
             if self.rebuild == "pickle":
                 self._pickle(lease, 0)
             return TacticOutcome(
-                "open", 0, (goal,), None, self.start_messages, "", time.perf_counter() - t0, None, 0.0,
+                "open",
+                0,
+                (goal,),
+                None,
+                self.start_messages,
+                "",
+                time.perf_counter() - t0,
+                None,
+                0.0,
                 lease.backend,
             )
 
@@ -335,7 +352,7 @@ class ProofSession:
                         kind, new, goals, status, msgs, "", elapsed, acc.rebuilt, acc.rebuild_s, acc.backend
                     )
                 return TacticOutcome(
-                    kind,  # type: ignore[arg-type]
+                    kind,
                     None,
                     (),
                     status,

@@ -408,7 +408,10 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         if not tactic.strip():
             return "proof_error", "an empty tactic"
         if len(tactic) > self.max_action_chars:
-            return "oversized_submission", f"a tactic of {len(tactic)} characters, over {self.max_action_chars}"
+            return (
+                "oversized_submission",
+                f"a tactic of {len(tactic)} characters, over {self.max_action_chars}",
+            )
         v = first_violation(scan(tactic, allow_native_decide=self.allow_native_decide))
         if v is not None:
             return v.hack_class, f"{v.reason} (`{v.token}`); refused before Lean"
