@@ -32,7 +32,9 @@ SATP_TACTICS: tuple[str, ...] = V1_SAFE + V1_UNSAFE
 #: How a context lemma or hypothesis ``L`` becomes tactics (SATP's lemma rule, split into its three arms).
 LEMMA_TEMPLATES: tuple[str, ...] = ("apply {L}", "rw [{L}]", "simp only [{L}]")
 
-_HYP = re.compile(r"^([^\s:⊢][^:]*?) : ", re.MULTILINE)
+_HYP = re.compile(r"^([^\s:⊢][^:]*?) : (.*)$", re.MULTILINE)
+# Locals whose type is one of these are terms, not hypotheses: `apply x` with `x : ℕ` is wasted budget.
+_TYPES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Nat", "Int", "Rat", "Real", "Complex", "Prop", "Bool", "Type"})
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,10 @@ class BestFirstSearch:
         names = list(context_lemmas[: self.args.lemma_k])
         if self.args.use_hypotheses and goals:
             hyps: list[str] = []
-            for group in _HYP.findall(goals[0].split("⊢")[0]):
+            for group, typ in _HYP.findall(goals[0].split("⊢")[0]):
+                head = typ.split()[0] if typ.split() else ""
+                if head in _TYPES or head.startswith(("Type", "Sort", "Finset", "Set", "List", "Fin")):
+                    continue
                 hyps.extend(n for n in group.split() if n not in hyps)
             names += hyps[: self.args.max_hypotheses]
         out = list(SATP_TACTICS)
