@@ -344,3 +344,15 @@ def test_gymnasium_sync_and_async_vector_modes(mode: str) -> None:
         obs, r, term, _trunc, _info = venv.step([tac, tac])
     assert r.tolist() == [1.0, 1.0] and term.all()
     venv.close()
+
+
+def test_a_timed_out_tactic_costs_one_step_and_the_state_comes_back() -> None:
+    env = LeanTacticEnv(backend="sim", theorems=[OR])
+    env.reset(seed=0)
+    obs1, *_ = env.step(OR_PATH[0])
+    env.session.timeout = 1e-9  # type: ignore[union-attr]  # the next request runs past its deadline
+    obs, r, term, trunc, info = env.step("nlinarith")
+    assert info["status"] == "timeout" and obs == obs1 and r == 0.0 and not (term or trunc)
+    env.session.timeout = None  # type: ignore[union-attr]
+    obs, _, _, _, info = env.step(OR_PATH[1])
+    assert info["status"] == "open" and info["rebuilt"] == "replay" and obs.endswith("h : q\n⊢ r")
