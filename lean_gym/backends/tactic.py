@@ -48,6 +48,7 @@ from lean_gym.lean.protocol import (
 
 __all__ = [
     "ProofSession",
+    "SessionStats",
     "TacticKind",
     "TacticOutcome",
     "classify_tactic_response",
