@@ -25,9 +25,7 @@ def main() -> int:
             return 0
         got = json.loads(text)
         if got != expected:
-            sys.stdout.write(
-                json.dumps({"message": f"replay mismatch: got {got}, expected {expected}"}) + "\n\n"
-            )
+            sys.stdout.write(json.dumps({"message": f"replay mismatch: got {got}, expected {expected}"}) + "\n\n")
         else:
             sys.stdout.write(raw + "\n\n")
         sys.stdout.flush()

@@ -13,10 +13,7 @@ CASES = [
     ("theorem t3 (x : ℕ) : x = x := by sorry", "sorry"),
     ("theorem t4 (x : ℝ) (h : 0 < x) : x < 0 := by linarith", "error"),
     ("theorem t5 : (2 : ℕ) + 2 = 5 := by norm_num", "error"),
-    (
-        "theorem t6 (p q : Prop) (hp : p) (hq : q) : p ∧ q := by\n  constructor\n  · exact hp\n  · exact hq",
-        "proved",
-    ),
+    ("theorem t6 (p q : Prop) (hp : p) (hq : q) : p ∧ q := by\n  constructor\n  · exact hp\n  · exact hq", "proved"),
 ]
 
 

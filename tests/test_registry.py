@@ -27,9 +27,7 @@ def test_check_env(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_vector_entry_point(env_id: str) -> None:
-    venv = gym.make_vec(
-        env_id, num_envs=2, vectorization_mode="vector_entry_point", backend="sim", split="test"
-    )
+    venv = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", backend="sim", split="test")
     venv.reset(seed=0)
     _, rewards, _, _, _ = venv.step(venv.action_space.sample())
     assert rewards.shape == (2,) and set(rewards.tolist()) <= {-1.0, 0.0, 1.0}

@@ -48,9 +48,7 @@ def test_hang_times_out_kills_the_group_and_next_start_works() -> None:
         repl.send(cmd("HANG"), timeout=0.5)
     assert isinstance(info.value, TimeoutError)
     assert time.monotonic() - t0 < 5
-    assert (not repl.alive and not psutil.pid_exists(pid)) or psutil.Process(
-        pid
-    ).status() == psutil.STATUS_ZOMBIE
+    assert (not repl.alive and not psutil.pid_exists(pid)) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     repl.start()
     assert repl.send(cmd("ok"), timeout=10) == {"env": 0}
     repl.close()
