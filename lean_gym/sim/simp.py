@@ -15,6 +15,7 @@ it never rewrites with anything false.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
@@ -804,7 +805,11 @@ def _uncast(t: Term, frm: str) -> Term | None:
     if h == "cast" and t[2] == frm:
         return t[3]
     if h == "num":
-        return ("num", frm, t[2])
+        # only a literal that is a value of ``frm`` moves (Nat.cast_ofNat): never `0.5` into ℕ or ℤ
+        v = Fraction(t[2])
+        if frm in ("ℕ", "ℤ") and v.denominator != 1 or frm == "ℕ" and v < 0:
+            return None
+        return ("num", frm, t[2] if frm in ("ℚ", "ℝ") else v.numerator)
     if h in ("+", "*") or (h == "-" and frm != "ℕ"):
         a, b = _uncast(t[2], frm), _uncast(t[3], frm)
         if a is None or b is None:
