@@ -16,27 +16,28 @@ import pytest
 from lean_gym.lean.protocol import classify_response
 from lean_gym.sim import SimRepl
 
-# (hypotheses and goal, the point, the goal's value at that point with Lean's semantics)
-FALSE_CASES: list[tuple[str, str, bool]] = [
-    ("(n : ℕ) (h : n = 1) : (n : ℝ) + 0.5 = 1", "n = 1", F(1) + F(1, 2) == 1),
-    ("(n : ℕ) (h : n = 1) : (n : ℝ) + 1 / 2 = 1", "n = 1", F(1) + F(1, 2) == 1),
-    ("(n : ℕ) (h : n = 1) : (n : ℝ) * 0.5 = 0", "n = 1", F(1) * F(1, 2) == 0),
-    ("(n : ℕ) (h : n = 3) : (n : ℚ) * 0.5 = 1", "n = 3", F(3) * F(1, 2) == 1),
-    ("(z : ℤ) (h : z = 1) : (z : ℝ) + 0.5 = 1", "z = 1", F(1) + F(1, 2) == 1),
-    ("(z : ℤ) (h : z = 1) : (z : ℚ) - 2.5 = -2", "z = 1", F(1) - F(5, 2) == -2),
-    ("(n : ℕ) (h : n = 1) : (n : ℝ) / 2 = 0", "n = 1", F(1) / 2 == 0),
-    ("(n : ℕ) (h : n = 0) : (n : ℤ) - 1 = 0", "n = 0", 0 - 1 == 0),
-    ("(n : ℕ) (h : n = 0) : (n : ℝ) - 1 = 0", "n = 0", 0 - 1 == 0),
-    ("(n : ℕ) (h : n = 0) : (n : ℤ) + -1 = 0", "n = 0", 0 + -1 == 0),
-    ("(n : ℕ) (h : n = 1) : (((n / 2 : ℕ)) : ℝ) = (n : ℝ) / 2", "n = 1", 1 // 2 == F(1, 2)),
-    ("(n : ℕ) (h : n = 0) : (((n - 1 : ℕ)) : ℤ) = (n : ℤ) - 1", "n = 0", max(0 - 1, 0) == -1),
-    ("(z : ℤ) (h : z = 1) : (((z / 2 : ℤ)) : ℚ) = (z : ℚ) / 2", "z = 1", 1 // 2 == F(1, 2)),
-    ("(a b : ℕ) (ha : a = 0) (hb : b = 1) : a - b + b = a", "a = 0, b = 1", max(0 - 1, 0) + 1 == 0),
-    ("(n : ℕ) (h : (n : ℝ) + 0.5 = 1.5) : n = 2", "n = 1", 1 == 2),
-    ("(n : ℕ) (h : n = 1) : (n : ℝ) + 0.5 < 1", "n = 1", F(3, 2) < 1),
-    ("(n : ℕ) (h : n = 1) : (n : ℝ) ≤ 0.5", "n = 1", F(1) <= F(1, 2)),
-    ("(n : ℕ) (h : n = 1) : (n : ℝ) ≠ 0.5 + 0.5", "n = 1", F(1) != 1),
+# (hypotheses and goal, the point, the goal's two sides evaluated there with Lean's semantics, relation)
+FALSE_CASES: list[tuple[str, str, F, str, F]] = [
+    ("(n : ℕ) (h : n = 1) : (n : ℝ) + 0.5 = 1", "n = 1", F(1) + F(1, 2), "=", F(1)),
+    ("(n : ℕ) (h : n = 1) : (n : ℝ) + 1 / 2 = 1", "n = 1", F(1) + F(1, 2), "=", F(1)),
+    ("(n : ℕ) (h : n = 1) : (n : ℝ) * 0.5 = 0", "n = 1", F(1, 2), "=", F(0)),
+    ("(n : ℕ) (h : n = 3) : (n : ℚ) * 0.5 = 1", "n = 3", F(3, 2), "=", F(1)),
+    ("(z : ℤ) (h : z = 1) : (z : ℝ) + 0.5 = 1", "z = 1", F(3, 2), "=", F(1)),
+    ("(z : ℤ) (h : z = 1) : (z : ℚ) - 2.5 = -2", "z = 1", F(1) - F(5, 2), "=", F(-2)),
+    ("(n : ℕ) (h : n = 1) : (n : ℝ) / 2 = 0", "n = 1", F(1, 2), "=", F(0)),
+    ("(n : ℕ) (h : n = 0) : (n : ℤ) - 1 = 0", "n = 0", F(-1), "=", F(0)),
+    ("(n : ℕ) (h : n = 0) : (n : ℝ) - 1 = 0", "n = 0", F(-1), "=", F(0)),
+    ("(n : ℕ) (h : n = 0) : (n : ℤ) + -1 = 0", "n = 0", F(-1), "=", F(0)),
+    ("(n : ℕ) (h : n = 1) : (((n / 2 : ℕ)) : ℝ) = (n : ℝ) / 2", "n = 1", F(1 // 2), "=", F(1, 2)),
+    ("(n : ℕ) (h : n = 0) : (((n - 1 : ℕ)) : ℤ) = (n : ℤ) - 1", "n = 0", F(max(0 - 1, 0)), "=", F(-1)),
+    ("(z : ℤ) (h : z = 1) : (((z / 2 : ℤ)) : ℚ) = (z : ℚ) / 2", "z = 1", F(1 // 2), "=", F(1, 2)),
+    ("(a b : ℕ) (ha : a = 0) (hb : b = 1) : a - b + b = a", "a = 0, b = 1", F(max(0 - 1, 0) + 1), "=", F(0)),
+    ("(n : ℕ) (h : (n : ℝ) + 0.5 = 1.5) : n = 2", "n = 1", F(1), "=", F(2)),
+    ("(n : ℕ) (h : n = 1) : (n : ℝ) + 0.5 < 1", "n = 1", F(3, 2), "<", F(1)),
+    ("(n : ℕ) (h : n = 1) : (n : ℝ) ≤ 0.5", "n = 1", F(1), "≤", F(1, 2)),
+    ("(n : ℕ) (h : n = 1) : (n : ℝ) ≠ 0.5 + 0.5", "n = 1", F(1), "≠", F(1)),
 ]
+_REL = {"=": F.__eq__, "<": F.__lt__, "≤": F.__le__, "≠": F.__ne__}
 
 ATTACKS = [
     "norm_cast\n  simp [h]",
@@ -66,9 +67,9 @@ def _verdict(repl: SimRepl, code: str) -> str:
     return classify_response(repl.handle({"cmd": code}))
 
 
-@pytest.mark.parametrize(("stmt", "point", "holds"), FALSE_CASES, ids=[c[0] for c in FALSE_CASES])
-def test_false_cast_statements_are_never_proved(stmt: str, point: str, holds: bool) -> None:
-    assert not holds, f"the case is not false at {point}"
+@pytest.mark.parametrize(("stmt", "point", "lhs", "rel", "rhs"), FALSE_CASES, ids=[c[0] for c in FALSE_CASES])
+def test_false_cast_statements_are_never_proved(stmt: str, point: str, lhs: F, rel: str, rhs: F) -> None:
+    assert not _REL[rel](lhs, rhs), f"the case is not false at {point}"
     repl = SimRepl()
     proved = [a for a in ATTACKS if _verdict(repl, f"theorem t {stmt} := by\n  {a}") == "proved"]
     assert proved == [], f"{stmt} (false at {point}) proved by {proved}"

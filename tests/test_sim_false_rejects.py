@@ -70,6 +70,8 @@ def test_attack_is_refused(code: str) -> None:
 
 def test_refine_holes_become_goals_in_order() -> None:
     repl = SimRepl()
-    resp = repl.handle({"cmd": "example (a b : ℕ) : a = a ∧ b + 0 = b := by\n  refine ⟨?_, ?_⟩\n  all_goals sorry"})
+    resp = repl.handle(
+        {"cmd": "example (a b : ℕ) : a = a ∧ b + 0 = b := by\n  refine ⟨?_, ?_⟩\n  all_goals sorry"}
+    )
     goals = [s["goal"] for s in resp["sorries"]]
     assert goals == ["a b : Nat\n⊢ a = a", "a b : Nat\n⊢ b + 0 = b"]

@@ -136,9 +136,9 @@ _LIB: dict[str, Decl] | None = None
 def _library() -> dict[str, Decl]:
     global _LIB
     if _LIB is None:
-        from lean_gym.sim.library import _loading, library_decls
+        from lean_gym.sim.library import _loading, lookup_decls
 
-        lib = library_decls()
+        lib = lookup_decls()
         if _loading or not lib:
             return lib
         _LIB = lib

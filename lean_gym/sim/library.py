@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from lean_gym.sim.elab import Decl, Env
 
-__all__ = ["LIBRARY", "library_decls", "library_names"]
+__all__ = ["CORE", "LIBRARY", "library_decls", "library_names", "lookup_decls"]
 
 ALL = ("ℕ", "ℤ", "ℚ", "ℝ")
 RING = ("ℤ", "ℚ", "ℝ")
@@ -128,12 +128,6 @@ LIBRARY: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem not_not {a : Prop} : ¬¬a ↔ a", None, STD),
     ("theorem and_self (p : Prop) : (p ∧ p) = p", None, PROPEXT),
     ("theorem or_self (p : Prop) : (p ∨ p) = p", None, PROPEXT),
-    ("theorem Eq.symm {a b : ℝ} (h : a = b) : b = a", ALL, NONE),
-    ("theorem Eq.trans {a b c : ℝ} (h₁ : a = b) (h₂ : b = c) : a = c", ALL, NONE),
-    ("theorem Ne.symm {a b : ℝ} (h : a ≠ b) : b ≠ a", ALL, NONE),
-    ("theorem eq_comm {a b : ℝ} : a = b ↔ b = a", ALL, NONE),
-    ("theorem ne_comm {a b : ℝ} : a ≠ b ↔ b ≠ a", ALL, NONE),
-    ("theorem Iff.symm {a b : Prop} (h : a ↔ b) : b ↔ a", None, NONE),
     ("theorem Or.symm {a b : Prop} (h : a ∨ b) : b ∨ a", None, NONE),
     ("theorem And.symm {a b : Prop} (h : a ∧ b) : b ∧ a", None, NONE),
     ("theorem Or.resolve_left {a b : Prop} (h : a ∨ b) (na : ¬a) : b", None, NONE),
@@ -158,6 +152,19 @@ LIBRARY: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
 ]
 
 
+CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
+    ("theorem Eq.symm {a b : ℝ} (h : a = b) : b = a", ALL, NONE),
+    ("theorem Eq.trans {a b c : ℝ} (h₁ : a = b) (h₂ : b = c) : a = c", ALL, NONE),
+    ("theorem Ne.symm {a b : ℝ} (h : a ≠ b) : b ≠ a", ALL, NONE),
+    ("theorem eq_comm {a b : ℝ} : a = b ↔ b = a", ALL, NONE),
+    ("theorem ne_comm {a b : ℝ} : a ≠ b ↔ b ≠ a", ALL, NONE),
+    ("theorem Iff.symm {a b : Prop} (h : a ↔ b) : b ↔ a", None, NONE),
+]
+"""Core equality/iff lemmas that honest proofs name as terms (``Eq.symm h``). They resolve like library
+lemmas (:func:`lookup_decls`) but stay out of :func:`library_decls`, whose list the goal families' lemma
+retriever reads: adding them there would change every generated split."""
+
+
 def _generalize(t: object, types: tuple[str, ...] | None) -> object:
     if types is None:
         return t
@@ -170,12 +177,21 @@ def _generalize(t: object, types: tuple[str, ...] | None) -> object:
 
 @lru_cache(maxsize=1)
 def _parsed(n: int) -> dict[str, Decl]:
+    return _parse(LIBRARY[:n])
+
+
+@lru_cache(maxsize=1)
+def _parsed_core() -> dict[str, Decl]:
+    return _parse(CORE)
+
+
+def _parse(entries: list[tuple[str, tuple[str, ...] | None, frozenset[str]]]) -> dict[str, Decl]:
     from lean_gym.sim.commands import parse_signature_ex
     from lean_gym.sim.syntax import Source, TokenStream, tokenize
 
     out: dict[str, Decl] = {}
     env = Env(imports=("Mathlib",))
-    for src_text, types, axioms in LIBRARY[:n]:
+    for src_text, types, axioms in entries:
         src = Source(src_text)
         toks = tokenize(src_text, src)
         ts = TokenStream(toks)
@@ -206,6 +222,20 @@ def library_decls() -> dict[str, Decl]:
         return _parsed(len(LIBRARY))
     finally:
         _loading = False
+
+
+def lookup_decls() -> dict[str, Decl]:
+    """Everything a name may resolve to: :func:`library_decls` and the :data:`CORE` lemmas."""
+    lib = library_decls()
+    if not lib:
+        return lib
+    global _loading
+    _loading = True
+    try:
+        core = _parsed_core()
+    finally:
+        _loading = False
+    return {**core, **lib}
 
 
 def library_names() -> list[str]:

@@ -181,6 +181,8 @@ def _is_permutation(lhs: Term, rhs: Term) -> bool:
 
 
 def _rewrite_root(t: Term, ss: SimpSet) -> Term:
+    if len(ss.rules) > 8:
+        ss.ctx.tick(len(ss.rules) >> 3)  # every rule is tried here: `simp [*]` over a large context pays
     for idx, (lhs, rhs, inst) in enumerate(ss.rules):
         if inst is None:
             if canon(lhs) == canon(t):
@@ -542,6 +544,7 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
     for rev, term in rules:
         _add_rule(ss, goal, rev, term, ctx)
     if star:
+        ctx.tick(len(goal.hyps))
         for _, p in goal.props():
             ss.add_prop(p)
     ctx.use_axiom("propext")
@@ -567,6 +570,7 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
                 progress = True
                 goal = goal.with_target(new)
         else:
+            ctx.tick(len(goal.hyps))  # finding and replacing the hypothesis walks the context
             hp = goal.hyp(where)
             if hp is None:
                 raise TacticError(f"unknown hypothesis '{where}'")
@@ -673,6 +677,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         changed = False
         names = [n for n, _ in goal.props()]
         for name in names:
+            ctx.tick(len(goal.hyps))  # each hypothesis is simplified with all the others as rules
             p = goal.hyp(name)
             if p is None:
                 continue
@@ -688,6 +693,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             if canon(new) != canon(p):
                 changed = True
                 goal = goal.remove_hyp(name) if new == TRUE else goal.replace_hyp(name, new)
+        ctx.tick(len(goal.hyps))
         ss = SimpSet(ctx, default=not only)
         for rev, term in rules:
             _add_rule(ss, goal, rev, term, ctx)
@@ -807,7 +813,7 @@ def _uncast(t: Term, frm: str) -> Term | None:
     if h == "num":
         # only a literal that is a value of ``frm`` moves (Nat.cast_ofNat): never `0.5` into ℕ or ℤ
         v = Fraction(t[2])
-        if frm in ("ℕ", "ℤ") and v.denominator != 1 or frm == "ℕ" and v < 0:
+        if (frm in ("ℕ", "ℤ") and v.denominator != 1) or (frm == "ℕ" and v < 0):
             return None
         return ("num", frm, t[2] if frm in ("ℚ", "ℝ") else v.numerator)
     if h in ("+", "*") or (h == "-" and frm != "ℕ"):
@@ -907,6 +913,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
             changed = True
     names = [n for n, _ in goal.props()] if locs == ["*"] else [n for n in (locs or []) if n != "⊢"]
     for n in names:
+        ctx.tick(len(goal.hyps))
         p = goal.hyp(n)
         if p is None:
             raise TacticError(f"unknown hypothesis '{n}'")
