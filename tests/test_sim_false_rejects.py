@@ -30,6 +30,11 @@ HONEST = [
     "example (a b : ℝ) (h : a ≠ b) : b ≠ a := h.symm",
     "example (a b : ℕ) (h : a = b) : b = a := by\n  rw [eq_comm]\n  exact h",
     "example (p q : Prop) (h : p ↔ q) : q ↔ p := Iff.symm h",
+    "example (a b : ℝ) (h₀ : a + b = 5) (h₁ : a - b = 1) : a = 3 ∧ b = 2 := by\n  refine' ⟨_, _⟩ <;> linarith",
+    "example (a b : ℝ) (h₀ : a + b = 5) (h₁ : a - b = 1) : a = 3 ∧ b = 2 := by\n  apply And.intro\n  · linarith\n  · linarith",
+    "example (x : ℝ) (h : x * (x - 2) = 0) (hx : x ≠ 0) : x = 2 := by\n  rcases mul_eq_zero.mp h with h1 | h1\n  · exact absurd h1 hx\n  · linarith",
+    "example (a b : ℕ) (h : a = b + 2) : a - b = 2 := by\n  subst h\n  simp",
+    "example (a b : ℤ) : a + b - a = b := by simp",
 ]
 
 ATTACKS = [
@@ -53,6 +58,20 @@ ATTACKS = [
     "example (a b : ℕ) (h : a ≠ b) : a ≠ a := Ne.symm h",
     "example (a b : ℕ) (h : a < b) : b < a := by\n  rw [eq_comm] at h\n  exact h",
     "example (p q : Prop) (h : p → q) : q ↔ p := Iff.symm h",
+    "example (a b : ℕ) (h : a = 0 ∧ b = 1) : a + b = 1 := by\n  refine' _",
+    "example (a b : ℝ) (h₀ : a + b = 5) : a = 3 ∧ b = 2 := by\n  refine' ⟨_, _⟩ <;> linarith",
+    "example (a b : ℕ) (h : a ≠ b) : False := by\n  apply h",
+    "example (x : ℝ) (h : x * (x - 2) = 0) : x = 2 := by\n  rcases mul_eq_zero.mp h with h1 | h1 <;> linarith",
+    "example (a b : ℕ) : a - (a + b) = b := by simp",
+    "example (a b : ℕ) : a + b - (a + 1) = b := by simp",
+    # a proof term whose type has a premise is no unconditional rewrite rule (it used to turn False into True)
+    "example (p : Prop) (h : ¬p) : False := by simp [(h)]",
+    "example (x : ℕ) : False := by simp [(Nat.lt_irrefl x)]",
+    "example (p : Prop) (h : p → False) : False := by simp [(h)]",
+    "example (p : Prop) (a b : ℕ) (h : p → a = b) : a = b := by simp [(h)]",
+    "example (a b : ℕ) (h : a ≠ b) : False := by simp [(h)]",
+    "example (x : ℕ) (h : x ≠ 0 → x = 5) : x = 5 := by simp [(h)]",
+    "example (x : ℕ) (h : ∀ y : ℕ, y ≠ 0 → y = 5) : x = 5 := by simp [(h)]",
 ]
 
 
@@ -66,6 +85,27 @@ def test_honest_proof_is_accepted(code: str) -> None:
 def test_attack_is_refused(code: str) -> None:
     resp = SimRepl().handle({"cmd": code})
     assert classify_response(resp) != "proved", code
+
+
+def test_core_lemmas_are_true() -> None:
+    from test_sim_soundness import _lemma_counterexample, _Unsupported
+
+    from lean_gym.sim.library import CORE, lookup_decls
+
+    decls = lookup_decls()
+    checked, false = 0, []
+    for text, _, _ in CORE:
+        name = text.split()[1]
+        decl = decls[name]
+        for tymap in [{"α": t} for _, ts in decl.tyvars for t in sorted(ts)] or [{}]:
+            try:
+                env = _lemma_counterexample(decl, tymap)
+            except _Unsupported:
+                continue
+            checked += 1
+            if env is not None:
+                false.append(f"{name} at {tymap}: false at {env}")
+    assert checked >= 15 and not false, (checked, false)
 
 
 def test_refine_holes_become_goals_in_order() -> None:

@@ -159,6 +159,10 @@ CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem eq_comm {a b : ℝ} : a = b ↔ b = a", ALL, NONE),
     ("theorem ne_comm {a b : ℝ} : a ≠ b ↔ b ≠ a", ALL, NONE),
     ("theorem Iff.symm {a b : Prop} (h : a ↔ b) : b ↔ a", None, NONE),
+    ("theorem And.intro {a b : Prop} (left : a) (right : b) : a ∧ b", None, NONE),
+    ("theorem Iff.intro {a b : Prop} (mp : a → b) (mpr : b → a) : a ↔ b", None, NONE),
+    ("theorem mul_eq_zero {a b : ℝ} : a * b = 0 ↔ a = 0 ∨ b = 0", ALL, STD),
+    ("theorem div_self {a : ℝ} (h : a ≠ 0) : a / a = 1", FIELD, STD),
 ]
 """Core equality/iff lemmas that honest proofs name as terms (``Eq.symm h``). They resolve like library
 lemmas (:func:`lookup_decls`) but stay out of :func:`library_decls`, whose list the goal families' lemma

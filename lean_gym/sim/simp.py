@@ -273,6 +273,11 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return t[2]
         if canon(t[2]) == canon(t[3]):
             return ("num", t[1], 0)
+        if t[2][0] == "+":  # add_tsub_cancel_left/right (true with ℕ's truncated subtraction too)
+            if canon(t[2][2]) == canon(t[3]):
+                return t[2][3]
+            if canon(t[2][3]) == canon(t[3]):
+                return t[2][2]
     if h == "*":
         if _is_num(t[3], 1):
             return t[2]
@@ -530,8 +535,15 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
     p = ProofChecker(goal, ctx).infer(term)
     tel = prop_telescope(p)
     inst = Instance(tel)
+    conditional = False
     while inst.pending:
+        conditional = conditional or inst.next_binder().is_prop
         inst.mvar_next()
+    if conditional:
+        # `¬q` peels to `q → False` and `h : p → a = b` has a premise: the conclusion alone is no rewrite
+        # rule (it would turn `False` into `True`); the proposition itself still is (`q` to `False`)
+        ss.add_prop(p, rev)
+        return
     ss.add_prop(inst.conclusion, rev, inst if tel.binders else None)
 
 

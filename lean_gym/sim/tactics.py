@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lean_gym.sim.arith.errors import ArithBudgetExceeded
+from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
@@ -743,17 +744,22 @@ def term_size(t: Term) -> int:
     return n
 
 
+CONTEXT_FREE_NODES = 256
+"""Term nodes of a goal (hypotheses and target) that a tactic may touch for free: a miniF2F goal has tens."""
+
+
 def context_cost(goal: Goal) -> int:
-    """Heartbeats a tactic pays for the goal it works on: one per hypothesis and one per 32 term nodes.
+    """Heartbeats a tactic pays for the goal it works on: one per hypothesis, one per term node past 256.
 
     Every tactic reads, copies or renames through the local context (``have`` over a shadowed name rewrites
-    all of it), so a proof that grows the context (``iterate 5000 have := h``) pays for that growth.
+    all of it, about a microsecond per node), so a proof that grows the context (``iterate 5000 have :=
+    h``) pays for that growth, while an honest goal of a few dozen nodes pays one heartbeat per hypothesis.
     """
     hyps = goal.hyps
     nodes = term_size(goal.target)
     for _, t in hyps:
         nodes += term_size(t)
-    return len(hyps) + nodes // 32
+    return len(hyps) + max(0, nodes - CONTEXT_FREE_NODES)
 
 
 def _rename_inaccessible(g: Goal, names: list[str]) -> Goal:
@@ -801,6 +807,7 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
         ctx.tactic_log.append((syn.text, tuple(goals), syn.start, syn.end))
     goal, rest = goals[0], goals[1:]
     kind, handler = found
+    outer_meter = set_work_meter(ctx.tick)  # polynomial arithmetic pays as it goes
     try:
         if kind == "ext":
             new = handler(goal, syn.text, ctx)
@@ -827,6 +834,8 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
         raise HeartbeatsExceeded(
             timeout_message(int(ctx.max_heartbeats or HARD_HEARTBEAT_CAP)), syn.start, syn.end
         ) from e
+    finally:
+        set_work_meter(outer_meter)
     return list(new) + list(rest)
 
 
