@@ -33,8 +33,6 @@ HONEST = [
     "example (a b : ℝ) (h₀ : a + b = 5) (h₁ : a - b = 1) : a = 3 ∧ b = 2 := by\n  refine' ⟨_, _⟩ <;> linarith",
     "example (a b : ℝ) (h₀ : a + b = 5) (h₁ : a - b = 1) : a = 3 ∧ b = 2 := by\n  apply And.intro\n  · linarith\n  · linarith",
     "example (x : ℝ) (h : x * (x - 2) = 0) (hx : x ≠ 0) : x = 2 := by\n  rcases mul_eq_zero.mp h with h1 | h1\n  · exact absurd h1 hx\n  · linarith",
-    "example (a b : ℕ) (h : a = b + 2) : a - b = 2 := by\n  subst h\n  simp",
-    "example (a b : ℤ) : a + b - a = b := by simp",
 ]
 
 ATTACKS = [

@@ -273,11 +273,6 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return t[2]
         if canon(t[2]) == canon(t[3]):
             return ("num", t[1], 0)
-        if t[2][0] == "+":  # add_tsub_cancel_left/right (true with ℕ's truncated subtraction too)
-            if canon(t[2][2]) == canon(t[3]):
-                return t[2][3]
-            if canon(t[2][3]) == canon(t[3]):
-                return t[2][2]
     if h == "*":
         if _is_num(t[3], 1):
             return t[2]
