@@ -25,9 +25,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.max_heartbeats is not None and args.max_heartbeats < 0:
         ap.error(f"--max-heartbeats must be >= 0, got {args.max_heartbeats}")
-    for stream in (sys.stdin, sys.stdout):
-        if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(encoding="utf-8")
+    # Invalid UTF-8 on stdin is read as lone surrogates, which ``serve`` answers with `uncaught exception:`.
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(encoding="utf-8")
     return serve(max_heartbeats=args.max_heartbeats)
 
 
