@@ -175,6 +175,28 @@ def test_every_env_passes_a_deadline_to_every_check(env_id: str, timeout: float 
     env.close()
 
 
+@pytest.mark.parametrize("timeout", [None, 7.5])
+def test_tactic_env_sends_every_request_with_a_deadline(
+    timeout: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lean_gym.backends import sim as sim_backend
+
+    seen: list[float | None] = []
+    real_send = sim_backend._SimLease.send
+
+    def send(self, request, *, timeout=None):  # type: ignore[no-untyped-def]
+        seen.append(timeout)
+        return real_send(self, request, timeout=timeout)
+
+    monkeypatch.setattr(sim_backend._SimLease, "send", send)
+    kw = {} if timeout is None else {"timeout": timeout}
+    env = gym.make("LeanTactic-v0", backend=SimBackend(), theorems=[THEOREM], **kw)
+    env.reset(seed=0)
+    env.step("omega")
+    assert seen and set(seen) == {DEFAULT_TIMEOUT_S if timeout is None else timeout}
+    env.close()
+
+
 def test_backends_have_a_default_deadline() -> None:
     assert SimBackend().timeout == DEFAULT_TIMEOUT_S
     backend = ReplBackend(command=sim_command(), pool_size=1)
