@@ -231,10 +231,6 @@ def test_seeded_attack_run_finds_nothing() -> None:
     assert not attacker.findings, "\n\n".join(f.code for f in attacker.findings)
 
 
-@pytest.mark.xfail(
-    reason="issue 9 class 4 (norm_cast moves a decimal into ℕ) is issue 9 part C's fix, not this branch's",
-    strict=False,
-)
 def test_seeded_decimal_cast_attacks_find_nothing() -> None:
     from attack_fuzz import gen_decimal
 

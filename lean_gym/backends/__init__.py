@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from lean_gym.backends.base import Backend, BatchMixin, CheckResult, Status, result_from_response
+from lean_gym.backends.base import (
+    DEFAULT_TIMEOUT_S,
+    Backend,
+    BatchMixin,
+    CheckResult,
+    Status,
+    result_from_response,
+)
 
 __all__ = [
+    "DEFAULT_TIMEOUT_S",
     "Backend",
     "BatchMixin",
     "CheckResult",

@@ -8,7 +8,21 @@ from typing import Protocol, runtime_checkable
 
 from lean_gym.lean.result import STATUSES, CheckResult, Status, result_from_response
 
-__all__ = ["STATUSES", "Backend", "BatchMixin", "CheckResult", "Status", "result_from_response"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "STATUSES",
+    "Backend",
+    "BatchMixin",
+    "CheckResult",
+    "Status",
+    "result_from_response",
+]
+
+DEFAULT_TIMEOUT_S = 60.0
+"""Wall-clock deadline of one check, in seconds, where neither the caller nor the env sets one.
+
+The environments pass it to every check (their ``timeout`` argument), ``SimBackend`` and ``ReplBackend``
+default to it, so no check can run unbounded whatever the submitted text says."""
 
 
 @runtime_checkable

@@ -38,6 +38,8 @@ def make_backend(
             instance, returned unchanged.
         workspace: Path of the Lean workspace (default: ``$LEAN_GYM_WORKSPACE`` or ``lean_workspace/``).
         **kwargs: Passed to the backend's constructor (``pool_size``, ``timeout``, ``memory_limit_mb``, ...).
+            ``max_heartbeats`` (the simulator's heartbeat cap, which checked code cannot raise) is taken by
+            ``"sim"`` and ``"sim-repl"``; real Lean bounds a check by its wall-clock ``timeout`` instead.
 
     Raises:
         WorkspaceNotFoundError: ``"repl"`` without a built workspace.
@@ -68,7 +70,8 @@ def make_backend(
     if spec == "sim-repl":
         from lean_gym.backends.repl import ReplBackend, sim_command
 
-        return ReplBackend(command=sim_command(), **kwargs)
+        cap = kwargs.pop("max_heartbeats", None)
+        return ReplBackend(command=sim_command(cap), **kwargs)
     if spec == "repl":
         from lean_gym.backends.repl import ReplBackend
         from lean_gym.workspace import find_workspace, repl_command

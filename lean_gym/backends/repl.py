@@ -7,16 +7,24 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from lean_gym.backends.base import CheckResult
+from lean_gym.backends.base import DEFAULT_TIMEOUT_S, CheckResult
 from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.pool import PoolStats, ReplPool
 
 __all__ = ["ReplBackend", "sim_command"]
 
 
-def sim_command() -> list[str]:
-    """The command line of the simulator's protocol server (``python -m lean_gym.sim``)."""
-    return [sys.executable, "-m", "lean_gym.sim"]
+def sim_command(max_heartbeats: int | None = None) -> list[str]:
+    """The command line of the simulator's protocol server (``python -m lean_gym.sim``).
+
+    Args:
+        max_heartbeats: The heartbeat cap of every check (``None``: the simulator's default, 400000);
+            ``set_option maxHeartbeats`` in checked code may lower it, never raise it.
+    """
+    cmd = [sys.executable, "-m", "lean_gym.sim"]
+    if max_heartbeats is not None:
+        cmd += ["--max-heartbeats", str(int(max_heartbeats))]
+    return cmd
 
 
 class ReplBackend:
@@ -39,7 +47,8 @@ class ReplBackend:
         max_uses: Recycle a process after this many checks.
         max_rss_mb: Recycle a process above this resident memory.
         acquire_timeout: Longest wait for a free process.
-        timeout: Default per-check timeout in seconds.
+        timeout: Default per-check wall-clock timeout in seconds (the pool kills a process past it; this is
+            what bounds a check on real Lean, where `set_option maxHeartbeats 0` in the code is honoured).
         name: Backend name in results; defaults to ``"repl:<command>"``, or ``"sim-repl"`` for the simulator.
     """
 
@@ -54,7 +63,7 @@ class ReplBackend:
         max_uses: int | None = 2000,
         max_rss_mb: float | None = None,
         acquire_timeout: float = 600.0,
-        timeout: float | None = 60.0,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
         header_timeout: float | None = 600.0,
         name: str | None = None,
     ) -> None:

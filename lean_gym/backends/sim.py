@@ -15,13 +15,13 @@ import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from lean_gym.backends.base import BatchMixin, CheckResult, result_from_response
+from lean_gym.backends.base import DEFAULT_TIMEOUT_S, BatchMixin, CheckResult, result_from_response
 from lean_gym.errors import LeanProcessError, LeanTimeoutError
 from lean_gym.lean.affinity import Affinity
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
 from lean_gym.lean.result import check_arguments, header_env_or_error, invalid_text_result
-from lean_gym.sim.tactics import WallClockTimeout, wall_clock_deadline
+from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, WallClockTimeout, wall_clock_deadline
 
 __all__ = ["SimBackend"]
 
@@ -30,10 +30,17 @@ class SimBackend(BatchMixin):
     """Checks Lean source with the in-process simulator.
 
     Each distinct header is elaborated once and its environment reused, exactly as the REPL pool does with
-    real Lean. The simulator bounds its own work with heartbeats (``set_option maxHeartbeats``; ``0`` still
-    has a hard cap), so a check cannot run away; ``timeout`` adds a wall-clock deadline, checked at every
-    heartbeat, past which the check ends as ``timeout`` and the simulator starts afresh (as a killed Lean
-    process would). For isolation from simulator crashes as well, use ``make_backend("sim-repl")``.
+    real Lean. Two budgets belong to the caller, and the checked code can lower them but never raise them:
+
+    * heartbeats: every tactic pays for the work it does (the context it touches, the rewrites it tries);
+      ``set_option maxHeartbeats N`` in the code gets ``min(N, max_heartbeats)`` (``0``: the cap), so a
+      submission cannot switch its budget off; past it the check is Lean's ``(deterministic) timeout``
+      error;
+    * wall clock: each check has a deadline (``timeout`` per call, else the backend's), checked at every
+      heartbeat; past it the check ends as ``timeout`` and the simulator starts afresh (as a killed Lean
+      process would).
+
+    For isolation from simulator crashes as well, use ``make_backend("sim-repl")``.
 
     Example:
         >>> backend = SimBackend()
@@ -44,13 +51,29 @@ class SimBackend(BatchMixin):
         recycle_after: Start a fresh simulator after this many checks (the REPL keeps every environment it
             made; recycling bounds memory, as with real Lean).
         name: Backend name in results.
+        max_heartbeats: The heartbeat cap of every check (``0``: the hard cap of 5,000,000).
+        timeout: The wall-clock deadline of a check, in seconds, when the call gives none (``None``: no
+            deadline beyond the heartbeat cap).
     """
 
     max_workers = 1  # pure Python under the GIL: threads would only add overhead
 
-    def __init__(self, *, recycle_after: int = 20_000, name: str = "sim") -> None:
+    def __init__(
+        self,
+        *,
+        recycle_after: int = 20_000,
+        name: str = "sim",
+        max_heartbeats: int = DEFAULT_HEARTBEAT_CAP,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        if max_heartbeats < 0:
+            raise ValueError(f"max_heartbeats must be >= 0 (0: the hard cap), got {max_heartbeats}")
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"timeout must be positive or None, got {timeout}")
         self.name = name
         self.recycle_after = recycle_after
+        self.max_heartbeats = int(max_heartbeats)
+        self.timeout = timeout
         self.checks = 0
         self._lock = threading.Lock()
         self._repl: Any = None
@@ -61,7 +84,7 @@ class SimBackend(BatchMixin):
     def _fresh(self) -> Any:
         from lean_gym.sim import SimRepl
 
-        self._repl = SimRepl()
+        self._repl = SimRepl(max_heartbeats=self.max_heartbeats)
         self._header_env = {}
         self._uses = 0
         self.generation += 1
@@ -81,15 +104,26 @@ class SimBackend(BatchMixin):
             if split.header:
                 env = self._header_env.get(split.header)
                 if env is None:
-                    env = self._elaborate_header(repl, split.header)
+                    try:
+                        with wall_clock_deadline(self.timeout):
+                            env = self._elaborate_header(repl, split.header)
+                    except WallClockTimeout as e:
+                        self._repl = None
+                        raise LeanTimeoutError(
+                            f"the simulator ran past the {self.timeout:g} s timeout"
+                        ) from e
                     self._header_env[split.header] = env
             aff = Affinity(0, self.generation)
             yield _SimLease(self, repl, aff, affinity is not None and affinity != aff, env)
 
     def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
-        """Check ``code`` under ``header``; a simulator bug is reported as ``crashed``, never raised."""
+        """Check ``code`` under ``header``; a simulator bug is reported as ``crashed``, never raised.
+
+        ``timeout`` (seconds) overrides the backend's deadline for this check.
+        """
         t0 = time.perf_counter()
         timeout = check_arguments(code, header, timeout)
+        timeout = self.timeout if timeout is None else timeout
         bad = invalid_text_result(code, header, backend=self.name)
         if bad is not None:
             return bad
@@ -176,6 +210,7 @@ class _SimLease:
         if owner._repl is not self._repl:
             raise LeanProcessError("the simulator was replaced during this lease")
         owner._uses += 1
+        timeout = owner.timeout if timeout is None else timeout
         try:
             with wall_clock_deadline(timeout):
                 return dict(self._repl.handle(dict(request)))

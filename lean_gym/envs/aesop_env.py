@@ -19,7 +19,7 @@ from gymnasium.vector.utils import concatenate, create_empty_array
 
 from lean_gym.aesop import Layout, uuid16
 from lean_gym.aesop import layout as get_layout
-from lean_gym.backends.base import Backend, CheckResult
+from lean_gym.backends.base import DEFAULT_TIMEOUT_S, Backend, CheckResult
 from lean_gym.data.theorem import Theorem, split_statement
 from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
 from lean_gym.envs.spaces import LeanMultiDiscrete, LeanText, sanitize_text
@@ -101,7 +101,9 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         split: The split to load (``"train"``, ``"valid"``, ``"test"``).
         theorems: An explicit list of :class:`~lean_gym.data.Theorem` or dicts (overrides ``source``).
         max_attempts: Attempts per episode; the episode ends at the first proof or after this many.
-        timeout: Seconds per check, passed to the backend (``None``: the backend's default).
+        timeout: Wall-clock deadline of each check in seconds, passed to the backend (default
+            ``DEFAULT_TIMEOUT_S``, 60 s; ``None``: the backend's own default). Set by the user only: nothing
+            in a check's text can raise it (``set_option maxHeartbeats 0`` included).
         max_message_chars: Cut ``info["messages"]`` to this many characters.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the last step as text) or ``"human"``.
         cache_size: Verdicts kept in the LRU cache (0 turns it off).
@@ -123,7 +125,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         split: str = "train",
         theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
         max_attempts: int = 1,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
         max_message_chars: int = 2000,
         render_mode: str | None = None,
         cache_size: int = 4096,

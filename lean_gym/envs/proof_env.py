@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lean_gym.backends import Backend, CheckResult
+from lean_gym.backends import DEFAULT_TIMEOUT_S, Backend, CheckResult
 from lean_gym.data.theorem import Theorem
 from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
@@ -148,7 +148,10 @@ class LeanProofEnv(TheoremEnv[str, str]):
         observation: ``"text"`` or ``"chat"``.
         curriculum: ``None``, ``"difficulty"`` or a sampler with ``sample(rng) -> int`` and
             ``update(index, solved)`` (see :mod:`lean_gym.curriculum`), used when reset gets no index.
-        timeout: Seconds per check, passed to the backend.
+        timeout: Wall-clock deadline of each check in seconds, passed to the backend (default
+            ``DEFAULT_TIMEOUT_S``, 60 s; ``None``: the backend's own default). Set by the user only: nothing
+            in a submission can raise it (``set_option maxHeartbeats 0`` included); past it the step's
+            status is ``timeout`` (``hack_class="timeout"``).
         max_message_chars: Cut Lean's messages (info and feedback) to this many characters.
         max_action_chars: The action bound.
         max_observation_chars: The observation bound.
@@ -178,7 +181,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
         max_turns: int = 1,
         observation: str = "text",
         curriculum: Any = None,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
         max_message_chars: int = 2000,
         max_action_chars: int = ACTION_MAX_CHARS,
         max_observation_chars: int = OBSERVATION_MAX_CHARS,

@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from lean_gym.backends import Backend, CheckResult
+from lean_gym.backends import DEFAULT_TIMEOUT_S, Backend, CheckResult
 from lean_gym.backends.tactic import ProofSession, TacticOutcome, supports_tactic_mode
 from lean_gym.data.theorem import Theorem, split_statement
 from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
@@ -131,7 +131,9 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
             tactic=LeanText)``); both forms are accepted either way.
         rebuild: How a lost state comes back: ``"replay"`` or ``"pickle"``.
         pickle_dir: Where pickled states go (``rebuild="pickle"``; default a temporary directory).
-        timeout: Seconds per request and per oracle check.
+        timeout: Wall-clock deadline of each request and oracle check in seconds (default
+            ``DEFAULT_TIMEOUT_S``, 60 s; ``None``: the backend's own default). Set by the user only: nothing in
+            a tactic can raise it (``set_option maxHeartbeats 0 in`` included).
         allow_native_decide: Passed to the oracle and the tactic scan.
         max_states: Bound on state ids (the ``Dict`` action space's ``Discrete``).
         max_action_chars: Longest tactic.
@@ -170,7 +172,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         action: str = "text",
         rebuild: str = "replay",
         pickle_dir: str | None = None,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
         allow_native_decide: bool = False,
         max_states: int = 4096,
         max_action_chars: int = TACTIC_MAX_CHARS,

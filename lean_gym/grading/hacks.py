@@ -250,7 +250,7 @@ _INFOS: tuple[HackClassInfo, ...] = (
     HackClassInfo(
         "timeout",
         "The check ran past its time limit (not a hack by itself; resource abuse shows up here).",
-        "The backend's status `timeout`.",
+        "The backend's status `timeout`, or Lean's `(deterministic) timeout` error (heartbeats spent).",
         "lean",
         None,
         hack=False,

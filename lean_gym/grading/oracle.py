@@ -76,6 +76,7 @@ NATIVE_AXIOMS: frozenset[str] = frozenset({"Lean.ofReduceBool", "Lean.ofReduceNa
 DEFAULT_MAX_CHARS = 20_000
 
 _STATEMENT_CLASSES = frozenset({"statement_tampering", "weakened_hypothesis", "renamed_theorem"})
+_HEARTBEAT_TIMEOUT = "(deterministic) timeout"
 _AXIOMS_RE = re.compile(
     r"^\s*'?(?P<name>.+?)'?\s+(?:depends on axioms:\s*\[(?P<axioms>.*)\]|(?P<none>does not depend on any axioms))",
     re.DOTALL,
@@ -293,6 +294,13 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
     status = _effective_status(check, analysis, rules)
     if status == "timeout":
         return Verdict(False, "timeout", "the check ran past its time limit", check, grader=name)
+    if status == "error":
+        spent = next((m for m in check.errors if m.data.startswith(_HEARTBEAT_TIMEOUT)), None)
+        if spent is not None:
+            # Lean's own budget error (maxHeartbeats): resource use, not an honest proof error
+            text = spent.data.splitlines()[0]
+            where = f" at {spent.pos.line}:{spent.pos.column}: {text}"
+            return Verdict(False, "timeout", "Lean ran out of heartbeats" + where, check, grader=name)
     if status == "crashed":
         return Verdict(False, "crashed", "the Lean process died during the check", check, grader=name)
     if status == "error":

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from lean_gym.sim.elab import Decl, Env, register_library
 
-__all__ = ["LIBRARY", "library_decls", "library_names"]
+__all__ = ["CORE", "LIBRARY", "library_decls", "library_names", "lookup_decls"]
 
 ALL = ("ℕ", "ℤ", "ℚ", "ℝ")
 RING = ("ℤ", "ℚ", "ℝ")
@@ -152,6 +152,23 @@ LIBRARY: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
 ]
 
 
+CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
+    ("theorem Eq.symm {a b : ℝ} (h : a = b) : b = a", ALL, NONE),
+    ("theorem Eq.trans {a b c : ℝ} (h₁ : a = b) (h₂ : b = c) : a = c", ALL, NONE),
+    ("theorem Ne.symm {a b : ℝ} (h : a ≠ b) : b ≠ a", ALL, NONE),
+    ("theorem eq_comm {a b : ℝ} : a = b ↔ b = a", ALL, NONE),
+    ("theorem ne_comm {a b : ℝ} : a ≠ b ↔ b ≠ a", ALL, NONE),
+    ("theorem Iff.symm {a b : Prop} (h : a ↔ b) : b ↔ a", None, NONE),
+    ("theorem And.intro {a b : Prop} (left : a) (right : b) : a ∧ b", None, NONE),
+    ("theorem Iff.intro {a b : Prop} (mp : a → b) (mpr : b → a) : a ↔ b", None, NONE),
+    ("theorem mul_eq_zero {a b : ℝ} : a * b = 0 ↔ a = 0 ∨ b = 0", ALL, STD),
+    ("theorem div_self {a : ℝ} (h : a ≠ 0) : a / a = 1", FIELD, STD),
+]
+"""Core equality/iff lemmas that honest proofs name as terms (``Eq.symm h``). They resolve like library
+lemmas (:func:`lookup_decls`) but stay out of :func:`library_decls`, whose list the goal families' lemma
+retriever reads: adding them there would change every generated split."""
+
+
 def _generalize(t: object, types: tuple[str, ...] | None) -> object:
     if types is None:
         return t
@@ -164,12 +181,21 @@ def _generalize(t: object, types: tuple[str, ...] | None) -> object:
 
 @lru_cache(maxsize=1)
 def _parsed(n: int) -> dict[str, Decl]:
+    return _parse(LIBRARY[:n])
+
+
+@lru_cache(maxsize=1)
+def _parsed_core() -> dict[str, Decl]:
+    return _parse(CORE)
+
+
+def _parse(entries: list[tuple[str, tuple[str, ...] | None, frozenset[str]]]) -> dict[str, Decl]:
     from lean_gym.sim.elab import parse_signature_ex
     from lean_gym.sim.syntax import Source, TokenStream, tokenize
 
     out: dict[str, Decl] = {}
     env = Env(imports=("Mathlib",))
-    for src_text, types, axioms in LIBRARY[:n]:
+    for src_text, types, axioms in entries:
         src = Source(src_text)
         toks = tokenize(src_text, src)
         ts = TokenStream(toks)
@@ -202,7 +228,21 @@ def library_decls() -> dict[str, Decl]:
         _loading = False
 
 
-register_library(library_decls)
+def lookup_decls() -> dict[str, Decl]:
+    """Everything a name may resolve to: :func:`library_decls` and the :data:`CORE` lemmas."""
+    lib = library_decls()
+    if not lib:
+        return lib
+    global _loading
+    _loading = True
+    try:
+        core = _parsed_core()
+    finally:
+        _loading = False
+    return {**core, **lib}
+
+
+register_library(lookup_decls)
 
 
 def library_names() -> list[str]:

@@ -169,7 +169,7 @@ class ProofChecker:
         if k == "ident" and syn.args[0] == "sorry":
             self._sorry(syn, expected)
             return None
-        if k == "mvar" and syn.args[0] == "_":
+        if k == "mvar" and syn.args[0] == "_" and not self.allow_new_goals:
             raise ElabError("don't know how to synthesize placeholder", syn.start, syn.end)
         if k == "mvar":
             if not self.allow_new_goals:
@@ -334,6 +334,8 @@ class ProofChecker:
         goal = self.goal
         target = expected
         for name in names:
+            goal = goal.with_target(target).make_room(name)  # an older `name` becomes `name✝`, target too
+            target = goal.target
             if target[0] == "∀":
                 goal, v = goal.add_local(name, target[2])
                 target = subst(target[3], target[1], v)

@@ -25,6 +25,7 @@ from lean_gym.sim.elab import Decl, Env
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.jsonfmt import lean_order
 from lean_gym.sim.syntax import ParseError, Source
+from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, heartbeat_cap
 from lean_gym.sim.terms import FVAR_SEP, new_fvar
 
 __all__ = ["ProofState", "SimRepl"]
@@ -56,9 +57,18 @@ class SimRepl:
     (the real process dies on them; ``python -m lean_gym.sim`` does the same). Any other exception is a
     bug in the simulator and propagates (``SimBackend`` reports it as ``crashed``; the protocol server
     prints ``uncaught exception: …`` and exits with status 1, as a crashed REPL would).
+
+    Args:
+        max_heartbeats: The caller's heartbeat cap for every declaration and tactic request: a request's
+            ``set_option maxHeartbeats N`` gets ``min(N, max_heartbeats)`` (``N = 0``: the cap), so the
+            checked text can lower its budget but never raise it. ``0``: the hard cap
+            (:data:`~lean_gym.sim.tactics.HARD_HEARTBEAT_CAP`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_heartbeats: int = DEFAULT_HEARTBEAT_CAP) -> None:
+        if max_heartbeats < 0:
+            raise ValueError(f"max_heartbeats must be >= 0 (0: the hard cap), got {max_heartbeats}")
+        self.max_heartbeats = int(max_heartbeats)
         self._s = _Counters()
 
     # ------------------------------------------------------------------------------------ dispatch
@@ -72,7 +82,8 @@ class SimRepl:
         if not isinstance(request, dict):
             raise ProtocolError(f"a request must be a JSON object, got {type(request).__name__}")
         try:
-            return self._dispatch(request)
+            with heartbeat_cap(self.max_heartbeats):
+                return self._dispatch(request)
         except RecursionError:
             # Lean reports runaway recursion as an error too; the Python stack is the simulator's analogue
             return {

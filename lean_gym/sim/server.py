@@ -48,13 +48,22 @@ def _invalid_unicode(value: object) -> str | None:
     return None
 
 
-def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Answer requests until EOF; returns the process exit status (0 at EOF, 1 on a fatal request)."""
+def serve(
+    stdin: IO[str] | None = None, stdout: IO[str] | None = None, max_heartbeats: int | None = None
+) -> int:
+    """Answer requests until EOF; returns the process exit status (0 at EOF, 1 on a fatal request).
+
+    Args:
+        stdin: Where requests come from (default ``sys.stdin``).
+        stdout: Where responses go (default ``sys.stdout``).
+        max_heartbeats: The caller's heartbeat cap (``SimRepl``'s; ``None``: its default). Requests can
+            lower their budget with ``set_option maxHeartbeats``, never raise it past this.
+    """
     from lean_gym.sim.repl import SimRepl
 
     inp = stdin or sys.stdin
     out = stdout or sys.stdout
-    repl = SimRepl()
+    repl = SimRepl() if max_heartbeats is None else SimRepl(max_heartbeats=max_heartbeats)
     while True:
         text = _read_request(inp)
         if text is None:

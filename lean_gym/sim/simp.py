@@ -15,6 +15,7 @@ it never rewrites with anything false.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
@@ -180,6 +181,8 @@ def _is_permutation(lhs: Term, rhs: Term) -> bool:
 
 
 def _rewrite_root(t: Term, ss: SimpSet) -> Term:
+    if len(ss.rules) > 8:
+        ss.ctx.tick(len(ss.rules) >> 3)  # every rule is tried here: `simp [*]` over a large context pays
     for idx, (lhs, rhs, inst) in enumerate(ss.rules):
         if inst is None:
             if canon(lhs) == canon(t):
@@ -527,8 +530,15 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
     p = ProofChecker(goal, ctx).infer(term)
     tel = prop_telescope(p)
     inst = Instance(tel)
+    conditional = False
     while inst.pending:
+        conditional = conditional or inst.next_binder().is_prop
         inst.mvar_next()
+    if conditional:
+        # `¬q` peels to `q → False` and `h : p → a = b` has a premise: the conclusion alone is no rewrite
+        # rule (it would turn `False` into `True`); the proposition itself still is (`q` to `False`)
+        ss.add_prop(p, rev)
+        return
     ss.add_prop(inst.conclusion, rev, inst if tel.binders else None)
 
 
@@ -541,6 +551,7 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
     for rev, term in rules:
         _add_rule(ss, goal, rev, term, ctx)
     if star:
+        ctx.tick(len(goal.hyps))
         for _, p in goal.props():
             ss.add_prop(p)
     ctx.use_axiom("propext")
@@ -566,6 +577,7 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
                 progress = True
                 goal = goal.with_target(new)
         else:
+            ctx.tick(len(goal.hyps))  # finding and replacing the hypothesis walks the context
             hp = goal.hyp(where)
             if hp is None:
                 raise TacticError(f"unknown hypothesis '{where}'")
@@ -672,6 +684,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         changed = False
         names = [n for n, _ in goal.props()]
         for name in names:
+            ctx.tick(len(goal.hyps))  # each hypothesis is simplified with all the others as rules
             p = goal.hyp(name)
             if p is None:
                 continue
@@ -687,6 +700,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             if canon(new) != canon(p):
                 changed = True
                 goal = goal.remove_hyp(name) if new == TRUE else goal.replace_hyp(name, new)
+        ctx.tick(len(goal.hyps))
         ss = SimpSet(ctx, default=not only)
         for rev, term in rules:
             _add_rule(ss, goal, rev, term, ctx)
@@ -804,7 +818,11 @@ def _uncast(t: Term, frm: str) -> Term | None:
     if h == "cast" and t[2] == frm:
         return t[3]
     if h == "num":
-        return ("num", frm, t[2])
+        # only a literal that is a value of ``frm`` moves (Nat.cast_ofNat): never `0.5` into ℕ or ℤ
+        v = Fraction(t[2])
+        if (frm in ("ℕ", "ℤ") and v.denominator != 1) or (frm == "ℕ" and v < 0):
+            return None
+        return ("num", frm, t[2] if frm in ("ℚ", "ℝ") else v.numerator)
     if h in ("+", "*") or (h == "-" and frm != "ℕ"):
         a, b = _uncast(t[2], frm), _uncast(t[3], frm)
         if a is None or b is None:
@@ -902,6 +920,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
             changed = True
     names = [n for n, _ in goal.props()] if locs == ["*"] else [n for n in (locs or []) if n != "⊢"]
     for n in names:
+        ctx.tick(len(goal.hyps))
         p = goal.hyp(n)
         if p is None:
             raise TacticError(f"unknown hypothesis '{n}'")

@@ -6,6 +6,8 @@ the goals that replace it. Failures raise :class:`~lean_gym.sim.tactics.TacticEr
 
 from __future__ import annotations
 
+from typing import Any
+
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import Binder, Instance, ProofChecker, _pi, decl_telescope, prop_telescope
@@ -707,9 +709,23 @@ def _search_tactics(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
 @builtin("refine", "refine'")
 def _refine(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     term = _term_arg(syn)
+    if syn.name == "refine'":
+        term = _underscores_as_holes(term)  # `refine' ⟨_, _⟩`: every `_` not filled in becomes a goal
     pc = ProofChecker(goal, ctx, allow_new_goals=True)
     pc.check(term, goal.target)
     return pc.new_goals
+
+
+def _underscores_as_holes(s: Any) -> Any:
+    if isinstance(s, Syn):
+        if s.kind == "ident" and s.args and s.args[0] == "_":
+            return Syn("mvar", ("_",), s.start, s.end)
+        return Syn(s.kind, _underscores_as_holes(s.args), s.start, s.end)
+    if isinstance(s, tuple):
+        return tuple(_underscores_as_holes(a) for a in s)
+    if isinstance(s, list):
+        return [_underscores_as_holes(a) for a in s]
+    return s
 
 
 def _apply_telescope(

@@ -6,7 +6,8 @@ Public API (what the aesop search and the REPL layer build on):
   ``goal.pretty()`` is Lean's goal display (``x y : ℝ\\nh₀ : 0 < x\\n⊢ x + y = y + x``).
 * :class:`TacticContext`: the environment (declarations, options, the built-in lemma library through
   :meth:`TacticContext.lookup`), the heartbeat budget (:meth:`TacticContext.tick` raises
-  :class:`HeartbeatsExceeded` past ``maxHeartbeats``; ``0`` means unlimited up to a hard cap), the axioms
+  :class:`HeartbeatsExceeded` past ``maxHeartbeats``, which source text may lower but never raise past the
+  caller's cap, :func:`heartbeat_cap`; ``0`` means "up to the cap"), the axioms
   used so far (``sorryAx``, ``Lean.ofReduceBool``, declared axioms), and the sorries met.
 * :func:`run_tactic` ``(goal, text, ctx) -> list[Goal]``: run tactic text (one tactic or a sequence, with
   ``<;>``, ``·``, ``first | … | …``) on one goal; the remaining goals come back, and failure raises
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lean_gym.sim.arith.errors import ArithBudgetExceeded
+from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
@@ -47,6 +49,7 @@ from lean_gym.sim.terms import Term, is_prop_type
 from lean_gym.sim.unify import canon
 
 __all__ = [
+    "DEFAULT_HEARTBEAT_CAP",
     "HARD_HEARTBEAT_CAP",
     "Goal",
     "HeartbeatsExceeded",
@@ -54,7 +57,9 @@ __all__ = [
     "TacticContext",
     "TacticError",
     "WallClockTimeout",
+    "context_cost",
     "goal_from_statement",
+    "heartbeat_cap",
     "register_tactic",
     "run_tactic",
     "run_tactic_on_goals",
@@ -63,7 +68,11 @@ __all__ = [
 ]
 
 HARD_HEARTBEAT_CAP = 5_000_000
-"""Budget used when ``maxHeartbeats`` is 0 (Lean's "unlimited"), so that nothing hangs."""
+"""Budget of a caller that asks for no cap (``heartbeat_cap(0)``, ``max_heartbeats=0``): nothing hangs."""
+
+DEFAULT_HEARTBEAT_CAP = 400_000
+"""The caller's cap when it sets none: ``set_option maxHeartbeats N`` in the checked text may lower the
+budget but never raise it past the cap (``0`` in the text means "up to the cap"). miniF2F's header value."""
 
 STANDARD_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
 
@@ -105,6 +114,23 @@ def timeout_message(limit: int, where: str = "whnf") -> str:
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "lean_gym_sim_deadline", default=None
 )
+_CAP: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "lean_gym_sim_heartbeat_cap", default=DEFAULT_HEARTBEAT_CAP
+)
+
+
+@contextlib.contextmanager
+def heartbeat_cap(cap: int) -> Iterator[None]:
+    """Cap the heartbeats of every :class:`TacticContext` created inside the block (the caller's budget).
+
+    The checked text's ``set_option maxHeartbeats N`` then gets ``min(N, cap)`` (``N = 0``: ``cap``); only
+    the caller can raise the cap. ``cap = 0`` means :data:`HARD_HEARTBEAT_CAP`.
+    """
+    token = _CAP.set(int(cap))
+    try:
+        yield
+    finally:
+        _CAP.reset(token)
 
 
 class WallClockTimeout(BaseException):
@@ -153,8 +179,10 @@ class TacticContext:
 
     Args:
         env: The environment snapshot (declarations, ``set_option`` values, ``open`` namespaces).
-        max_heartbeats: Overrides ``env``'s ``maxHeartbeats`` option (``0``: unlimited up to
-            :data:`HARD_HEARTBEAT_CAP`).
+        max_heartbeats: The Python caller's own budget, overriding ``env``'s ``maxHeartbeats`` option and the
+            cap (``0``: :data:`HARD_HEARTBEAT_CAP`). When ``None`` (what the REPL layer uses), the budget is
+            the option's value, but never more than the caller's cap (:func:`heartbeat_cap`, default
+            :data:`DEFAULT_HEARTBEAT_CAP`): source text can lower its budget, never raise it.
         decl_name: The declaration being proved (a proof that mentions it is rejected, as in Lean).
 
     Attributes:
@@ -182,9 +210,15 @@ class TacticContext:
     _deadline: float | None = None
 
     def __post_init__(self) -> None:
-        mh = self.max_heartbeats if self.max_heartbeats is not None else self.env.heartbeats()
+        if self.max_heartbeats is not None:
+            mh = self.max_heartbeats
+            self._limit = HARD_HEARTBEAT_CAP if mh <= 0 else mh
+        else:
+            cap = _CAP.get()
+            cap = HARD_HEARTBEAT_CAP if cap <= 0 else cap
+            opt = self.env.heartbeats()  # `set_option maxHeartbeats` in the text: it may only lower the cap
+            mh = self._limit = cap if opt <= 0 else min(opt, cap)
         self.max_heartbeats = mh
-        self._limit = HARD_HEARTBEAT_CAP if mh <= 0 else mh
         self._deadline = _DEADLINE.get()
 
     def tick(self, n: int = 1) -> None:
@@ -615,6 +649,7 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
         return goals
     if k == "iterate":
         for _ in range(int(node.arg)):
+            ctx.tick(1)  # `iterate 10^12` over an empty body still ends
             goals = exec_node(node.children[0], goals, ctx)
         return goals
     if k == "all_goals" or k == "any_goals":
@@ -679,6 +714,46 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
     raise TacticError(f"unsupported tactic combinator {k}")
 
 
+_SIZES: dict[int, tuple[Term, int]] = {}
+
+
+def term_size(t: Term) -> int:
+    """Nodes in ``t``; memoised by object (goals share their hypotheses' terms from step to step)."""
+    hit = _SIZES.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    n = 0
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        n += 1
+        for c in u:
+            if type(c) is tuple:
+                stack.append(c)
+    if len(_SIZES) >= 65_536:
+        _SIZES.clear()
+    _SIZES[id(t)] = (t, n)  # the term is kept alive with its id, so an id is never reused while cached
+    return n
+
+
+CONTEXT_FREE_NODES = 256
+"""Term nodes of a goal (hypotheses and target) that a tactic may touch for free: a miniF2F goal has tens."""
+
+
+def context_cost(goal: Goal) -> int:
+    """Heartbeats a tactic pays for the goal it works on: one per hypothesis, one per term node past 256.
+
+    Every tactic reads, copies or renames through the local context (``have`` over a shadowed name rewrites
+    all of it, about a microsecond per node), so a proof that grows the context (``iterate 5000 have :=
+    h``) pays for that growth, while an honest goal of a few dozen nodes pays one heartbeat per hypothesis.
+    """
+    hyps = goal.hyps
+    nodes = term_size(goal.target)
+    for _, t in hyps:
+        nodes += term_size(t)
+    return len(hyps) + max(0, nodes - CONTEXT_FREE_NODES)
+
+
 def _rename_inaccessible(g: Goal, names: list[str]) -> Goal:
     """Give the last inaccessible locals (``h✝``, shadowed ones) the names ``names`` (``case tag x y =>``)."""
     idxs = g.inaccessible()
@@ -705,11 +780,12 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
         raise TacticError("unknown tactic", syn.start, syn.end)
     if not goals:
         raise no_goals_error()
-    ctx.tick(20)
+    ctx.tick(20 + context_cost(goals[0]))
     if ctx.tactic_log is not None:
         ctx.tactic_log.append((syn.text, tuple(goals), syn.start, syn.end))
     goal, rest = goals[0], goals[1:]
     kind, handler = found
+    outer_meter = set_work_meter(ctx.tick)  # polynomial arithmetic pays as it goes
     try:
         if kind == "ext":
             new = handler(goal, syn.text, ctx)
@@ -736,6 +812,8 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
         raise HeartbeatsExceeded(
             timeout_message(int(ctx.max_heartbeats or HARD_HEARTBEAT_CAP)), syn.start, syn.end
         ) from e
+    finally:
+        set_work_meter(outer_meter)
     return list(new) + list(rest)
 
 

@@ -42,6 +42,22 @@ Monomial = tuple[tuple[Any, int], ...]
 
 Number = int | Fraction
 
+_meter: Callable[[int], None] | None = None
+FREE_PRODUCT = 64
+"""Monomial products of one polynomial multiplication that cost nothing (honest ``nlinarith`` products)."""
+
+
+def set_work_meter(meter: Callable[[int], None] | None) -> Callable[[int], None] | None:
+    """Have every large multiplication report its work (monomial products) to ``meter``; returns the old one.
+
+    The simulator's tactic layer passes its heartbeat counter, so ``ring_nf``/``nlinarith`` on
+    ``(a + b + c + d) ^ 12`` pay for the expansion and can be stopped by the budget mid-way.
+    """
+    global _meter
+    old, _meter = _meter, meter
+    return old
+
+
 MAX_POW_TERMS = 20_000
 """``p ** n`` raises :class:`ArithBudgetExceeded` when its result could have more terms than this."""
 
@@ -333,6 +349,8 @@ class Poly:
             return self.scale(b[_ONE])
         if len(a) == 1 and _ONE in a:
             return other.scale(a[_ONE])
+        if _meter is not None and len(a) * len(b) > FREE_PRODUCT:
+            _meter(len(a) * len(b))
         t: dict[Monomial, Number] = {}
         for m1, c1 in a.items():
             for m2, c2 in b.items():
