@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from lean_gym.lean.lexer import LexToken, interpolated_reading, lex
+
 __all__ = [
     "ALLOWED_OPTION_PREFIXES",
     "FORGED_AXIOMS_PATTERN",
@@ -76,6 +78,7 @@ PRIORITY: tuple[str, ...] = (
     "native_decide",
     "admit",
     "sorry",
+    "proof_error",
 )
 
 
@@ -101,76 +104,78 @@ class Violation:
 # ------------------------------------------------------------------------------------------- lexing
 
 
-def _is_ident_char(c: str) -> bool:
-    return c.isalnum() or c in "_'!?" or c in "₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₔₕₖₗₘₙₚₛₜᵢᵣᵤᵥⱼ"
+@dataclass(frozen=True)
+class _View:
+    """A submission as the scan reads it: the code with everything Lean does not read as code blanked."""
+
+    code: str
+    errors: tuple[LexToken, ...]
+    ambiguous: tuple[LexToken, ...]
 
 
-def _blank(text: str) -> str:
-    """``text`` with every character but newlines replaced by a space (keeps lines and columns)."""
-    return "".join("\n" if c == "\n" else " " for c in text)
-
-
-_SPECIAL = re.compile(r'--|/-|r(#*)"|"|\'')
-_BLOCK_MARK = re.compile(r"/-|-/")
-_CHAR_LIT = re.compile(r"'(\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^\\'\n])'")
+def _interpolated_end(source: str, tok: LexToken) -> tuple[int, list[tuple[int, int]]]:
+    """Where ``tok`` (a plain string literal) would end if an interpolating macro read it, and the spans of
+    its ``{…}`` code in that reading."""
+    end, toks = interpolated_reading(source, tok.start)
+    pieces = [t for t in toks if t.kind == "str" and t.interpolated]
+    spans = [(a.end, b.start) for a, b in zip(pieces, pieces[1:])]
+    return end, spans
 
 
 @lru_cache(maxsize=256)
+def _view(source: str) -> _View:
+    chars = list(source)
+    errors: list[LexToken] = []
+    ambiguous: list[LexToken] = []
+
+    def blank(a: int, b: int) -> None:
+        for k in range(a, b):
+            if chars[k] != "\n":
+                chars[k] = " "
+
+    for t in lex(source):
+        kind = t.kind
+        if kind == "error":
+            errors.append(t)  # kept visible: Lean resumes inside it, and so does the lexer
+        elif kind in ("comment", "doc", "char"):
+            blank(t.start, t.end)
+        elif kind == "str":
+            if t.interpolated or "{" not in t.text or t.text.startswith("r"):
+                blank(t.start, t.end)
+                continue
+            # a plain string with `{`: an interpolating macro the lexer does not know would read code there
+            end, spans = _interpolated_end(source, t)
+            if end != t.end:
+                ambiguous.append(t)
+                blank(t.start, t.end)
+                continue
+            pos = t.start
+            for a, b in spans:
+                blank(pos, a)
+                pos = b
+            blank(pos, t.end)
+        elif kind == "ident" and "«" in t.text:
+            for k in range(t.start, t.end):
+                if chars[k] in "«»":
+                    chars[k] = " "  # `«IO».Process` is `IO.Process`
+    return _View("".join(chars), tuple(errors), tuple(ambiguous))
+
+
 def strip_comments_and_strings(source: str) -> str:
     """``source`` with comments, string literals and character literals blanked out.
 
-    Blanked characters become spaces (newlines stay), so positions in the result are positions in
-    ``source``. An unterminated comment or string blanks the rest of the text, as Lean would read it.
+    The text is read by :func:`lean_gym.lean.lexer.lex`, Lean's own token rules, so the scan sees exactly
+    the code Lean sees. Blanked characters become spaces (newlines stay), so positions in the result are
+    positions in ``source``. The ``«»`` of escaped names are blanked too (``«IO».Process`` is
+    ``IO.Process``), and the ``{…}`` code of interpolated strings stays. An unterminated comment blanks the
+    rest of the text, as Lean reads it; after any other lexical error Lean (and the lexer) resumes, so the
+    text after it stays visible.
 
     Example:
         >>> strip_comments_and_strings('exact h -- sorry\\n/- /- axiom -/ -/ "#exit"').split()
         ['exact', 'h']
     """
-    out: list[str] = []
-    i, n = 0, len(source)
-    while i < n:
-        m = _SPECIAL.search(source, i)
-        if m is None:
-            out.append(source[i:])
-            break
-        k = m.start()
-        out.append(source[i:k])
-        c = source[k]
-        if source.startswith("--", k):
-            j = source.find("\n", k)
-            j = n if j < 0 else j
-        elif source.startswith("/-", k):
-            depth, j = 1, k + 2
-            while depth:
-                nxt = _BLOCK_MARK.search(source, j)
-                if nxt is None:
-                    j = n
-                    break
-                depth += 1 if nxt.group(0) == "/-" else -1
-                j = nxt.end()
-        elif c == "r":
-            if k > 0 and _is_ident_char(source[k - 1]):  # the end of an identifier such as `motor"`
-                out.append(c)
-                i = k + 1
-                continue
-            close = '"' + m.group(1)
-            j = source.find(close, m.end())
-            j = n if j < 0 else j + len(close)
-        elif c == '"':
-            j = k + 1
-            while j < n and source[j] != '"':
-                j += 2 if source[j] == "\\" else 1
-            j = min(j + 1, n)
-        else:  # a quote: a character literal, or the prime of an identifier (`h'`)
-            lit = _CHAR_LIT.match(source, k) if k == 0 or not _is_ident_char(source[k - 1]) else None
-            if lit is None:
-                out.append(c)
-                i = k + 1
-                continue
-            j = lit.end()
-        out.append(_blank(source[k:j]))
-        i = j
-    return "".join(out)
+    return _view(source).code
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -383,7 +388,17 @@ def scan(
             add(
                 max(off, 0), f"import {mod}", "extra_import", f"`import {mod}` is not in the dataset's header"
             )
-    code = strip_comments_and_strings(rest)
+    view = _view(rest)
+    code = view.code
+    for t in view.errors:
+        add(t.start, t.text[:20], "proof_error", f"Lean's lexer rejects this: {t.message}")
+    for t in view.ambiguous:
+        add(
+            t.start,
+            t.text[:20],
+            "meta_programming",
+            "a string literal with `{` that an interpolating macro reads differently; escape it as `\\{`",
+        )
 
     m = FORGED_AXIOMS_PATTERN.search(submission)
     if m:
