@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from lean_gym.lean.lexer import LexToken, interpolated_reading, lex
 
@@ -118,7 +119,7 @@ def _interpolated_end(source: str, tok: LexToken) -> tuple[int, list[tuple[int, 
     its ``{…}`` code in that reading."""
     end, toks = interpolated_reading(source, tok.start)
     pieces = [t for t in toks if t.kind == "str" and t.interpolated]
-    spans = [(a.end, b.start) for a, b in zip(pieces, pieces[1:])]
+    spans = [(a.end, b.start) for a, b in pairwise(pieces)]
     return end, spans
 
 
