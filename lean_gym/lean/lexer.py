@@ -368,7 +368,7 @@ def numeral_value(text: str) -> int | Fraction:
     if not dot and not exp:
         return int(whole)
     value = Fraction(int(whole + frac or "0"), 10 ** len(frac))
-    return value * Fraction(10) ** e
+    return value * (Fraction(10**e) if e >= 0 else Fraction(1, 10**-e))
 
 
 class _Lexer:
