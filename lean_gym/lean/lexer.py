@@ -367,8 +367,8 @@ def numeral_value(text: str) -> int | Fraction:
         raise LexError(f"numeral too large ({digits} digits; lean-gym's limit is {MAX_NUMERAL_DIGITS})")
     if not dot and not exp:
         return int(whole)
-    value = Fraction(int(whole + frac or "0"), 10 ** len(frac))
-    return value * (Fraction(10**e) if e >= 0 else Fraction(1, 10**-e))
+    frac_value = Fraction(int(whole + frac or "0"), 10 ** len(frac))
+    return frac_value * (Fraction(10**e) if e >= 0 else Fraction(1, 10**-e))
 
 
 class _Lexer:
