@@ -56,6 +56,7 @@ __all__ = [
     "interpolated_reading",
     "is_id_first",
     "is_id_rest",
+    "is_plain_ident",
     "lex",
     "lex_errors",
     "numeral_value",
@@ -268,6 +269,14 @@ _ISTR_SPECIAL = re.compile(r'["\\{]')
 _HEX = frozenset("0123456789abcdefABCDEF")
 _DEC_RE = re.compile(r"[0-9](?:_*[0-9])*")
 _DIGITS_RE = re.compile(r"(?:_*[0-9])*")
+
+
+_PLAIN_IDENT_RE = re.compile(f"[{_ID_FIRST}][{_ID_REST}]*(?:\\.[{_ID_FIRST}][{_ID_REST}]*)*")
+
+
+def is_plain_ident(name: str) -> bool:
+    """True when ``name`` can be written without ``«»`` (it is not checked against keywords)."""
+    return _PLAIN_IDENT_RE.fullmatch(name) is not None
 
 
 def is_id_first(c: str) -> bool:
