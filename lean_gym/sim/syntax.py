@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["ParseError", "Source", "Syn", "Token", "TokenStream", "parse_term_text", "tokenize"]
+from lean_gym.lean.lexer import LexError, lex, numeral_value
+
+__all__ = ["ParseError", "Source", "Syn", "Token", "TokenStream", "numeral", "parse_term_text", "tokenize"]
 
 
 class ParseError(Exception):
@@ -62,217 +64,78 @@ class Source:
         return lo + 1, offset - self.line_starts[lo]
 
 
-_SYMBOLS = sorted(
-    [
-        ":=",
-        "=>",
-        "<;>",
-        "←",
-        "<-",
-        "→",
-        "->",
-        "↔",
-        "<->",
-        "≠",
-        "≤",
-        "<=",
-        "≥",
-        ">=",
-        "<",
-        ">",
-        "=",
-        "∧",
-        "/\\",
-        "∨",
-        "\\/",
-        "¬",
-        "∀",
-        "∃",
-        "λ",
-        "⟨",
-        "⟩",
-        "(",
-        ")",
-        "{",
-        "}",
-        "[",
-        "]",
-        ",",
-        ":",
-        "+",
-        "-",
-        "*",
-        "/",
-        "%",
-        "^",
-        "∣",
-        "|",
-        "↑",
-        "·",
-        ".",
-        ";",
-        "@",
-        "?",
-        "!",
-        "#",
-        "$",
-        "<|",
-        "|>",
-        "∘",
-        "•",
-        "⁻¹",
-        "×",
-        "∈",
-        "∉",
-        "'",
-        "`",
-        "..",
-        "≡",
-        "∑",
-        "∏",
-        "√",
-        "⌊",
-        "⌋",
-        "⌈",
-        "⌉",
-        "!=",
-        "==",
-        "&&",
-        "||",
-        "%[",
-        "@[",
-        "⦃",
-        "⦄",
-        "«",
-        "»",
-        "‹",
-        "›",
-        "%~",
-        "&",
-        "~",
-        "≃",
-        "⊢",
-        "∩",
-        "∪",
-        "⊆",
-        "\\",
-        "ℕ",
-        "ℤ",
-        "ℚ",
-        "ℝ",
-        "ℂ",
-        "↦",
-    ],
-    key=len,
-    reverse=True,
-)
-_SYM_FIRST: dict[str, list[str]] = {}
-for _s in _SYMBOLS:
-    _SYM_FIRST.setdefault(_s[0], []).append(_s)
-
-_NOT_IDENT = set("λΠΣℕℤℚℝℂ")
-_SUBSCRIPTS = set("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₔₕₖₗₘₙₚₛₜᵢᵣᵤᵥⱼ'!?")
+_SIM_KIND = {"ident": "ident", "num": "num", "sci": "num", "str": "str", "char": "char", "name": "name"}
 
 
-def _digit(ch: str) -> bool:
-    return "0" <= ch <= "9"
+def numeral(tok: Token) -> int | Fraction:
+    """The value of a ``num`` token: an ``int``, or a ``Fraction`` for a scientific literal (``1.5``, ``2e3``).
 
-
-def _ident_start(ch: str) -> bool:
-    return (ch.isalpha() or ch == "_") and ch not in _NOT_IDENT
-
-
-def _ident_rest(ch: str) -> bool:
-    return (ch.isalnum() or ch == "_" or ch in _SUBSCRIPTS) and ch not in _NOT_IDENT
+    Raises:
+        ParseError: for a numeral too large to have a value (over 4,300 digits).
+    """
+    try:
+        return numeral_value(tok.text)
+    except LexError as e:
+        raise ParseError(f"the simulator does not support this {e}", tok.start, tok.end) from e
 
 
 def tokenize(text: str, src: Source | None = None, base: int = 0, end: int | None = None) -> list[Token]:
-    """Tokens of ``text[base:end]``; comments (``--`` and nested ``/- -/``) are skipped.
+    """Tokens of ``text[base:end]``, read by the one Lean lexer (:func:`lean_gym.lean.lexer.lex`).
+
+    Comments (``--``, nested ``/- -/``) and doc comments are skipped. A field index after a name
+    (``h.1``, ``h.2.1``) is kept in the name's token, as the term parser expects.
 
     Raises:
-        ParseError: for an unterminated comment or string.
+        ParseError: at the first text Lean's lexer rejects (unterminated comment or string, a tab, a
+            character that starts no token…), with Lean's message.
     """
     src = src or Source(text)
-    n = len(text) if end is None else end
-    i = base
     toks: list[Token] = []
     last_line = -1
-    while i < n:
-        ch = text[i]
-        if ch in " \t\r\n":
-            i += 1
+    position = src.position
+    prev_end = -1
+    for lt in lex(text, base, end):
+        kind = lt.kind
+        if kind == "comment" or kind == "doc":
+            if lt.message:
+                raise ParseError(lt.message, lt.end, lt.end)
             continue
-        if text.startswith("--", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
+        if kind == "error":
+            raise ParseError(lt.message, lt.start, max(lt.end, lt.start))
+        # `h.1.2`: glue `.digits` onto the name before it (no space between)
+        if (
+            kind == "num"
+            and toks
+            and prev_end == lt.start
+            and toks[-1].kind == "sym"
+            and toks[-1].text == "."
+            and len(toks) >= 2
+            and toks[-2].kind == "ident"
+            and toks[-2].end == toks[-1].start
+        ):
+            dot = toks.pop()
+            name = toks.pop()
+            toks.append(
+                Token(
+                    "ident",
+                    name.text + dot.text + lt.text,
+                    name.start,
+                    lt.end,
+                    name.line,
+                    name.col,
+                    name.first,
+                )
+            )
+            prev_end = lt.end
             continue
-        if text.startswith("/-", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/-", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("-/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            if depth:
-                raise ParseError("unterminated comment", i, n)
-            i = j
-            continue
-        start = i
-        if _ident_start(ch) or ch == "«":
-            if ch == "«":
-                j = text.find("»", i)
-                if j < 0:
-                    raise ParseError("unterminated identifier escape", i, n)
-                i = j + 1
-            else:
-                i += 1
-                while i < n and _ident_rest(text[i]):
-                    i += 1
-            # dotted names: Nat.succ, h.1, h.mp
-            while i + 1 < n and text[i] == "." and (_ident_start(text[i + 1]) or _digit(text[i + 1])):
-                i += 1
-                if _digit(text[i]):
-                    while i < n and _digit(text[i]):
-                        i += 1
-                else:
-                    while i < n and _ident_rest(text[i]):
-                        i += 1
-            kind = "ident"
-        elif _digit(ch):
-            while i < n and _digit(text[i]):
-                i += 1
-            if i + 1 < n and text[i] == "." and _digit(text[i + 1]):
-                i += 1
-                while i < n and _digit(text[i]):
-                    i += 1
-            kind = "num"
-        elif ch == "#" and i + 1 < n and text[i + 1].isalpha():
-            i += 1
-            while i < n and _ident_rest(text[i]):
-                i += 1
-            kind = "ident"
-        elif ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            if j >= n:
-                raise ParseError("unterminated string literal", i, n)
-            i = j + 1
-            kind = "str"
-        else:
-            for s in _SYM_FIRST.get(ch, ()):
-                if text.startswith(s, i):
-                    i += len(s)
-                    break
-            else:
-                i += 1
-            kind = "sym"
-        line, col = src.position(start)
-        toks.append(Token(kind, text[start:i], start, i, line, col, line != last_line))
+        line, col = position(lt.start)
+        toks.append(
+            Token(_SIM_KIND.get(kind, "sym"), lt.text, lt.start, lt.end, line, col, line != last_line)
+        )
         last_line = line
-    line, col = src.position(n)
+        prev_end = lt.end
+    n = len(text) if end is None else end
+    line, col = position(n)
     toks.append(Token("eof", "", n, n, line, col, True))
     return toks
 
@@ -534,11 +397,7 @@ def _parse_leading(ts: TokenStream) -> Syn:
     t = ts.tok
     if t.kind == "num":
         ts.advance()
-        if "." in t.text:
-            val: int | Fraction = Fraction(t.text)
-        else:
-            val = int(t.text)
-        return Syn("num", (val,), t.start, t.end)
+        return Syn("num", (numeral(t),), t.start, t.end)
     if t.kind == "str":
         raise ParseError(f"unexpected token '{t.text}'; expected term", t.start, t.end)
     if t.kind == "ident":
@@ -617,7 +476,7 @@ def _parse_arg(ts: TokenStream) -> Syn:
     t = ts.tok
     if t.kind == "num":
         ts.advance()
-        return Syn("num", (Fraction(t.text) if "." in t.text else int(t.text),), t.start, t.end)
+        return Syn("num", (numeral(t),), t.start, t.end)
     if t.kind == "ident":
         ts.advance()
         return Syn("ident", (t.text,), t.start, t.end)

@@ -41,7 +41,7 @@ from typing import Any
 from lean_gym.sim.arith.errors import ArithBudgetExceeded
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
+from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, numeral, parse_term, tokenize
 from lean_gym.sim.terms import Term
 
 __all__ = [
@@ -407,7 +407,7 @@ class BlockParser:
             self.i += 1
             n = 1
             if self.tok.kind == "num":
-                n = int(self.tok.text)
+                n = int(numeral(self.tok))
                 self.i += 1
             body = self.parse_seq(col, closers)
             return Node("iterate", t.start, body.end, children=[body], arg=n)
