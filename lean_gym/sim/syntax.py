@@ -18,7 +18,19 @@ from typing import Any
 
 from lean_gym.lean.lexer import LexError, lex, numeral_value
 
-__all__ = ["ParseError", "Source", "Syn", "Token", "TokenStream", "numeral", "parse_term_text", "tokenize"]
+__all__ = [
+    "CONFIG_ONLY_TACTICS",
+    "NO_ARG_TACTICS",
+    "ParseError",
+    "Source",
+    "Syn",
+    "Token",
+    "TokenStream",
+    "fixed_arity_end",
+    "numeral",
+    "parse_term_text",
+    "tokenize",
+]
 
 
 class ParseError(Exception):
@@ -138,6 +150,58 @@ def tokenize(text: str, src: Source | None = None, base: int = 0, end: int | Non
     line, col = position(n)
     toks.append(Token("eof", "", n, n, line, col, True))
     return toks
+
+
+#: Tactics that take no argument at all in Lean and Mathlib: anything after them on their line is junk.
+NO_ARG_TACTICS = frozenset(
+    {
+        "positivity", "rfl", "ac_rfl", "trivial", "assumption", "contradiction", "exfalso", "constructor",
+        "left", "right", "done", "skip", "sorry", "admit", "ring", "ring!", "ring1", "ring1!", "abel", "abel!",
+        "abel1", "abel1!", "subst_vars", "infer_instance", "assumption_mod_cast",
+    }
+)  # fmt: skip
+#: Tactics whose only argument is a configuration (``+kernel``, ``-zeta``, ``(config := …)``, ``(x := v)``).
+CONFIG_ONLY_TACTICS = frozenset({"decide", "omega", "native_decide", "tauto"})
+
+
+def fixed_arity_end(toks: list[Token], i: int, name: str) -> int | None:
+    """Where the syntax of tactic ``name`` ends when its arguments start at ``toks[i]``.
+
+    ``None`` for tactics whose argument syntax the tactic itself parses. For the tactics of
+    :data:`NO_ARG_TACTICS` and :data:`CONFIG_ONLY_TACTICS`, the index after the tactic (and its
+    configuration): what follows on the line is not part of it, and the tactic-block parser reports it as
+    Lean does (``positivity foo`` is an error, not ``positivity``).
+    """
+    if name in NO_ARG_TACTICS:
+        return i
+    if name not in CONFIG_ONLY_TACTICS:
+        return None
+    n = len(toks)
+    while i < n:
+        t = toks[i]
+        nxt = toks[i + 1] if i + 1 < n else None
+        if t.kind == "sym" and t.text in ("+", "-") and nxt is not None and nxt.kind == "ident":
+            if nxt.start != t.end:
+                break
+            i += 2
+        elif t.kind == "sym" and t.text == "(" and nxt is not None and nxt.kind == "ident":
+            after = toks[i + 2] if i + 2 < n else None
+            if after is None or after.text != ":=":
+                break
+            depth, j = 0, i
+            while j < n:
+                x = toks[j]
+                if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
+                    depth += 1
+                elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            i = j + 1
+        else:
+            break
+    return i
 
 
 class Syn:

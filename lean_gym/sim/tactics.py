@@ -41,7 +41,17 @@ from typing import Any
 from lean_gym.sim.arith.errors import ArithBudgetExceeded
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, numeral, parse_term, tokenize
+from lean_gym.sim.syntax import (
+    ParseError,
+    Source,
+    Syn,
+    Token,
+    TokenStream,
+    fixed_arity_end,
+    numeral,
+    parse_term,
+    tokenize,
+)
 from lean_gym.sim.terms import Term
 
 __all__ = [
@@ -336,11 +346,8 @@ class BlockParser:
                 break
             if t.kind == "sym" and t.text == "|":
                 break
-            raise self.error(
-                f"unexpected token '{t.text}'; expected command"
-                if outer_col < 0
-                else f"unexpected token '{t.text}'"
-            )
+            what = "unexpected identifier" if t.kind == "ident" else f"unexpected token '{t.text}'"
+            raise self.error(f"{what}; expected command" if outer_col <= 0 else what)
         return Node("seq", nodes[0].start, nodes[-1].end, children=nodes)
 
     def parse_item(self, col: int, closers: tuple[str, ...]) -> Node:
@@ -434,9 +441,10 @@ class BlockParser:
         name = t.text
         pattern = name in _PATTERN_TACTICS
         self.i += 1
+        fixed_end = fixed_arity_end(self.toks, self.i, name)
         while True:
             u = self.tok
-            if u.kind == "eof":
+            if u.kind == "eof" or (fixed_end is not None and self.i >= fixed_end):
                 break
             if u.first and u.col <= col and depth == 0:
                 # layout only separates tactics: inside brackets a line may start anywhere (Lean's rule);
