@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from lean_gym.lean.lexer import LexToken, interpolated_reading, lex
+from lean_gym.lean.lexer import LexToken, interpolated_reading, is_plain_ident, lex
 
 __all__ = [
     "ALLOWED_OPTION_PREFIXES",
@@ -155,10 +155,20 @@ def _view(source: str) -> _View:
                 blank(pos, a)
                 pos = b
             blank(pos, t.end)
-        elif kind == "ident" and "«" in t.text:
-            for k in range(t.start, t.end):
-                if chars[k] in "«»":
-                    chars[k] = " "  # `«IO».Process` is `IO.Process`
+        elif kind in ("ident", "name") and "«" in t.text:
+            # `«IO».Process` is `IO.Process`: a plain part is read as written; `«" x "»` is no word at all
+            k = t.start
+            while k < t.end:
+                if chars[k] != "«":
+                    k += 1
+                    continue
+                close = source.find("»", k, t.end)
+                close = t.end - 1 if close < 0 else close
+                if is_plain_ident(source[k + 1 : close]):
+                    chars[k] = chars[close] = " "
+                else:
+                    blank(k, close + 1)
+                k = close + 1
     return _View("".join(chars), tuple(errors), tuple(ambiguous))
 
 
