@@ -344,24 +344,36 @@ def split_leading_imports(submission: str) -> tuple[list[str], str]:
     lines are harmless when they name modules the header already imports, and are removed before the
     check because Lean accepts imports only at the start of a file.
 
+    Only the ``import`` commands themselves are blanked (the lexer finds them), so a comment that starts
+    on an import line still starts there.
+
     Returns:
-        The imported module names, and the submission without those lines (blank lines kept so line
-        numbers still match the original).
+        The imported module names, and the submission without those commands (lines and columns kept so
+        positions still match the original).
     """
-    code = strip_comments_and_strings(submission)
-    lines = submission.split("\n")
-    code_lines = code.split("\n")
+    chars = list(submission)
     mods: list[str] = []
-    for k, cl in enumerate(code_lines):
-        stripped = cl.strip()
-        if not stripped:
+    toks = lex(submission)
+    k, n = 0, len(toks)
+    while k < n:
+        t = toks[k]
+        if t.kind == "comment":
+            k += 1
             continue
-        m = re.match(r"import\s+(.+)$", stripped)
-        if not m:
+        if t.kind != "ident" or t.text != "import":
             break
-        mods.extend(m.group(1).split())
-        lines[k] = ""
-    return mods, "\n".join(lines)
+        j = k + 1
+        line_end = submission.find("\n", t.start)
+        line_end = len(submission) if line_end < 0 else line_end
+        while j < n and toks[j].kind == "ident" and toks[j].end <= line_end:
+            j += 1
+        if j == k + 1:
+            break
+        mods.extend(x.text for x in toks[k + 1 : j])
+        for pos in range(t.start, toks[j - 1].end):
+            chars[pos] = " "
+        k = j
+    return mods, "".join(chars)
 
 
 # ------------------------------------------------------------------------------------------- scan
