@@ -303,9 +303,6 @@ _KEYWORDS = frozenset(
     {"fun", "by", "have", "show", "let", "if", "then", "else", "at", "with", "from", "do", "in", "match"}
     | {"calc", "suffices", "obtain", "this", "sorry", "Type", "Prop", "Sort", "where", "deriving"}
 )
-_PLAIN_NAME = re.compile(
-    r"[A-Za-z_\u0370-\u03ff\u1f00-\u1fff\u2100-\u214f][\w'!?\u2080-\u209c]*(?:\.[A-Za-z_]\w*)*"
-)
 _BINDER_SYMS = frozenset({"∀", "∃", "∃!", "λ", "∑", "∏", "⋃", "⋂", "Π", "Σ", "∫"})
 _BINDER_WORDS = frozenset({"fun", "let", "have", "show", "obtain", "match"})
 
