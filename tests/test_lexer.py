@@ -207,7 +207,7 @@ def assert_readers_agree(src: str) -> None:
 HOSTILE = [
     '«"» sorry "',
     "'\"' sorry \"",
-    '"\'" sorry \'',
+    "\"'\" sorry '",
     "/- /- -/ sorry -/ theorem t : True := trivial",
     "/- /- -/\nset_option debug.skipKernelTC true\nset_option maxHeartbeats 4 -- -/\ntheorem t : True := trivial",
     '"--" sorry -- "',
@@ -247,7 +247,22 @@ def _block_comment(draw: st.DrawFn, depth: int = 0) -> str:
     return opener + " " + " ".join(items) + " -/"
 
 
-_STRING_ITEMS = ["sorry", "axiom", '\\"', "'", "«", "»", "--", "/-", "-/", "\\\\", "\\n", "theorem", "\n", "`"]
+_STRING_ITEMS = [
+    "sorry",
+    "axiom",
+    '\\"',
+    "'",
+    "«",
+    "»",
+    "--",
+    "/-",
+    "-/",
+    "\\\\",
+    "\\n",
+    "theorem",
+    "\n",
+    "`",
+]
 
 _FRAGMENTS = {
     "line_comment": st.lists(st.sampled_from([*_HOSTILE_WORDS, '"', "/-", "-/"]), max_size=5).map(
@@ -290,7 +305,11 @@ def hostile_submission(draw: st.DrawFn) -> tuple[str, set[str]]:
     return "".join(parts), seen
 
 
-@settings(max_examples=int(os.environ.get("LEAN_GYM_LEXER_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("LEAN_GYM_LEXER_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(hostile_submission())
 def test_no_banned_construct_hides_and_nothing_hidden_is_flagged(case: tuple[str, set[str]]) -> None:
     src, banned = case
