@@ -318,3 +318,41 @@ def test_no_banned_construct_hides_and_nothing_hidden_is_flagged(case: tuple[str
     want = {b.split()[0] for b in banned}
     assert found == want, (src, found, want)
     assert_readers_agree(src)
+
+
+# ------------------------------------------------------------------------ trailing junk (issue 13)
+
+
+@pytest.mark.parametrize(
+    ("stmt", "tactic", "message"),
+    [
+        ("(x : ℝ) (h : 0 < x) : 0 < x ^ 2", "positivity foo bar", "unexpected identifier; expected command"),
+        ("(x : ℝ) (h : 0 < x) : 0 < x ^ 2", "positivity\x00", "expected token"),
+        ("(x : ℝ) (h : 0 < x) : 0 < x ^ 2", "positivity 1", "unexpected token '1'; expected command"),
+        (": (2 : ℕ) = 2", "rfl foo", "unexpected identifier; expected command"),
+        (": (2 : ℕ) = 2", "decide foo", "unexpected identifier; expected command"),
+        (": True", "trivial h", "unexpected identifier; expected command"),
+        ("(x : ℕ) (h : x = 2) : x + 0 = 2", "omega junk", "unexpected identifier; expected command"),
+        (": True ∧ True", "constructor x <;> trivial", "unexpected identifier; expected command"),
+    ],
+)
+def test_trailing_junk_after_a_tactic_is_a_parse_error(stmt: str, tactic: str, message: str) -> None:
+    res = SimBackend().check(f"theorem t {stmt} := by\n  {tactic}")
+    assert res.status == "error"
+    assert res.errors[0].data == message
+    assert res.errors[0].pos.line == 2
+
+
+@pytest.mark.parametrize(
+    ("stmt", "tactic"),
+    [
+        ("(x : ℝ) (h : 0 < x) : 0 < x ^ 2", "positivity"),
+        (": (2 : ℕ) = 2", "decide +kernel"),
+        (": (2 : ℕ) = 2", "(rfl)"),
+        (": True ∧ True", "constructor <;> trivial"),
+        (": True ∧ True", "constructor; trivial; trivial"),
+        (": True ∧ True", "constructor\n  · trivial\n  · trivial"),
+    ],
+)
+def test_tactics_without_junk_still_work(stmt: str, tactic: str) -> None:
+    assert SimBackend().check(f"theorem t {stmt} := by\n  {tactic}").status == "proved"
