@@ -59,6 +59,8 @@ def code(src: str) -> list[tuple[str, str]]:
                                                   ("sci", "1e-3")]),
         ("h.1.2 x.succ", [("ident", "h"), ("sym", "."), ("num", "1"), ("sym", "."), ("num", "2"),
                           ("ident", "x.succ")]),
+        ("Nat.αβ abcé fooℕ x.«y» Nat.succ.pred", [("ident", "Nat.αβ"), ("ident", "abcé"), ("ident", "fooℕ"),
+                                                   ("ident", "x.«y»"), ("ident", "Nat.succ.pred")]),
         ("α₁ ℕx ℕ λ x₀'", [("ident", "α₁"), ("ident", "ℕx"), ("sym", "ℕ"), ("sym", "λ"), ("ident", "x₀'")]),
         ('s!"a{x}b{"}"}c" z', [("ident", "s!"), ("str", '"a{'), ("ident", "x"), ("str", '}b{'),
                                 ("str", '"}"'), ("str", '}c"'), ("ident", "z")]),

@@ -50,10 +50,10 @@ def split_header(code: str, header: str = "") -> SplitSource:
         message lines reported for the body).
     """
     toks = lex(code)
-    line_starts = [0]
-    for k, ch in enumerate(code):
-        if ch == "\n":
-            line_starts.append(k + 1)
+    first = next((t for t in toks if t.kind != "comment"), None)
+    if first is None or first.kind != "ident" or first.text not in _HEADER_COMMANDS:
+        return SplitSource(normalize_header(header), code, 0)
+    line_starts = [0, *(m.end() for m in _NEWLINE.finditer(code))]
 
     def line_of(offset: int) -> int:
         return bisect_right(line_starts, offset) - 1
@@ -103,6 +103,7 @@ def split_header(code: str, header: str = "") -> SplitSource:
 
 
 _HEADER_COMMANDS = frozenset({"import", "set_option", "open"})
+_NEWLINE = re.compile("\n")
 _VALUE_KINDS = frozenset({"num", "sci", "str", "ident"})
 
 

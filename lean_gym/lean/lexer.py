@@ -41,9 +41,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from bisect import bisect_left
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 __all__ = [
     "INTERPOLATION_HEADS",
@@ -267,6 +268,19 @@ _BLOCK_MARK = re.compile(r"/-|-/")
 _STR_SPECIAL = re.compile(r'["\\]')
 _ISTR_SPECIAL = re.compile(r'["\\{]')
 _HEX = frozenset("0123456789abcdefABCDEF")
+# Symbols the fast path may take whole: not those that start a comment (`--`, `/-`), a character or name
+# literal (`'`, `` ` ``), an escaped name (`«`) or a `#command`.
+_FAST_SYMBOLS = sorted(
+    (s for s in SYMBOLS if s[0] not in "'`«#" and not _ID_FIRST_RE.match(s[0])), key=len, reverse=True
+)
+_ASCII_PART = "[A-Za-z_][A-Za-z0-9_'!?]*"
+_FAST = re.compile(
+    "[ \\n]*(?:"
+    f'(?P<ident>(?!r[#"])(?>{_ASCII_PART}(?:\\.{_ASCII_PART})*)(?![{_ID_REST[13:]}«]|\\.[{_ID_FIRST}«]))'
+    "|(?P<num>(?>[0-9]+)(?![_.eExXbBoO]))"
+    "|(?P<sym>(?!--|/-)(?:" + "|".join(re.escape(s) for s in _FAST_SYMBOLS) + "))"
+    "|(?P<slow>[\\s\\S]))"
+)
 _DEC_RE = re.compile(r"[0-9](?:_*[0-9])*")
 _DIGITS_RE = re.compile(r"(?:_*[0-9])*")
 
@@ -289,8 +303,7 @@ def is_id_rest(c: str) -> bool:
     return _ID_REST_RE.match(c) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class LexToken:
+class LexToken(NamedTuple):
     """One token of Lean source.
 
     Attributes:
@@ -406,11 +419,24 @@ class _Lexer:
         """Lex from ``i``; with ``stop_at_brace``, stop before the ``}`` closing an interpolation."""
         text, n = self.text, self.n
         depth = 0
+        out = self.out
         while i < n:
+            if not stop_at_brace:
+                # the common tokens, one regex match each: plain names, numerals and symbols after spaces;
+                # anything else (`slow`) is lexed below, one token at a time
+                for fm in _FAST.finditer(text, i, n):
+                    kind = fm.lastgroup or ""
+                    if kind == "slow":
+                        i = fm.start(kind)
+                        break
+                    s0, j = fm.start(kind), fm.end()
+                    out.append(LexToken(kind, s0, j, text[s0:j]))
+                else:
+                    return n
             c = text[i]
             if c == " " or c == "\n":
-                m = _WS_RE.match(text, i)
-                i = m.end() if m else i + 1
+                ws = _WS_RE.match(text, i)
+                i = ws.end() if ws else i + 1
                 continue
             if c == "\r":
                 if i + 1 < n and text[i + 1] == "\n":
@@ -696,25 +722,34 @@ class _Lexer:
 
 
 @lru_cache(maxsize=512)
-def _lex_cached(text: str) -> tuple[LexToken, ...]:
+def _lex_cached(text: str) -> tuple[tuple[LexToken, ...], tuple[int, ...]]:
     lx = _Lexer(text, len(text))
     lx.run(0)
-    return tuple(lx.out)
+    toks = tuple(lx.out)
+    return toks, tuple(t.start for t in toks)
 
 
 def lex(text: str, start: int = 0, end: int | None = None) -> list[LexToken]:
     """Every token of ``text[start:end]`` in order, comments included (``kind == "comment"``).
 
     Offsets are offsets into ``text``. Lexing never raises: text Lean rejects becomes ``error`` tokens
-    (see :func:`lex_errors`), and lexing goes on where Lean's command loop would resume.
+    (see :func:`lex_errors`), and lexing goes on where Lean's command loop would resume. A range that
+    starts and ends between tokens of the whole text reuses the whole text's (cached) tokens.
 
     Example:
         >>> [t.text for t in lex("/- /- -/ -/ h' '\\"' «\\"» s!\\"{x}\\"") if t.kind != "comment"]
         ["h'", '\\'"\\'', '«"»', 's!', '"{', 'x', '}"']
     """
+    toks, starts = _lex_cached(text)
     if start == 0 and end is None:
-        return list(_lex_cached(text))
-    lx = _Lexer(text, len(text) if end is None else end)
+        return list(toks)
+    stop = len(text) if end is None else end
+    i = bisect_left(starts, start)
+    j = bisect_left(starts, stop)
+    straddles = (i > 0 and toks[i - 1].end > start) or (j > 0 and toks[j - 1].end > stop)
+    if not straddles and all(t.kind != "error" for t in toks[i:j]):
+        return list(toks[i:j])
+    lx = _Lexer(text, stop)
     lx.run(start)
     return lx.out
 
@@ -735,9 +770,9 @@ def interpolated_reading(text: str, start: int) -> tuple[int, list[LexToken]]:
 
 def code_tokens(text: str) -> list[LexToken]:
     """The tokens of ``text`` without comments (doc comments and errors kept)."""
-    return [t for t in _lex_cached(text) if t.kind != "comment"]
+    return [t for t in _lex_cached(text)[0] if t.kind != "comment"]
 
 
 def lex_errors(text: str) -> list[LexToken]:
     """The ``error`` tokens of ``text`` (empty when Lean's lexer accepts all of it)."""
-    return [t for t in _lex_cached(text) if t.kind == "error"]
+    return [t for t in _lex_cached(text)[0] if t.kind == "error"]

@@ -12,9 +12,8 @@ being parsed (this is how tactic blocks and commands end), and so do ``)``, ``]`
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from lean_gym.lean.lexer import LexError, lex, numeral_value
 
@@ -43,9 +42,12 @@ class ParseError(Exception):
         self.end = start if end is None else end
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One token: ``kind`` is ``ident``, ``num``, ``sym``, ``str`` or ``eof``."""
+class Token(NamedTuple):
+    """One token: ``kind`` is ``ident``, ``num``, ``sym``, ``str``, ``char``, ``name`` or ``eof``.
+
+    A named tuple: the simulator builds one per token of every command, and a tuple is the cheapest
+    immutable record Python has.
+    """
 
     kind: str
     text: str
@@ -103,51 +105,58 @@ def tokenize(text: str, src: Source | None = None, base: int = 0, end: int | Non
     """
     src = src or Source(text)
     toks: list[Token] = []
+    append = toks.append
+    starts = src.line_starts
+    nlines = len(starts)
+    li = -1  # index of the current line in `starts`
+    next_start = 0  # where the line after it starts
     last_line = -1
-    position = src.position
     prev_end = -1
     for lt in lex(text, base, end):
-        kind = lt.kind
+        kind, start = lt.kind, lt.start
         if kind == "comment" or kind == "doc":
             if lt.message:
                 raise ParseError(lt.message, lt.end, lt.end)
             continue
         if kind == "error":
-            raise ParseError(lt.message, lt.start, max(lt.end, lt.start))
+            raise ParseError(lt.message, start, max(lt.end, start))
         # `h.1.2`: glue `.digits` onto the name before it (no space between)
-        if (
-            kind == "num"
-            and toks
-            and prev_end == lt.start
-            and toks[-1].kind == "sym"
-            and toks[-1].text == "."
-            and len(toks) >= 2
-            and toks[-2].kind == "ident"
-            and toks[-2].end == toks[-1].start
-        ):
-            dot = toks.pop()
-            name = toks.pop()
-            toks.append(
-                Token(
-                    "ident",
-                    name.text + dot.text + lt.text,
-                    name.start,
-                    lt.end,
-                    name.line,
-                    name.col,
-                    name.first,
+        if kind == "num" and prev_end == start and len(toks) >= 2:
+            dot, name = toks[-1], toks[-2]
+            if dot.kind == "sym" and dot.text == "." and name.kind == "ident" and name.end == dot.start:
+                del toks[-2:]
+                append(
+                    Token(
+                        "ident",
+                        name.text + "." + lt.text,
+                        name.start,
+                        lt.end,
+                        name.line,
+                        name.col,
+                        name.first,
+                    )
                 )
+                prev_end = lt.end
+                continue
+        if start >= next_start:  # the token's line, found by walking forward (tokens come in order)
+            li = bisect_right(starts, start) - 1
+            next_start = starts[li + 1] if li + 1 < nlines else len(text) + 1
+        line = li + 1
+        append(
+            Token(
+                _SIM_KIND.get(kind, "sym"),
+                lt.text,
+                start,
+                lt.end,
+                line,
+                start - starts[li],
+                line != last_line,
             )
-            prev_end = lt.end
-            continue
-        line, col = position(lt.start)
-        toks.append(
-            Token(_SIM_KIND.get(kind, "sym"), lt.text, lt.start, lt.end, line, col, line != last_line)
         )
         last_line = line
         prev_end = lt.end
     n = len(text) if end is None else end
-    line, col = position(n)
+    line, col = src.position(n)
     toks.append(Token("eof", "", n, n, line, col, True))
     return toks
 
