@@ -85,6 +85,13 @@ def as_target(theorem: Any) -> TargetTheorem:
         name = decls[0].name or ""
     if not name:
         raise ValueError(f"cannot find the theorem name in {statement[:80]!r}; pass a `name`")
+    if not any(d.name is not None and _same_name(d.name, name) for d in decls):
+        declared = [d.name for d in decls if d.name is not None]
+        raise ValueError(
+            f"the theorem is named {name!r} but its statement declares "
+            + (", ".join(repr(n) for n in declared) if declared else "no named theorem")
+            + f": {statement[:80]!r}"
+        )
     informal = ""
     for key in ("informal_statement", "informal", "informal_prefix"):
         value = data.get(key)
@@ -244,7 +251,11 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
     are compared separately, so an added or changed hypothesis is reported as ``weakened_hypothesis`` and
     a changed conclusion as ``statement_tampering``.
     """
-    wanted = [d for d in declarations(target.formal_statement) if d.name and _same_name(d.name, target.name)]
+    wanted = [
+        d
+        for d in declarations(target.formal_statement)
+        if d.name is not None and _same_name(d.name, target.name)
+    ]
     if not wanted:
         raise ValueError(
             f"the dataset statement does not declare {target.name!r}: {target.formal_statement[:80]!r}"
@@ -280,8 +291,16 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
     return None
 
 
+_NAME_PART_RE = re.compile(r"«([^»]*)»|([^.«»]+)")
+
+
+def _name_parts(name: str) -> list[str]:
+    """The components of a Lean name as Lean reads them: ``«t»`` is ``t``, ``«a.b»`` one part, ``a.b`` two."""
+    return [m.group(1) if m.group(1) is not None else m.group(2) for m in _NAME_PART_RE.finditer(name)]
+
+
 def _same_name(a: str, b: str) -> bool:
-    return ident_value(a) == ident_value(b)
+    return _name_parts(a.strip()) == _name_parts(b.strip())
 
 
 _Toks = tuple[LexToken, ...]
@@ -349,18 +368,19 @@ def _canonical(toks: _Toks, bound: frozenset[str]) -> list[str]:
     for t in toks:
         kind, text = t.kind, t.text
         if kind == "ident":
-            value = ident_value(text)
-            alias = _TYPE_ALIASES.get(value)
+            parts = _name_parts(text)
+            value = ".".join(parts)
+            alias = _TYPE_ALIASES.get(value) if len(parts) == 1 else None
             if text == "fun":
                 out.append("s:λ")
             elif text in _KEYWORDS:
                 out.append("k:" + text)
             elif alias is not None and value not in bound:
                 out.append("s:" + alias)
-            elif "«" in text and (value in _KEYWORDS or not is_plain_ident(value)):
-                out.append("e:" + value)  # `«fun»`, `«x y»`: a name no unescaped spelling has
+            elif "«" in text and any(p in _KEYWORDS or "." in p or not is_plain_ident(p) for p in parts):
+                out.append("e:" + "»".join(parts))  # `«fun»`, `«x y»`, `«a.b»`: no unescaped spelling
             else:
-                out.append("i:" + value)  # `«x»` is `x`
+                out.append("i:" + "»".join(parts))  # `«x»` is `x`
         elif kind == "sym":
             out.append("s:" + _SYM_ALIASES.get(text, text))
         elif kind == "num":
