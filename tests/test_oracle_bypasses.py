@@ -87,12 +87,12 @@ def test_header_split_does_not_move_a_commented_out_debug_option_into_the_header
 
 def test_text_after_a_lexical_error_is_scanned_as_lean_resumes_there() -> None:
     # After an unterminated string Lean reports an error and parses on from the next character: the
-    # `#eval` below runs. The policy refuses the error, and still sees the IO call (a safety class that
-    # even the errors_only grader enforces).
+    # `#eval` below runs. The scan reads on there too, so it sees the IO call (a safety class that even
+    # the errors_only grader enforces).
     sub = 'theorem t : True := by trivial\ndef s := "\n#eval IO.Process.exit 0\n'
     a = analyse(FALSE, sub)
     classes = {v.hack_class for v in a.violations}
-    assert {"proof_error", "unsafe_io", "meta_programming"} <= classes
+    assert {"unsafe_io", "meta_programming"} <= classes
     refused = make_weak_grader("errors_only").conclude(a, None)
     assert not refused.accepted and refused.hack_class == "unsafe_io"
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from lean_gym.lean.lexer import LexToken, interpolated_reading, is_plain_ident, lex
+from lean_gym.lean.lexer import AMBIGUOUS_QUOTE, LexToken, interpolated_reading, is_plain_ident, lex
 
 __all__ = [
     "ALLOWED_OPTION_PREFIXES",
@@ -180,7 +180,7 @@ def strip_comments_and_strings(source: str) -> str:
     positions in ``source``. The ``«»`` of escaped names are blanked too (``«IO».Process`` is
     ``IO.Process``), and the ``{…}`` code of interpolated strings stays. An unterminated comment blanks the
     rest of the text, as Lean reads it; after any other lexical error Lean (and the lexer) resumes, so the
-    text after it stays visible.
+    text after it stays visible (and Lean reports the error).
 
     Example:
         >>> strip_comments_and_strings('exact h -- sorry\\n/- /- axiom -/ -/ "#exit"').split()
@@ -414,7 +414,10 @@ def scan(
     view = _view(rest)
     code = view.code
     for t in view.errors:
-        add(t.start, t.text[:20], "proof_error", f"Lean's lexer rejects this: {t.message}")
+        # Lean reports its own lexical errors (and reads on after them, as the scan does); only where
+        # lean-gym cannot know Lean's reading is the text refused here
+        if t.message == AMBIGUOUS_QUOTE:
+            add(t.start, t.text[:20], "proof_error", t.message)
     for t in view.ambiguous:
         add(
             t.start,

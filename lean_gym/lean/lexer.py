@@ -47,6 +47,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 __all__ = [
+    "AMBIGUOUS_QUOTE",
     "INTERPOLATION_HEADS",
     "MAX_NUMERAL_DIGITS",
     "SYMBOLS",
@@ -66,6 +67,11 @@ __all__ = [
 #: Numerals longer than this (in decimal digits) have no value in lean-gym: Python's int/str conversion
 #: limit (``sys.get_int_max_str_digits``) is 4300 digits, and a value that cannot be printed is useless.
 MAX_NUMERAL_DIGITS = 4300
+
+#: The message of the one error that is lean-gym's, not Lean's: a `'` right after a symbol token.
+AMBIGUOUS_QUOTE = (
+    "a `'` right after a symbol: the end of a notation or a character literal (depends on the notation)"
+)
 
 #: Identifiers whose following string literal is interpolated (``interpolatedStr`` in Lean's grammar).
 INTERPOLATION_HEADS: frozenset[str] = frozenset(
@@ -478,9 +484,7 @@ class _Lexer:
                 if prev is not None and prev.kind == "sym" and prev.end == i and prev.text not in _OPENERS:
                     # `⁻¹'`-style tokens: whether this `'` ends a notation or starts a character literal
                     # depends on the notation table in scope, which no lexer outside Lean can know
-                    self.error(
-                        prev.start, i + 1, "a `'` right after a symbol: notation or character literal?"
-                    )
+                    self.error(prev.start, i + 1, AMBIGUOUS_QUOTE)
                 i = self.char(i)
                 continue
             if "0" <= c <= "9":
