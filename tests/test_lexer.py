@@ -372,3 +372,12 @@ def test_trailing_junk_after_a_tactic_is_a_parse_error(stmt: str, tactic: str, m
 )
 def test_tactics_without_junk_still_work(stmt: str, tactic: str) -> None:
     assert SimBackend().check(f"theorem t {stmt} := by\n  {tactic}").status == "proved"
+
+
+def test_a_plain_string_an_interpolating_macro_would_read_differently_is_refused() -> None:
+    # `throwErrorAt ref "…"` interpolates without `s!` right before the string: `{` opens code there
+    src = 'def e := throwErrorAt x "{"}" sorry "}"'
+    found = {v.hack_class for v in scan(src)}
+    assert "meta_programming" in found
+    # a plain string whose `{…}` reads the same either way keeps its braces' code visible
+    assert strip_comments_and_strings('f "a{x}b"').split() == ["f", "x"]
