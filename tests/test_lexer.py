@@ -215,9 +215,13 @@ def assert_readers_agree(src: str) -> None:
         if t.kind == "ident" and t.text in ("set_option", "open", "import")
     }
     moved = split.header.split("\n") if split.header else []
-    src_lines = src.split("\n")
+    by_line: dict[int, list] = {}
+    for t in toks:
+        if t.kind != "comment":
+            by_line.setdefault(src.count("\n", 0, t.start), []).append(t)
+    code_text = {k: src[v[0].start : v[-1].end] for k, v in by_line.items() if k in code_lines}
     for line in moved:
-        assert any(src_lines[k].strip().startswith(line) for k in code_lines), (line, src)
+        assert line in code_text.values(), (line, src)
 
 
 HOSTILE = [
