@@ -44,6 +44,7 @@ from lean_gym.grading.policy import (
     header_imports,
     scan,
     split_leading_imports,
+    strip_comments_and_strings,
 )
 from lean_gym.grading.statement import (
     StatementFinding,
@@ -339,7 +340,8 @@ def _axiom_class(bad: Sequence[str], analysis: Analysis) -> str:
         return "sorry"
     if any(a in NATIVE_AXIOMS for a in bad):
         return "native_decide"
-    declared = set(re.findall(r"(?<![\w'!?.])(?:axiom|opaque)\s+([^\s:({\[]+)", analysis.submission))
+    code = strip_comments_and_strings(analysis.submission)  # an `axiom` in a comment declares nothing
+    declared = set(re.findall(r"(?<![\w'!?.])(?:axiom|opaque)\s+([^\s:({\[]+)", code))
     if any(a in declared or a.split(".")[-1] in declared for a in bad):
         return "axiom_injection"
     return "nonstandard_axiom"

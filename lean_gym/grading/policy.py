@@ -17,6 +17,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
+
+from lean_gym.lean.lexer import AMBIGUOUS_QUOTE, LexToken, interpolated_reading, is_plain_ident, lex
 
 __all__ = [
     "ALLOWED_OPTION_PREFIXES",
@@ -76,6 +79,7 @@ PRIORITY: tuple[str, ...] = (
     "native_decide",
     "admit",
     "sorry",
+    "proof_error",
 )
 
 
@@ -101,76 +105,88 @@ class Violation:
 # ------------------------------------------------------------------------------------------- lexing
 
 
-def _is_ident_char(c: str) -> bool:
-    return c.isalnum() or c in "_'!?" or c in "₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₔₕₖₗₘₙₚₛₜᵢᵣᵤᵥⱼ"
+@dataclass(frozen=True)
+class _View:
+    """A submission as the scan reads it: the code with everything Lean does not read as code blanked."""
+
+    code: str
+    errors: tuple[LexToken, ...]
+    ambiguous: tuple[LexToken, ...]
 
 
-def _blank(text: str) -> str:
-    """``text`` with every character but newlines replaced by a space (keeps lines and columns)."""
-    return "".join("\n" if c == "\n" else " " for c in text)
-
-
-_SPECIAL = re.compile(r'--|/-|r(#*)"|"|\'')
-_BLOCK_MARK = re.compile(r"/-|-/")
-_CHAR_LIT = re.compile(r"'(\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^\\'\n])'")
+def _interpolated_end(source: str, tok: LexToken) -> tuple[int, list[tuple[int, int]]]:
+    """Where ``tok`` (a plain string literal) would end if an interpolating macro read it, and the spans of
+    its ``{…}`` code in that reading."""
+    end, toks = interpolated_reading(source, tok.start)
+    pieces = [t for t in toks if t.kind == "str" and t.interpolated]
+    spans = [(a.end, b.start) for a, b in pairwise(pieces)]
+    return end, spans
 
 
 @lru_cache(maxsize=256)
+def _view(source: str) -> _View:
+    chars = list(source)
+    errors: list[LexToken] = []
+    ambiguous: list[LexToken] = []
+
+    def blank(a: int, b: int) -> None:
+        for k in range(a, b):
+            if chars[k] != "\n":
+                chars[k] = " "
+
+    for t in lex(source):
+        kind = t.kind
+        if kind == "error":
+            errors.append(t)  # kept visible: Lean resumes inside it, and so does the lexer
+        elif kind in ("comment", "doc", "char"):
+            blank(t.start, t.end)
+        elif kind == "str":
+            if t.interpolated or "{" not in t.text or t.text.startswith("r"):
+                blank(t.start, t.end)
+                continue
+            # a plain string with `{`: an interpolating macro the lexer does not know would read code there
+            end, spans = _interpolated_end(source, t)
+            if end != t.end:
+                ambiguous.append(t)
+                blank(t.start, t.end)
+                continue
+            pos = t.start
+            for a, b in spans:
+                blank(pos, a)
+                pos = b
+            blank(pos, t.end)
+        elif kind in ("ident", "name") and "«" in t.text:
+            # `«IO».Process` is `IO.Process`: a plain part is read as written; `«" x "»` is no word at all
+            k = t.start
+            while k < t.end:
+                if chars[k] != "«":
+                    k += 1
+                    continue
+                close = source.find("»", k, t.end)
+                close = t.end - 1 if close < 0 else close
+                if is_plain_ident(source[k + 1 : close]):
+                    chars[k] = chars[close] = " "
+                else:
+                    blank(k, close + 1)
+                k = close + 1
+    return _View("".join(chars), tuple(errors), tuple(ambiguous))
+
+
 def strip_comments_and_strings(source: str) -> str:
     """``source`` with comments, string literals and character literals blanked out.
 
-    Blanked characters become spaces (newlines stay), so positions in the result are positions in
-    ``source``. An unterminated comment or string blanks the rest of the text, as Lean would read it.
+    The text is read by :func:`lean_gym.lean.lexer.lex`, Lean's own token rules, so the scan sees exactly
+    the code Lean sees. Blanked characters become spaces (newlines stay), so positions in the result are
+    positions in ``source``. The ``«»`` of escaped names are blanked too (``«IO».Process`` is
+    ``IO.Process``), and the ``{…}`` code of interpolated strings stays. An unterminated comment blanks the
+    rest of the text, as Lean reads it; after any other lexical error Lean (and the lexer) resumes, so the
+    text after it stays visible (and Lean reports the error).
 
     Example:
         >>> strip_comments_and_strings('exact h -- sorry\\n/- /- axiom -/ -/ "#exit"').split()
         ['exact', 'h']
     """
-    out: list[str] = []
-    i, n = 0, len(source)
-    while i < n:
-        m = _SPECIAL.search(source, i)
-        if m is None:
-            out.append(source[i:])
-            break
-        k = m.start()
-        out.append(source[i:k])
-        c = source[k]
-        if source.startswith("--", k):
-            j = source.find("\n", k)
-            j = n if j < 0 else j
-        elif source.startswith("/-", k):
-            depth, j = 1, k + 2
-            while depth:
-                nxt = _BLOCK_MARK.search(source, j)
-                if nxt is None:
-                    j = n
-                    break
-                depth += 1 if nxt.group(0) == "/-" else -1
-                j = nxt.end()
-        elif c == "r":
-            if k > 0 and _is_ident_char(source[k - 1]):  # the end of an identifier such as `motor"`
-                out.append(c)
-                i = k + 1
-                continue
-            close = '"' + m.group(1)
-            j = source.find(close, m.end())
-            j = n if j < 0 else j + len(close)
-        elif c == '"':
-            j = k + 1
-            while j < n and source[j] != '"':
-                j += 2 if source[j] == "\\" else 1
-            j = min(j + 1, n)
-        else:  # a quote: a character literal, or the prime of an identifier (`h'`)
-            lit = _CHAR_LIT.match(source, k) if k == 0 or not _is_ident_char(source[k - 1]) else None
-            if lit is None:
-                out.append(c)
-                i = k + 1
-                continue
-            j = lit.end()
-        out.append(_blank(source[k:j]))
-        i = j
-    return "".join(out)
+    return _view(source).code
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -328,24 +344,36 @@ def split_leading_imports(submission: str) -> tuple[list[str], str]:
     lines are harmless when they name modules the header already imports, and are removed before the
     check because Lean accepts imports only at the start of a file.
 
+    Only the ``import`` commands themselves are blanked (the lexer finds them), so a comment that starts
+    on an import line still starts there.
+
     Returns:
-        The imported module names, and the submission without those lines (blank lines kept so line
-        numbers still match the original).
+        The imported module names, and the submission without those commands (lines and columns kept so
+        positions still match the original).
     """
-    code = strip_comments_and_strings(submission)
-    lines = submission.split("\n")
-    code_lines = code.split("\n")
+    chars = list(submission)
     mods: list[str] = []
-    for k, cl in enumerate(code_lines):
-        stripped = cl.strip()
-        if not stripped:
+    toks = lex(submission)
+    k, n = 0, len(toks)
+    while k < n:
+        t = toks[k]
+        if t.kind == "comment":
+            k += 1
             continue
-        m = re.match(r"import\s+(.+)$", stripped)
-        if not m:
+        if t.kind != "ident" or t.text != "import":
             break
-        mods.extend(m.group(1).split())
-        lines[k] = ""
-    return mods, "\n".join(lines)
+        j = k + 1
+        line_end = submission.find("\n", t.start)
+        line_end = len(submission) if line_end < 0 else line_end
+        while j < n and toks[j].kind == "ident" and toks[j].end <= line_end:
+            j += 1
+        if j == k + 1:
+            break
+        mods.extend(x.text for x in toks[k + 1 : j])
+        for pos in range(t.start, toks[j - 1].end):
+            chars[pos] = " "
+        k = j
+    return mods, "".join(chars)
 
 
 # ------------------------------------------------------------------------------------------- scan
@@ -383,7 +411,20 @@ def scan(
             add(
                 max(off, 0), f"import {mod}", "extra_import", f"`import {mod}` is not in the dataset's header"
             )
-    code = strip_comments_and_strings(rest)
+    view = _view(rest)
+    code = view.code
+    for t in view.errors:
+        # Lean reports its own lexical errors (and reads on after them, as the scan does); only where
+        # lean-gym cannot know Lean's reading is the text refused here
+        if t.message == AMBIGUOUS_QUOTE:
+            add(t.start, t.text[:20], "proof_error", t.message)
+    for t in view.ambiguous:
+        add(
+            t.start,
+            t.text[:20],
+            "meta_programming",
+            "a string literal with `{` that an interpolating macro reads differently; escape it as `\\{`",
+        )
 
     m = FORGED_AXIOMS_PATTERN.search(submission)
     if m:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lean_gym.grading.policy import strip_comments_and_strings
+from lean_gym.lean.lexer import LexError, LexToken, ident_value, is_plain_ident, lex, numeral_value
 
 __all__ = [
     "Declaration",
@@ -33,8 +34,6 @@ __all__ = [
 ]
 
 _DECL_KEYWORDS = ("theorem", "lemma", "example")
-_DECL_RE = re.compile(r"(?<![\w'!?.])(theorem|lemma|example)(?![\w'!?])")
-_NAME_RE = re.compile(r"\s*((?:«[^»]*»|[^\W\d][\w'!?]*)(?:\.(?:«[^»]*»|[^\W\d][\w'!?]*))*)")
 _OPEN = "([{⦃⟨"
 _CLOSE = ")]}⦄⟩"
 _PUNCT = "()[]{}⦃⦄⟨⟩,:"
@@ -119,51 +118,88 @@ class Declaration:
 
     Attributes:
         keyword: ``theorem``, ``lemma`` or ``example``.
-        name: The declared name (``None`` for ``example``).
-        signature: The text between the name and the top-level ``:=`` (binders, colon, type).
+        name: The declared name as written (``None`` for ``example``); ``«»`` escapes kept.
+        signature: The text between the name and the top-level ``:=`` (binders, colon, type), with
+            comments and literals blanked.
         line: 1-based line of the keyword.
+        tokens: The signature's tokens (comments left out), as :func:`lean_gym.lean.lexer.lex` reads them.
     """
 
     keyword: str
     name: str | None
     signature: str
     line: int
+    tokens: tuple[LexToken, ...] = ()
 
 
-def _find_assign(code: str, start: int) -> int:
-    """Offset of the first ``:=`` (or ``|`` pattern / ``where``) at bracket depth 0 from ``start``."""
-    depth = 0
-    i, n = start, len(code)
-    while i < n:
-        c = code[i]
-        if c in _OPEN:
-            depth += 1
-        elif c in _CLOSE:
-            depth = max(depth - 1, 0)
-        elif (depth == 0 and code.startswith(":=", i)) or (
-            depth == 0 and c == "\n" and re.match(r"\n(theorem|lemma|example|def)\b", code[i:])
-        ):
-            return i
-        i += 1
-    return n
+# Tokens that end a signature at bracket depth 0 (the next command, or the start of the value).
+_SIGNATURE_END = frozenset(
+    {
+        "where",
+        "theorem",
+        "lemma",
+        "example",
+        "def",
+        "abbrev",
+        "instance",
+        "axiom",
+        "structure",
+        "inductive",
+        "class",
+        "open",
+        "set_option",
+        "namespace",
+        "section",
+        "end",
+        "noncomputable",
+        "private",
+        "protected",
+        "attribute",
+        "#print",
+        "#check",
+        "#eval",
+        "#exit",
+    }
+)
 
 
 def declarations(source: str) -> list[Declaration]:
-    """The ``theorem``/``lemma``/``example`` declarations of ``source``, comments and strings ignored."""
+    """The ``theorem``/``lemma``/``example`` declarations of ``source``, read by Lean's token rules.
+
+    ``theorem`` is a keyword for Lean wherever it is a token, so every such token outside comments and
+    literals starts a declaration.
+    """
+    toks = [t for t in lex(source) if t.kind not in ("comment", "doc")]
     code = strip_comments_and_strings(source)
     out: list[Declaration] = []
-    for m in _DECL_RE.finditer(code):
-        keyword = m.group(1)
-        pos = m.end()
+    n = len(toks)
+    for k, t in enumerate(toks):
+        if t.kind != "ident" or t.text not in _DECL_KEYWORDS:
+            continue
         name: str | None = None
-        if keyword != "example":
-            nm = _NAME_RE.match(code, pos)
-            if not nm:
+        j = k + 1
+        if t.text != "example":
+            if j >= n or toks[j].kind != "ident" or toks[j].text in _SIGNATURE_END:
                 continue
-            name = nm.group(1)
-            pos = nm.end()
-        end = _find_assign(code, pos)
-        out.append(Declaration(keyword, name, code[pos:end], code.count("\n", 0, m.start()) + 1))
+            name = toks[j].text
+            j += 1
+        sig_start = toks[j - 1].end
+        depth, e = 0, j
+        while e < n:
+            x = toks[e]
+            if x.kind == "sym":
+                if x.text in _OPEN or x.text == "@[":
+                    depth += 1
+                elif x.text in _CLOSE:
+                    depth = max(depth - 1, 0)
+                elif depth == 0 and x.text == ":=":
+                    break
+            elif x.kind == "ident" and depth == 0 and x.text in _SIGNATURE_END:
+                break
+            e += 1
+        sig_end = toks[e].start if e < n else len(source)
+        line = source.count("\n", 0, t.start) + 1
+        out.append(Declaration(t.text, name, code[sig_start:sig_end], line, tuple(toks[j:e])))
     return out
 
 
@@ -203,11 +239,17 @@ class StatementFinding:
 
 
 def compare_statement(target: TargetTheorem, submission: str) -> StatementFinding | None:
-    """``None`` when ``submission`` declares ``target.name`` with exactly the dataset's statement.
+    """``None`` when ``submission`` declares ``target.name`` with the dataset's statement.
 
-    Whitespace is not significant (see :func:`normalize`); everything else is. The conclusion and the
-    binders are compared separately, so an added or changed hypothesis is reported as
-    ``weakened_hypothesis`` and a changed conclusion as ``statement_tampering``.
+    Both statements are read by Lean's token rules (:mod:`lean_gym.lean.lexer`) and compared token by
+    token, so only spellings that Lean elaborates the same count as the same: whitespace, line breaks and
+    comments; ``x^2`` and ``x ^ 2``; a binder group ``(x y : ℝ)`` and ``(x : ℝ) (y : ℝ)`` (when the type
+    does not mention the group's names); ``Real``/``ℝ``, ``Nat``/``ℕ``, ``Int``/``ℤ``, ``Rat``/``ℚ``,
+    ``Complex``/``ℂ`` (unless the statement binds that name); ASCII and Unicode spellings of one notation
+    (``<=``/``≤``, ``->``/``→``, ``fun``/``λ``…); ``«x»`` and ``x``; ``0x10`` and ``16``. Everything else
+    is a change: binder names, types, order, constants, any other token. The conclusion and the binders
+    are compared separately, so an added or changed hypothesis is reported as ``weakened_hypothesis`` and
+    a changed conclusion as ``statement_tampering``.
     """
     wanted = [
         d
@@ -218,7 +260,7 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
         raise ValueError(
             f"the dataset statement does not declare {target.name!r}: {target.formal_statement[:80]!r}"
         )
-    want_binders, want_type = (normalize(x) for x in split_signature(wanted[0].signature))
+    want_binders, want_type = _split_tokens(wanted[0].tokens)
     decls = declarations(submission)
     mine = [d for d in decls if d.name is not None and _same_name(d.name, target.name)]
     if not mine:
@@ -230,18 +272,20 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
             )
         return StatementFinding("statement_tampering", f"the submission declares no theorem `{target.name}`")
     for d in mine:
-        binders, typ = (normalize(x) for x in split_signature(d.signature))
-        if typ != want_type:
+        binders, typ = _split_tokens(d.tokens)
+        bound = _bound_names(want_binders + want_type) | _bound_names(binders + typ)
+        if _canonical(typ, bound) != _canonical(want_type, bound):
             return StatementFinding(
                 "statement_tampering",
-                f"the type of `{target.name}` is not the dataset's (expected `{want_type}`, got `{typ}`)",
+                f"the type of `{target.name}` is not the dataset's "
+                f"(expected `{_show(want_type)}`, got `{_show(typ)}`)",
                 d.line,
             )
-        if binders != want_binders:
+        if _canonical(_expand_binders(binders), bound) != _canonical(_expand_binders(want_binders), bound):
             return StatementFinding(
                 "weakened_hypothesis",
                 f"the hypotheses of `{target.name}` are not the dataset's "
-                f"(expected `{want_binders}`, got `{binders}`)",
+                f"(expected `{_show(want_binders)}`, got `{_show(binders)}`)",
                 d.line,
             )
     return None
@@ -257,6 +301,147 @@ def _name_parts(name: str) -> list[str]:
 
 def _same_name(a: str, b: str) -> bool:
     return _name_parts(a.strip()) == _name_parts(b.strip())
+
+
+_Toks = tuple[LexToken, ...]
+
+#: Notation and its name: the same term for Lean (unless a binder of the statement shadows the name).
+_TYPE_ALIASES = {"Real": "ℝ", "Nat": "ℕ", "Int": "ℤ", "Rat": "ℚ", "Complex": "ℂ"}
+#: ASCII and Unicode spellings of one token.
+_SYM_ALIASES = {
+    "<=": "≤",
+    ">=": "≥",
+    "->": "→",
+    "<->": "↔",
+    "/\\": "∧",
+    "\\/": "∨",
+    "↦": "=>",
+    "<|": "$",
+}
+_KEYWORDS = frozenset(
+    {"fun", "by", "have", "show", "let", "if", "then", "else", "at", "with", "from", "do", "in", "match"}
+    | {"calc", "suffices", "obtain", "this", "sorry", "Type", "Prop", "Sort", "where", "deriving"}
+)
+_BINDER_SYMS = frozenset({"∀", "∃", "∃!", "λ", "∑", "∏", "⋃", "⋂", "Π", "Σ", "∫"})
+_BINDER_WORDS = frozenset({"fun", "let", "have", "show", "obtain", "match"})
+
+
+def _split_tokens(toks: _Toks) -> tuple[_Toks, _Toks]:
+    """``(binders, type)``: the signature's tokens split at the first ``:`` at bracket depth 0."""
+    depth = 0
+    for i, t in enumerate(toks):
+        if t.kind != "sym":
+            continue
+        if t.text in _OPEN:
+            depth += 1
+        elif t.text in _CLOSE:
+            depth = max(depth - 1, 0)
+        elif t.text == ":" and depth == 0:
+            return toks[:i], toks[i + 1 :]
+    return toks, ()
+
+
+def _bound_names(toks: _Toks) -> frozenset[str]:
+    """Names that may be bound in ``toks`` (binder groups, ``∀ x``, ``fun x``…): never treated as aliases."""
+    out: set[str] = set()
+    binding = False
+    for i, t in enumerate(toks):
+        if (t.kind == "sym" and t.text in _BINDER_SYMS) or (t.kind == "ident" and t.text in _BINDER_WORDS):
+            binding = True
+            continue
+        if t.kind == "sym" and t.text in (",", "=>", "↦", ":=", ":"):
+            binding = False
+        if t.kind == "ident":
+            nxt = toks[i + 1] if i + 1 < len(toks) else None
+            prev = toks[i - 1] if i else None
+            if (
+                binding
+                or (nxt is not None and nxt.kind == "sym" and nxt.text == ":")
+                or (prev is not None and prev.kind == "sym" and prev.text in ("(", "{", "⦃", "[", "⟨"))
+            ):
+                out.add(ident_value(t.text))
+    return frozenset(out)
+
+
+def _canonical(toks: _Toks, bound: frozenset[str]) -> list[str]:
+    out: list[str] = []
+    for t in toks:
+        kind, text = t.kind, t.text
+        if kind == "ident":
+            parts = _name_parts(text)
+            value = ".".join(parts)
+            alias = _TYPE_ALIASES.get(value) if len(parts) == 1 else None
+            if text == "fun":
+                out.append("s:λ")
+            elif text in _KEYWORDS:
+                out.append("k:" + text)
+            elif alias is not None and value not in bound:
+                out.append("s:" + alias)
+            elif "«" in text and any(p in _KEYWORDS or "." in p or not is_plain_ident(p) for p in parts):
+                out.append("e:" + "»".join(parts))  # `«fun»`, `«x y»`, `«a.b»`: no unescaped spelling
+            else:
+                out.append("i:" + "»".join(parts))  # `«x»` is `x`
+        elif kind == "sym":
+            out.append("s:" + _SYM_ALIASES.get(text, text))
+        elif kind == "num":
+            try:
+                out.append(f"n:{numeral_value(text)}")
+            except LexError:
+                out.append("n:" + text)
+        else:
+            out.append(kind[0] + ":" + text)
+    return out
+
+
+def _expand_binders(toks: _Toks) -> _Toks:
+    """``(x y : T)`` → ``(x : T) (y : T)`` where ``T`` does not mention ``x`` or ``y`` (then it is the same)."""
+    out: list[LexToken] = []
+    i, n = 0, len(toks)
+    while i < n:
+        t = toks[i]
+        close = {"(": ")", "{": "}", "⦃": "⦄"}.get(t.text) if t.kind == "sym" else None
+        if close is None:
+            out.append(t)
+            i += 1
+            continue
+        depth, j = 0, i
+        while j < n:  # the matching bracket
+            x = toks[j]
+            if x.kind == "sym" and x.text in _OPEN:
+                depth += 1
+            elif x.kind == "sym" and x.text in _CLOSE:
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        group = toks[i + 1 : j]
+        k = 0
+        while k < len(group) and group[k].kind == "ident":
+            k += 1
+        names, rest = group[:k], group[k:]
+        typ = rest[1:]
+        plain = (
+            len(names) > 1
+            and j < n
+            and toks[j].text == close
+            and rest
+            and rest[0].kind == "sym"
+            and rest[0].text == ":"
+            and not any(x.kind == "sym" and x.text == ":=" for x in typ)
+            and not {ident_value(x.text).split(".")[0] for x in typ if x.kind == "ident"}
+            & {ident_value(x.text) for x in names}
+        )
+        if plain:
+            for name in names:
+                out.extend((t, name, rest[0], *typ, toks[j]))
+        else:
+            out.extend(toks[i : j + 1])
+        i = j + 1
+    return tuple(out)
+
+
+def _show(toks: _Toks) -> str:
+    return normalize(" ".join(t.text for t in toks))
 
 
 # ------------------------------------------------------------------------------------------ actions

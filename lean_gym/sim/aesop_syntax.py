@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from lean_gym.lean.lexer import lex
+
 __all__ = [
     "DEFAULT_RULE_SETS",
     "KNOWN_RULE_SETS",
@@ -242,6 +244,12 @@ _BUILDERS = ("apply", "forward", "destruct", "constructors", "cases", "simp", "u
 _BUILDER_OPTIONS = ("immediate", "index", "pattern", "cases_patterns", "transparency", "transparency!")
 
 
+def _comment_end(text: str, i: int) -> int:
+    """The end of the comment at ``text[i]`` (``--`` or a nested ``/- -/``), as the one lexer reads it."""
+    toks = lex(text, i)
+    return toks[0].end if toks else len(text)
+
+
 class _Scanner:
     """A cursor over the call text with Lean-style error reporting."""
 
@@ -256,12 +264,8 @@ class _Scanner:
             c = t[self.i]
             if c in " \t\r\n":
                 self.i += 1
-            elif t.startswith("--", self.i):
-                j = t.find("\n", self.i)
-                self.i = n if j < 0 else j + 1
-            elif t.startswith("/-", self.i):
-                j = t.find("-/", self.i + 2)
-                self.i = n if j < 0 else j + 2
+            elif t.startswith("--", self.i) or t.startswith("/-", self.i):
+                self.i = _comment_end(t, self.i)
             else:
                 break
 
@@ -325,35 +329,27 @@ class _Scanner:
     def balanced_until_close(self) -> str:
         """Text up to (not including) the ``)`` closing the current parenthesis, nesting-aware."""
         t = self.text
-        depth = 0
         start = self.i
-        j = self.i
         pairs = {"(": ")", "[": "]", "{": "}", "⟨": "⟩"}
         stack: list[str] = []
-        while j < len(t):
-            c = t[j]
+        # the one lexer decides where comments, strings and character literals end
+        for tok in lex(t, start):
+            if tok.kind != "sym":
+                continue
+            c = tok.text
             if c in pairs:
                 stack.append(pairs[c])
-                depth += 1
             elif c in ")]}⟩":
+                j = tok.start
                 if not stack:
-                    if c == ")":
-                        self.i = j
-                        return t[start:j]
                     self.i = j
+                    if c == ")":
+                        return t[start:j]
                     raise self.error("term")
                 if stack[-1] != c:
                     self.i = j
                     raise self.error(f"'{stack[-1]}'")
                 stack.pop()
-                depth -= 1
-            elif c == '"':
-                k = t.find('"', j + 1)
-                j = len(t) if k < 0 else k
-            elif t.startswith("--", j):
-                k = t.find("\n", j)
-                j = len(t) - 1 if k < 0 else k
-            j += 1
         self.i = len(t)
         raise self.error("')'")
 

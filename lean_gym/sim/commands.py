@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature, parse_signature_ex
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
+from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, numeral, parse_term, tokenize
 from lean_gym.sim.terms import Term, is_prop_type, pretty, type_term, user_name
 
 __all__ = ["CommandOutput", "Msg", "axioms_text", "parse_signature", "run_commands"]
@@ -205,7 +205,7 @@ class _Runner:
                 raise ParseError("unexpected token; expected identifier", name.start, name.end)
             val: object = val_tok.text
             if val_tok.kind == "num":
-                val = int(val_tok.text)
+                val = numeral(val_tok)
             elif val_tok.text in ("true", "false"):
                 val = val_tok.text == "true"
             if ts.is_word("in"):

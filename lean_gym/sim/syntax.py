@@ -12,11 +12,24 @@ being parsed (this is how tactic blocks and commands end), and so do ``)``, ``]`
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["ParseError", "Source", "Syn", "Token", "TokenStream", "parse_term_text", "tokenize"]
+from lean_gym.lean.lexer import LexError, lex, numeral_value
+
+__all__ = [
+    "CONFIG_ONLY_TACTICS",
+    "NO_ARG_TACTICS",
+    "ParseError",
+    "Source",
+    "Syn",
+    "Token",
+    "TokenStream",
+    "fixed_arity_end",
+    "numeral",
+    "parse_term_text",
+    "tokenize",
+]
 
 
 class ParseError(Exception):
@@ -29,9 +42,12 @@ class ParseError(Exception):
         self.end = start if end is None else end
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One token: ``kind`` is ``ident``, ``num``, ``sym``, ``str`` or ``eof``."""
+class Token(NamedTuple):
+    """One token: ``kind`` is ``ident``, ``num``, ``sym``, ``str``, ``char``, ``name`` or ``eof``.
+
+    A named tuple: the simulator builds one per token of every command, and a tuple is the cheapest
+    immutable record Python has.
+    """
 
     kind: str
     text: str
@@ -62,219 +78,139 @@ class Source:
         return lo + 1, offset - self.line_starts[lo]
 
 
-_SYMBOLS = sorted(
-    [
-        ":=",
-        "=>",
-        "<;>",
-        "←",
-        "<-",
-        "→",
-        "->",
-        "↔",
-        "<->",
-        "≠",
-        "≤",
-        "<=",
-        "≥",
-        ">=",
-        "<",
-        ">",
-        "=",
-        "∧",
-        "/\\",
-        "∨",
-        "\\/",
-        "¬",
-        "∀",
-        "∃",
-        "λ",
-        "⟨",
-        "⟩",
-        "(",
-        ")",
-        "{",
-        "}",
-        "[",
-        "]",
-        ",",
-        ":",
-        "+",
-        "-",
-        "*",
-        "/",
-        "%",
-        "^",
-        "∣",
-        "|",
-        "↑",
-        "·",
-        ".",
-        ";",
-        "@",
-        "?",
-        "!",
-        "#",
-        "$",
-        "<|",
-        "|>",
-        "∘",
-        "•",
-        "⁻¹",
-        "×",
-        "∈",
-        "∉",
-        "'",
-        "`",
-        "..",
-        "≡",
-        "∑",
-        "∏",
-        "√",
-        "⌊",
-        "⌋",
-        "⌈",
-        "⌉",
-        "!=",
-        "==",
-        "&&",
-        "||",
-        "%[",
-        "@[",
-        "⦃",
-        "⦄",
-        "«",
-        "»",
-        "‹",
-        "›",
-        "%~",
-        "&",
-        "~",
-        "≃",
-        "⊢",
-        "∩",
-        "∪",
-        "⊆",
-        "\\",
-        "ℕ",
-        "ℤ",
-        "ℚ",
-        "ℝ",
-        "ℂ",
-        "↦",
-    ],
-    key=len,
-    reverse=True,
-)
-_SYM_FIRST: dict[str, list[str]] = {}
-for _s in _SYMBOLS:
-    _SYM_FIRST.setdefault(_s[0], []).append(_s)
-
-_NOT_IDENT = set("λΠΣℕℤℚℝℂ")
-_SUBSCRIPTS = set("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₔₕₖₗₘₙₚₛₜᵢᵣᵤᵥⱼ'!?")
+_SIM_KIND = {"ident": "ident", "num": "num", "sci": "num", "str": "str", "char": "char", "name": "name"}
 
 
-def _digit(ch: str) -> bool:
-    return "0" <= ch <= "9"
+def numeral(tok: Token) -> int | Fraction:
+    """The value of a ``num`` token: an ``int``, or a ``Fraction`` for a scientific literal (``1.5``, ``2e3``).
 
-
-def _ident_start(ch: str) -> bool:
-    return (ch.isalpha() or ch == "_") and ch not in _NOT_IDENT
-
-
-def _ident_rest(ch: str) -> bool:
-    return (ch.isalnum() or ch == "_" or ch in _SUBSCRIPTS) and ch not in _NOT_IDENT
+    Raises:
+        ParseError: for a numeral too large to have a value (over 4,300 digits).
+    """
+    try:
+        return numeral_value(tok.text)
+    except LexError as e:
+        raise ParseError(f"the simulator does not support this {e}", tok.start, tok.end) from e
 
 
 def tokenize(text: str, src: Source | None = None, base: int = 0, end: int | None = None) -> list[Token]:
-    """Tokens of ``text[base:end]``; comments (``--`` and nested ``/- -/``) are skipped.
+    """Tokens of ``text[base:end]``, read by the one Lean lexer (:func:`lean_gym.lean.lexer.lex`).
+
+    Comments (``--``, nested ``/- -/``) and doc comments are skipped. A field index after a name
+    (``h.1``, ``h.2.1``) is kept in the name's token, as the term parser expects.
 
     Raises:
-        ParseError: for an unterminated comment or string.
+        ParseError: at the first text Lean's lexer rejects (unterminated comment or string, a tab, a
+            character that starts no token…), with Lean's message.
     """
     src = src or Source(text)
-    n = len(text) if end is None else end
-    i = base
     toks: list[Token] = []
+    append = toks.append
+    starts = src.line_starts
+    nlines = len(starts)
+    li = -1  # index of the current line in `starts`
+    next_start = 0  # where the line after it starts
     last_line = -1
-    while i < n:
-        ch = text[i]
-        if ch in " \t\r\n":
-            i += 1
+    prev_end = -1
+    for lt in lex(text, base, end):
+        kind, start = lt.kind, lt.start
+        if kind == "comment" or kind == "doc":
+            if lt.message:
+                raise ParseError(lt.message, lt.end, lt.end)
             continue
-        if text.startswith("--", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if text.startswith("/-", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/-", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("-/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            if depth:
-                raise ParseError("unterminated comment", i, n)
-            i = j
-            continue
-        start = i
-        if _ident_start(ch) or ch == "«":
-            if ch == "«":
-                j = text.find("»", i)
-                if j < 0:
-                    raise ParseError("unterminated identifier escape", i, n)
-                i = j + 1
-            else:
-                i += 1
-                while i < n and _ident_rest(text[i]):
-                    i += 1
-            # dotted names: Nat.succ, h.1, h.mp
-            while i + 1 < n and text[i] == "." and (_ident_start(text[i + 1]) or _digit(text[i + 1])):
-                i += 1
-                if _digit(text[i]):
-                    while i < n and _digit(text[i]):
-                        i += 1
-                else:
-                    while i < n and _ident_rest(text[i]):
-                        i += 1
-            kind = "ident"
-        elif _digit(ch):
-            while i < n and _digit(text[i]):
-                i += 1
-            if i + 1 < n and text[i] == "." and _digit(text[i + 1]):
-                i += 1
-                while i < n and _digit(text[i]):
-                    i += 1
-            kind = "num"
-        elif ch == "#" and i + 1 < n and text[i + 1].isalpha():
-            i += 1
-            while i < n and _ident_rest(text[i]):
-                i += 1
-            kind = "ident"
-        elif ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            if j >= n:
-                raise ParseError("unterminated string literal", i, n)
-            i = j + 1
-            kind = "str"
-        else:
-            for s in _SYM_FIRST.get(ch, ()):
-                if text.startswith(s, i):
-                    i += len(s)
-                    break
-            else:
-                i += 1
-            kind = "sym"
-        line, col = src.position(start)
-        toks.append(Token(kind, text[start:i], start, i, line, col, line != last_line))
+        if kind == "error":
+            raise ParseError(lt.message, start, max(lt.end, start))
+        # `h.1.2`: glue `.digits` onto the name before it (no space between)
+        if kind == "num" and prev_end == start and len(toks) >= 2:
+            dot, name = toks[-1], toks[-2]
+            if dot.kind == "sym" and dot.text == "." and name.kind == "ident" and name.end == dot.start:
+                del toks[-2:]
+                append(
+                    Token(
+                        "ident",
+                        name.text + "." + lt.text,
+                        name.start,
+                        lt.end,
+                        name.line,
+                        name.col,
+                        name.first,
+                    )
+                )
+                prev_end = lt.end
+                continue
+        if start >= next_start:  # the token's line, found by walking forward (tokens come in order)
+            li = bisect_right(starts, start) - 1
+            next_start = starts[li + 1] if li + 1 < nlines else len(text) + 1
+        line = li + 1
+        append(
+            Token(
+                _SIM_KIND.get(kind, "sym"),
+                lt.text,
+                start,
+                lt.end,
+                line,
+                start - starts[li],
+                line != last_line,
+            )
+        )
         last_line = line
+        prev_end = lt.end
+    n = len(text) if end is None else end
     line, col = src.position(n)
     toks.append(Token("eof", "", n, n, line, col, True))
     return toks
+
+
+#: Tactics that take no argument at all in Lean and Mathlib: anything after them on their line is junk.
+NO_ARG_TACTICS = frozenset(
+    {
+        "positivity", "rfl", "ac_rfl", "trivial", "assumption", "contradiction", "exfalso", "constructor",
+        "left", "right", "done", "skip", "sorry", "admit", "ring", "ring!", "ring1", "ring1!", "abel", "abel!",
+        "abel1", "abel1!", "subst_vars", "infer_instance", "assumption_mod_cast",
+    }
+)  # fmt: skip
+#: Tactics whose only argument is a configuration (``+kernel``, ``-zeta``, ``(config := …)``, ``(x := v)``).
+CONFIG_ONLY_TACTICS = frozenset({"decide", "omega", "native_decide", "tauto"})
+
+
+def fixed_arity_end(toks: list[Token], i: int, name: str) -> int | None:
+    """Where the syntax of tactic ``name`` ends when its arguments start at ``toks[i]``.
+
+    ``None`` for tactics whose argument syntax the tactic itself parses. For the tactics of
+    :data:`NO_ARG_TACTICS` and :data:`CONFIG_ONLY_TACTICS`, the index after the tactic (and its
+    configuration): what follows on the line is not part of it, and the tactic-block parser reports it as
+    Lean does (``positivity foo`` is an error, not ``positivity``).
+    """
+    if name in NO_ARG_TACTICS:
+        return i
+    if name not in CONFIG_ONLY_TACTICS:
+        return None
+    n = len(toks)
+    while i < n:
+        t = toks[i]
+        nxt = toks[i + 1] if i + 1 < n else None
+        if t.kind == "sym" and t.text in ("+", "-") and nxt is not None and nxt.kind == "ident":
+            if nxt.start != t.end:
+                break
+            i += 2
+        elif t.kind == "sym" and t.text == "(" and nxt is not None and nxt.kind == "ident":
+            after = toks[i + 2] if i + 2 < n else None
+            if after is None or after.text != ":=":
+                break
+            depth, j = 0, i
+            while j < n:
+                x = toks[j]
+                if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
+                    depth += 1
+                elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            i = j + 1
+        else:
+            break
+    return i
 
 
 class Syn:
@@ -534,11 +470,7 @@ def _parse_leading(ts: TokenStream) -> Syn:
     t = ts.tok
     if t.kind == "num":
         ts.advance()
-        if "." in t.text:
-            val: int | Fraction = Fraction(t.text)
-        else:
-            val = int(t.text)
-        return Syn("num", (val,), t.start, t.end)
+        return Syn("num", (numeral(t),), t.start, t.end)
     if t.kind == "str":
         raise ParseError(f"unexpected token '{t.text}'; expected term", t.start, t.end)
     if t.kind == "ident":
@@ -617,7 +549,7 @@ def _parse_arg(ts: TokenStream) -> Syn:
     t = ts.tok
     if t.kind == "num":
         ts.advance()
-        return Syn("num", (Fraction(t.text) if "." in t.text else int(t.text),), t.start, t.end)
+        return Syn("num", (numeral(t),), t.start, t.end)
     if t.kind == "ident":
         ts.advance()
         return Syn("ident", (t.text,), t.start, t.end)

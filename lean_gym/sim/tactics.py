@@ -44,7 +44,17 @@ from lean_gym.sim.arith.errors import ArithBudgetExceeded
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, tokenize
+from lean_gym.sim.syntax import (
+    ParseError,
+    Source,
+    Syn,
+    Token,
+    TokenStream,
+    fixed_arity_end,
+    numeral,
+    parse_term,
+    tokenize,
+)
 from lean_gym.sim.terms import Term, is_prop_type
 from lean_gym.sim.unify import canon
 
@@ -372,11 +382,8 @@ class BlockParser:
                 break
             if t.kind == "sym" and t.text == "|":
                 break
-            raise self.error(
-                f"unexpected token '{t.text}'; expected command"
-                if outer_col < 0
-                else f"unexpected token '{t.text}'"
-            )
+            what = "unexpected identifier" if t.kind == "ident" else f"unexpected token '{t.text}'"
+            raise self.error(f"{what}; expected command" if outer_col <= 0 else what)
         return Node("seq", nodes[0].start, nodes[-1].end, children=nodes)
 
     def parse_item(self, col: int, closers: tuple[str, ...]) -> Node:
@@ -443,7 +450,7 @@ class BlockParser:
             self.i += 1
             n = 1
             if self.tok.kind == "num":
-                n = int(self.tok.text)
+                n = int(numeral(self.tok))
                 self.i += 1
             body = self.parse_seq(col, closers)
             return Node("iterate", t.start, body.end, children=[body], arg=n)
@@ -470,9 +477,10 @@ class BlockParser:
         name = t.text
         pattern = name in _PATTERN_TACTICS
         self.i += 1
+        fixed_end = fixed_arity_end(self.toks, self.i, name)
         while True:
             u = self.tok
-            if u.kind == "eof":
+            if u.kind == "eof" or (fixed_end is not None and self.i >= fixed_end):
                 break
             if u.first and u.col <= col and depth == 0:
                 # layout only separates tactics: inside brackets a line may start anywhere (Lean's rule);
