@@ -39,7 +39,14 @@ def _setup(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from lean_gym.demo import run_demo
 
-    return run_demo(backend=args.backend, episodes=args.episodes, seed=args.seed)
+    return run_demo(
+        backend=args.backend,
+        episodes=args.episodes,
+        seed=args.seed,
+        plot=not args.no_plot,
+        plot_path=args.plot_path,
+        rounds=args.rounds,
+    )
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -108,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument("--episodes", type=int, default=3000)
     m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--rounds", type=int, default=5, help="evaluate on the test split after each round")
+    m.add_argument("--no-plot", action="store_true", help="do not save the learning-curve PNG")
+    m.add_argument("--plot-path", default="lean-gym-demo.png", help="where the learning-curve PNG goes")
     m.set_defaults(func=_demo)
 
     b = sub.add_parser("bench", help="checks per second of a backend on the simulator's theorems")
