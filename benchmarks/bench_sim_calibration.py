@@ -116,16 +116,24 @@ def main() -> None:
     )
     print(f"plain aesop (default action):          {100 * plain.mean():5.1f}%   target 5-20%   (Lean: 10.7%)")
     print(f"uniformly random action (mean):        {100 * rand.mean():5.1f}%   target <= 20%")
-    print(f"best single of the {args.k} random actions: {100 * rates[best]:5.1f}%   target <= 35%  (random #{best})")
-    print(f"per-goal best of the {args.k} (oracle):     {100 * rand.any(axis=1).mean():5.1f}%   target >= 45%  (Lean, learned: 37.7%)")
-    print(f"best static config (stored, train-searched): {100 * stat.mean():5.1f}%   (Lean, distilled: 31.6%)")
+    print(
+        f"best single of the {args.k} random actions: {100 * rates[best]:5.1f}%   target <= 35%  (random #{best})"
+    )
+    print(
+        f"per-goal best of the {args.k} (oracle):     {100 * rand.any(axis=1).mean():5.1f}%   target >= 45%  (Lean, learned: 37.7%)"
+    )
+    print(
+        f"best static config (stored, train-searched): {100 * stat.mean():5.1f}%   (Lean, distilled: 31.6%)"
+    )
     print(f"oracle - best single: {100 * (rand.any(axis=1).mean() - rates[best]):.1f} points")
 
     fams: dict[str, list[int]] = defaultdict(list)
     for i, t in enumerate(thms):
         fams[t.family or "minif2f"].append(i)
     if len(fams) > 1 or "minif2f" not in fams:
-        print(f"\n{'family':16s} {'n':>4s} {'plain':>6s} {'random':>7s} {'best1':>6s} {'oracle':>7s} {'static':>7s}")
+        print(
+            f"\n{'family':16s} {'n':>4s} {'plain':>6s} {'random':>7s} {'best1':>6s} {'oracle':>7s} {'static':>7s}"
+        )
         for fam, idx in fams.items():
             sub = rand[idx]
             print(

@@ -33,7 +33,12 @@ def _init(source: str, split: str, n: int, max_heartbeats: int, layout: str) -> 
     from lean_gym.envs.aesop_env import LeanAesopEnv
 
     _ENV = LeanAesopEnv(
-        layout=layout, backend=SimBackend(), source=source, split=split, cache_size=0, max_heartbeats=max_heartbeats
+        layout=layout,
+        backend=SimBackend(),
+        source=source,
+        split=split,
+        cache_size=0,
+        max_heartbeats=max_heartbeats,
     )
     if n:
         _ENV.theorems = _ENV.theorems[:n]
@@ -55,7 +60,9 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--sweeps", type=int, default=1)
     ap.add_argument("--max-heartbeats", type=int, default=200_000)
-    ap.add_argument("--write", action="store_true", help="store the result in lean_gym/aesop/best_static.json")
+    ap.add_argument(
+        "--write", action="store_true", help="store the result in lean_gym/aesop/best_static.json"
+    )
     args = ap.parse_args()
 
     from lean_gym.aesop import layout as get_layout
@@ -74,7 +81,9 @@ def main() -> None:
             sweeps=args.sweeps,
             echo=print,
         )
-    print(f"backend: sim (the simulator, not Lean); {n} {args.split} theorems; {time.perf_counter() - t0:.0f}s")
+    print(
+        f"backend: sim (the simulator, not Lean); {n} {args.split} theorems; {time.perf_counter() - t0:.0f}s"
+    )
     print(f"best static action: {action.tolist()}  success on the search goals: {rate:.1%}")
     print(lay.render(action, [f"<lemma {r}>" for r in range(lay.num_lemmas)]))
     if args.write:

@@ -46,6 +46,7 @@ def _demo(args: argparse.Namespace) -> int:
         plot=not args.no_plot,
         plot_path=args.plot_path,
         rounds=args.rounds,
+        eval_limit=args.eval_limit,
     )
 
 
@@ -118,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--rounds", type=int, default=5, help="evaluate on the test split after each round")
     m.add_argument("--no-plot", action="store_true", help="do not save the learning-curve PNG")
     m.add_argument("--plot-path", default="lean-gym-demo.png", help="where the learning-curve PNG goes")
+    m.add_argument("--eval-limit", type=int, default=0, help="evaluate on the first N test theorems (0: all)")
     m.set_defaults(func=_demo)
 
     b = sub.add_parser("bench", help="checks per second of a backend on the simulator's theorems")

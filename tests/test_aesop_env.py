@@ -389,9 +389,7 @@ def test_max_heartbeats_is_sent_in_front_of_the_theorem_and_the_simulator_honour
         with pytest.raises(ValueError, match="max_heartbeats must be a non-negative int or None"):
             make(backend=backend, max_heartbeats=bad)
     # on the simulator the budget decides: nlinarith over a large context runs out of a small budget
-    stmt = (
-        "theorem t (a b c : ℝ) (h₀ : a < b) (h₁ : b < c) (h₂ : a * b = 1) (h₃ : b * c = 2) (h₄ : c ^ 2 = 4) : a < c := by\n"
-    )
+    stmt = "theorem t (a b c : ℝ) (h₀ : a < b) (h₁ : b < c) (h₂ : a * b = 1) (h₃ : b * c = 2) (h₄ : c ^ 2 = 4) : a < c := by\n"
     thm = {"name": "t", "formal_statement": stmt, "header": "import Mathlib\n"}
     nl = np.zeros(40, dtype=np.int64)
     nl[36:] = 1

@@ -213,7 +213,9 @@ def test_unreachable_family_resists_a_config_with_every_tactic_on() -> None:
     )  # fmt: skip
     for i in range(12):
         row = generate("olympiad", "test", i)
-        lem = ", ".join(f"unsafe 40% (by first | apply {n} | rw [{n}] | simp only [{n}])" for n in row["context_lemmas"])
+        lem = ", ".join(
+            f"unsafe 40% (by first | apply {n} | rw [{n}] | simp only [{n}])" for n in row["context_lemmas"]
+        )
         tac = f"  aesop (config := {{ maxRuleApplications := 400 }}) (add {tactics}, {lem})"
         r = backend.check(theorem_with_proof(row["formal_statement"], tac), header=row["header"])
         assert not r.proved, (row["name"], tac)

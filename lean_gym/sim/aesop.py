@@ -35,8 +35,8 @@ their heartbeat cost replayed, so a memoised call behaves exactly as the origina
 from __future__ import annotations
 
 import heapq
-import math
 import itertools
+import math
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from functools import lru_cache

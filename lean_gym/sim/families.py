@@ -47,7 +47,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from lean_gym.sim.families_text import TEXT_FAMILIES, UNREACHABLE_FAMILIES
+from lean_gym.sim.families_text import TEXT_FAMILIES, UNREACHABLE_FAMILIES, TextSpec
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.terms import Term, mk_num, pretty, type_term
 
@@ -55,9 +55,9 @@ __all__ = [
     "DEFAULT_SPLIT_SIZE",
     "FAMILIES",
     "FAMILY_WEIGHTS",
-    "UNREACHABLE_FAMILIES",
     "HEADER",
     "SPLITS",
+    "UNREACHABLE_FAMILIES",
     "evaluate",
     "generate",
     "generate_split",
@@ -816,7 +816,7 @@ def _fam_cast(rng: random.Random) -> _Spec:
     return _Spec("cast", [(x, N)], [("h₀", h)], rel("≤", "ℝ", num("ℝ", c), cast("ℝ", N, v(x))), 1)
 
 
-FAMILIES: dict[str, Callable[[random.Random], _Spec]] = {
+FAMILIES: dict[str, Callable[[random.Random], _Spec | TextSpec]] = {
     "prop": _fam_prop,
     "linarith": _fam_linarith,
     "subst": _fam_subst,

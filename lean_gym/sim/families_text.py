@@ -191,7 +191,9 @@ def _small(rng: random.Random, names: Sequence[str]) -> str:
     """A small linear term with at least two monomials, so ``ring_nf`` rewrites any product of it."""
     a = rng.choice(list(names))
     b = rng.choice([n for n in names if n != a])
-    return rng.choice([f"({a} + {rng.randint(1, 9)})", f"({a} - {b})", f"({a} + {b})", f"({a} - {rng.randint(1, 9)})"])
+    return rng.choice(
+        [f"({a} + {rng.randint(1, 9)})", f"({a} - {b})", f"({a} + {b})", f"({a} - {rng.randint(1, 9)})"]
+    )
 
 
 def _fam_normal_form(rng: random.Random) -> TextSpec:
@@ -206,7 +208,9 @@ def _fam_normal_form(rng: random.Random) -> TextSpec:
         return TextSpec(
             "normal_form", _binders([(n, "ℕ"), (m, "ℕ")], [f"0 < {m}"]), f"{n} % {m} < {m}", 2, "Nat.mod_lt"
         )
-    return TextSpec("normal_form", _binders([(n, "ℕ"), (m, "ℕ")], []), f"{n} / {m} ≤ {n}", 1, "Nat.div_le_self")
+    return TextSpec(
+        "normal_form", _binders([(n, "ℕ"), (m, "ℕ")], []), f"{n} / {m} ≤ {n}", 1, "Nat.div_le_self"
+    )
 
 
 # ------------------------------------------------------------------------------------ out of reach
@@ -300,7 +304,9 @@ def _split_body(body: str) -> tuple[str, str]:
     raise ValueError(f"no ':' in statement body {body!r}")
 
 
-def _with_context(base: str, family: str, facts: tuple[int, int] = (3, 4)) -> Callable[[random.Random], TextSpec]:
+def _with_context(
+    base: str, family: str, facts: tuple[int, int] = (3, 4)
+) -> Callable[[random.Random], TextSpec]:
     """A family of ``base``'s statements with two more variables and three or four facts about them.
 
     miniF2F statements carry hypotheses that the proof never uses (``h₀ … h₅``); here they are facts about
