@@ -77,6 +77,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--max-heartbeats", type=int, default=200_000)
+    ap.add_argument("--save", default="", help="write the verdict matrix and families to this .npz")
     args = ap.parse_args()
 
     from lean_gym.aesop import best_static_action
@@ -96,7 +97,11 @@ def main() -> None:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         init = (args.source, args.split, args.n, args.max_heartbeats)
         with ctx.Pool(args.jobs, initializer=_init, initargs=init) as pool:
-            rows = pool.map(_goal_row, jobs, chunksize=1)
+            rows = []
+            for row in pool.imap_unordered(_goal_row, jobs, chunksize=1):
+                rows.append(row)
+                if len(rows) % 25 == 0:
+                    print(f"  {len(rows)}/{len(jobs)} goals, {time.perf_counter() - t0:.0f}s", file=sys.stderr)
     else:
         rows = [_goal_row(j) for j in jobs]
     elapsed = time.perf_counter() - t0
@@ -106,6 +111,9 @@ def main() -> None:
     plain, stat, rand = m[:, 0], m[:, 1], m[:, 2:]
     rates = rand.mean(axis=0)
     best = int(np.argmax(rates))
+    if args.save:
+        fam_names = np.array([t.family or "minif2f" for t in thms])
+        np.savez_compressed(args.save, verdicts=m, families=fam_names, actions=actions)
 
     n = len(thms)
     print("Calibration of the simulator's aesop (backend: sim; the simulator, not Lean)")

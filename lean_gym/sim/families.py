@@ -1009,7 +1009,7 @@ FAMILY_WEIGHTS: dict[str, int] = {
     "ctx_nonlinear": 1,
     "ctx_normal_form": 6,
 }
-"""Relative frequency of each family in a split (a cycle of 20 theorems)."""
+"""Relative frequency of each family in a split (a cycle of 48 theorems; 0: generated only on request)."""
 
 
 def _family_order(n: int) -> list[str]:
