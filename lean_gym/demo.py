@@ -140,6 +140,9 @@ def run_demo(
     Raises:
         LeanGymError: when a plot is asked for and matplotlib is not installed.
     """
+
+    if episodes < 1:
+        raise ValueError(f"episodes must be at least 1, got {episodes}")
     import gymnasium as gym
 
     import lean_gym  # noqa: F401  (registers the ids)
