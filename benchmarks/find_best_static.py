@@ -99,7 +99,7 @@ def main() -> None:
             "how": f"coordinate ascent over the heads from the default action, {args.sweeps} sweep(s), "
             "benchmarks/find_best_static.py (simulator)",
         }
-        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")  # any JSON layout loads
         print(f"stored in {path}")
 
 
