@@ -36,6 +36,128 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+# ---- the fixed 64-config portfolio of the first calibration, kept for ``bench_sim_speed.py``
+
+HEADS = {
+    "abel": 0,
+    "push_neg": 1,
+    "zify": 2,
+    "ring": 3,
+    "field_simp": 4,
+    "norm_num": 5,
+    "norm_cast": 6,
+    "gcongr": 7,
+    "interval_cases": 8,
+    "ext": 9,
+    "exfalso": 10,
+    "split": 11,
+    "linarith": 12,
+    "nlinarith": 13,
+    "positivity": 14,
+    "omega": 15,
+    "ring_nf": 16,
+    "ring_nf_at": 17,
+    "simp": 18,
+    "simp_all": 19,
+    "field_simp_at": 20,
+    "norm_num_at": 21,
+    "norm_cast_at": 22,
+    "bound": 23,
+    "depth": 32,
+    "rapps": 33,
+    "norm_iters": 34,
+    "max_goals": 35,
+    "enableSimp": 36,
+    "useSimpAll": 37,
+    "enableUnfold": 38,
+    "useDefaultSimpSet": 39,
+}
+NVEC = np.array([5] * 36 + [2] * 4)
+
+
+def default_action() -> np.ndarray:
+    a = np.zeros(40, dtype=np.int64)
+    a[36:] = 1
+    return a
+
+
+def cfg(**kw: int) -> np.ndarray:
+    """A satp-v1 action from head names (``lem3=4`` sets lemma rank 3 to level 4)."""
+    a = default_action()
+    for k, val in kw.items():
+        if k.startswith("lem"):
+            a[24 + int(k[3:])] = val
+        else:
+            a[HEADS[k]] = val
+    return a
+
+
+def portfolio(seed: int = 0) -> list[tuple[str, np.ndarray]]:
+    """The fixed set of 64 satp-v1 configs the benchmark evaluates."""
+    out: list[tuple[str, np.ndarray]] = [("default", default_action())]
+    specialists = {
+        "linarith": cfg(linarith=4),
+        "nlinarith": cfg(nlinarith=4),
+        "positivity": cfg(positivity=4),
+        "omega": cfg(omega=4),
+        "safe ring": cfg(ring=4),
+        "field_simp+ring": cfg(field_simp=4, ring=3),
+        "safe norm_cast": cfg(norm_cast=4),
+        "norm_cast at *+omega": cfg(norm_cast_at=4, omega=3),
+        "norm_cast at *+linarith": cfg(norm_cast_at=4, linarith=3),
+        "linarith depth70": cfg(linarith=4, depth=2),
+        "linarith depth110 rapps280": cfg(linarith=4, depth=4, rapps=4),
+        "linarith -simp": cfg(linarith=4, enableSimp=0),
+        "linarith -defaultSimpSet": cfg(linarith=4, useDefaultSimpSet=0),
+        "nlinarith+positivity": cfg(nlinarith=4, positivity=3),
+        "interval_cases+norm_num at *": cfg(interval_cases=4, norm_num_at=3),
+    }
+    out.extend(specialists.items())
+    out.extend((f"lemma rank {r}", cfg(**{f"lem{r}": 4})) for r in range(8))
+    out.append(("lemma ranks 0-1", cfg(lem0=4, lem1=3)))
+    rng = np.random.default_rng(seed)
+    k = 0
+    while len(out) < 64:
+        # sparse random arms: 1-3 rule heads on (tactics or lemma ranks), random budgets and switches
+        a = default_action()
+        for i in rng.choice(32, size=int(rng.integers(1, 4)), replace=False):
+            a[i] = rng.integers(1, 5)
+        for i in range(32, 36):
+            if rng.random() < 0.3:
+                a[i] = rng.integers(1, 5)
+        for i in range(36, 40):
+            if rng.random() < 0.15:
+                a[i] = 0
+        k += 1
+        out.append((f"random {k}", a))
+    return out
+
+
+def render(action: np.ndarray, lemmas: tuple[str, ...]) -> str:
+    """The canonical satp-v1 string (``lean_gym.aesop.layout("satp-v1").render``)."""
+    from lean_gym.aesop import layout as _layout
+
+    return _layout("satp-v1").render(action, list(lemmas))
+
+
+def one_line(text: str) -> str:
+    """The same call on one line (config fields joined by commas): a workaround while the simulator's tactic
+    block parser rejects the canonical multi-line form (see docs/dev/sim-requests.md, item 1)."""
+    lines = text.strip("\n").split("\n")
+    first = lines[0].strip()
+    i = 1
+    if first.endswith("(config := {"):
+        fields = []
+        while lines[i].strip() != "})":
+            fields.append(" ".join(lines[i].split()))
+            i += 1
+        first = first[:-1] + "{ " + ", ".join(fields) + " })"
+        i += 1
+    return "  " + " ".join([first] + [ln.strip() for ln in lines[i:]])
+
+
+# ---- the issue-10 calibration
+
 _ENV: Any = None
 
 
@@ -101,7 +223,9 @@ def main() -> None:
             for row in pool.imap_unordered(_goal_row, jobs, chunksize=1):
                 rows.append(row)
                 if len(rows) % 25 == 0:
-                    print(f"  {len(rows)}/{len(jobs)} goals, {time.perf_counter() - t0:.0f}s", file=sys.stderr)
+                    print(
+                        f"  {len(rows)}/{len(jobs)} goals, {time.perf_counter() - t0:.0f}s", file=sys.stderr
+                    )
     else:
         rows = [_goal_row(j) for j in jobs]
     elapsed = time.perf_counter() - t0
