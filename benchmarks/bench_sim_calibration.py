@@ -1,43 +1,42 @@
-"""Calibration of the simulator's aesop against SATP's real-Lean shape (issue 3): do configs matter?
+"""Calibration of the simulator's aesop (issue 10): does choosing a config matter the way it does on Lean?
 
-Prints, on the simulator's test split (``lean_gym.data.load_theorems("sim", split="test")``):
+Prints, through ``LeanAesop-v0`` (cache off, ``max_heartbeats`` 200000 as SATP ran its checks), on the
+simulator's test split (``lean_gym.data.load_theorems("sim", split="test")``, 300 goals) or on a miniF2F
+JSONL file:
 
-* plain ``aesop`` (the all-default satp-v1 action): target 5–20% proved (SATP on miniF2F-test: 10.7%);
-* the per-goal best of a FIXED portfolio of 64 satp-v1 configs: target ≥ 45% (SATP's learned policy: 37.7%);
-* the best single config of that portfolio: target ≤ 35% (SATP's distilled static config: 31.6%);
-* per-family rates, and for reference two "everything on" configs that are NOT in the portfolio.
+* plain ``aesop`` (the layout's default action): target 5–20% (SATP on miniF2F-test, on Lean: 10.7%);
+* the mean success of a uniformly random action (``--k`` of them, seed ``--seed``): target ≤ 20%;
+* the best single config among those random actions: target ≤ 35% (SATP's distilled static config: 31.6%);
+* the per-goal best of them (oracle): target ≥ 45% (SATP's learned per-goal policy: 37.7%);
+* the stored best static config (``lean_gym.aesop.best_static_action``, found by coordinate ascent on the
+  train split), evaluated on the same goals: the "distilled" baseline agents must beat;
+* all of it per family.
 
-The portfolio is fixed and documented (``portfolio()``): the all-default action, 24 one-idea specialists
-(a tactic, a lemma rank, a budget or simp switch, as a bandit would keep them) and 39 sparse random arms
-(seed 0): one to three rule heads on, random budget levels and switches, like the exploratory arms of SATP's
-replay buffer. Richer configs are reported separately ("REF" lines) and are NOT part of the portfolio.
-
-Every figure is produced by the simulator (backend ``sim``), not by Lean.
+Every figure is produced by the simulator (backend ``sim``), not by Lean. Checks are spread over ``--jobs``
+processes; identical (goal, rendered call) pairs are checked once per run.
 
 Usage::
 
-    python benchmarks/bench_sim_calibration.py [--n 300] [--split test]
+    python benchmarks/bench_sim_calibration.py                      # sim test split, 192 actions
+    python benchmarks/bench_sim_calibration.py --n 60 --k 48         # a quick sample
+    python benchmarks/bench_sim_calibration.py --source ../shared/data/minif2f.jsonl --split test
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lean_gym.backends.sim import SimBackend
-from lean_gym.data import load_theorems, theorem_with_proof
-
-try:
-    from lean_gym.aesop import layout as _layout
-except ImportError:  # pragma: no cover - the layout package is part of the tree
-    _layout = None  # type: ignore[assignment]
+# ---- the fixed 64-config portfolio of the first calibration, kept for ``bench_sim_speed.py``
 
 HEADS = {
     "abel": 0,
@@ -134,32 +133,10 @@ def portfolio(seed: int = 0) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def reference_configs() -> list[tuple[str, np.ndarray]]:
-    """Two 'everything on' configs, reported for transparency (not part of the portfolio)."""
-    big = dict(
-        linarith=4,
-        nlinarith=3,
-        positivity=3,
-        omega=3,
-        ring_nf=2,
-        interval_cases=1,
-        norm_cast_at=2,
-        ring=2,
-        field_simp=1,
-        norm_cast=1,
-        depth=4,
-        rapps=4,
-    )
-    return [
-        ("REF all tactics on", cfg(**big)),
-        ("REF all tactics + all lemma ranks", cfg(**big, **{f"lem{r}": 2 for r in range(8)})),
-    ]
-
-
 def render(action: np.ndarray, lemmas: tuple[str, ...]) -> str:
     """The canonical satp-v1 string (``lean_gym.aesop.layout("satp-v1").render``)."""
-    if _layout is None:
-        raise SystemExit("lean_gym.aesop is missing: the benchmark needs layout('satp-v1')")
+    from lean_gym.aesop import layout as _layout
+
     return _layout("satp-v1").render(action, list(lemmas))
 
 
@@ -179,70 +156,123 @@ def one_line(text: str) -> str:
     return "  " + " ".join([first] + [ln.strip() for ln in lines[i:]])
 
 
+# ---- the issue-10 calibration
+
+_ENV: Any = None
+
+
+def _init(source: str, split: str, n: int, max_heartbeats: int) -> None:
+    global _ENV
+    from lean_gym.backends.sim import SimBackend
+    from lean_gym.envs.aesop_env import LeanAesopEnv
+
+    _ENV = LeanAesopEnv(
+        backend=SimBackend(), source=source, split=split, cache_size=0, max_heartbeats=max_heartbeats
+    )
+    if n:
+        _ENV.theorems = _ENV.theorems[:n]
+
+
+def _goal_row(args: tuple[int, np.ndarray]) -> tuple[int, list[bool], bool]:
+    """Verdicts of every action on goal ``i`` (and whether its statement elaborates at all)."""
+    i, actions = args
+    env = _ENV
+    seen: dict[str, bool] = {}
+    out: list[bool] = []
+    env.reset(options={"index": i})
+    thm = env.theorems[i]
+    parsed = env.backend.check(thm.formal_statement + "  sorry\n", header=thm.header).status == "sorry"
+    for a in actions:
+        p = env.prepare(a)
+        if p.code not in seen:
+            seen[p.code] = env.backend.check(p.code, header=p.header).status == "proved"
+        out.append(seen[p.code])
+    return i, out, parsed
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n", type=int, default=300, help="theorems of the split to use (default 300)")
+    ap.add_argument("--source", default="sim", help="'sim' or a miniF2F-format JSONL path")
     ap.add_argument("--split", default="test")
-    ap.add_argument(
-        "--no-reference", action="store_true", help="skip the two everything-on reference configs"
-    )
+    ap.add_argument("--n", type=int, default=0, help="first N goals only (0: all)")
+    ap.add_argument("--k", type=int, default=192, help="uniformly random actions (default 192)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--max-heartbeats", type=int, default=200_000)
+    ap.add_argument("--save", default="", help="write the verdict matrix and families to this .npz")
     args = ap.parse_args()
-    thms = load_theorems("sim", split=args.split, limit=args.n)
-    backend = SimBackend()
-    configs = portfolio()
-    refs = [] if args.no_reference else reference_configs()
 
-    # does the simulator accept the canonical multi-line form?
-    probe = render(cfg(linarith=4, depth=1), thms[0].context_lemmas)
-    r = backend.check(theorem_with_proof(thms[0], probe), header=thms[0].header)
-    multiline_ok = not any("unexpected token" in m.data for m in r.messages)
-    fmt = (lambda s: s) if multiline_ok else one_line
+    from lean_gym.aesop import best_static_action
+    from lean_gym.aesop import layout as get_layout
+
+    _init(args.source, args.split, args.n, args.max_heartbeats)
+    thms = _ENV.theorems
+    lay = get_layout("satp-v1")
+    rng = np.random.default_rng(args.seed)
+    randoms = rng.integers(0, np.asarray(lay.nvec), size=(args.k, len(lay.nvec)))
+    static = best_static_action("satp-v1")
+    actions = np.concatenate([lay.default_action()[None], static[None], randoms])
 
     t0 = time.perf_counter()
-    proved: dict[str, np.ndarray] = {}
-    for name, action in [*configs, *refs]:
-        row = np.zeros(len(thms), dtype=bool)
-        for i, thm in enumerate(thms):
-            code = theorem_with_proof(thm, fmt(render(action, thm.context_lemmas)))
-            row[i] = backend.check(code, header=thm.header).proved
-        proved[name] = row
+    jobs = [(i, actions) for i in range(len(thms))]
+    if args.jobs > 1:
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        init = (args.source, args.split, args.n, args.max_heartbeats)
+        with ctx.Pool(args.jobs, initializer=_init, initargs=init) as pool:
+            rows = []
+            for row in pool.imap_unordered(_goal_row, jobs, chunksize=1):
+                rows.append(row)
+                if len(rows) % 25 == 0:
+                    print(
+                        f"  {len(rows)}/{len(jobs)} goals, {time.perf_counter() - t0:.0f}s", file=sys.stderr
+                    )
+    else:
+        rows = [_goal_row(j) for j in jobs]
     elapsed = time.perf_counter() - t0
-
-    names = [n for n, _ in configs]
-    mat = np.stack([proved[n] for n in names])
-    plain = proved["default"].mean()
-    oracle = mat.any(axis=0).mean()
-    rates = mat.mean(axis=1)
+    rows.sort(key=lambda r: r[0])
+    m = np.array([r[1] for r in rows], dtype=bool)  # goals x actions
+    parsed = np.array([r[2] for r in rows], dtype=bool)
+    plain, stat, rand = m[:, 0], m[:, 1], m[:, 2:]
+    rates = rand.mean(axis=0)
     best = int(np.argmax(rates))
-    print("Calibration of the aesop simulator (backend: sim; simulator, not Lean)")
+    if args.save:
+        fam_names = np.array([t.family or "minif2f" for t in thms])
+        np.savez_compressed(args.save, verdicts=m, families=fam_names, actions=actions)
+
+    n = len(thms)
+    print("Calibration of the simulator's aesop (backend: sim; the simulator, not Lean)")
     print(
-        f"split={args.split} theorems={len(thms)} portfolio={len(configs)} satp-v1 configs "
-        f"checks={len(thms) * (len(configs) + len(refs))} elapsed={elapsed:.1f}s"
+        f"source={args.source} split={args.split} goals={n} (statements the simulator elaborates: "
+        f"{int(parsed.sum())}) random actions={args.k} seed={args.seed} maxHeartbeats={args.max_heartbeats} "
+        f"checks={m.size} elapsed={elapsed:.0f}s ({m.size / elapsed:.0f} checks/s over {args.jobs} processes)"
+    )
+    print(f"plain aesop (default action):          {100 * plain.mean():5.1f}%   target 5-20%   (Lean: 10.7%)")
+    print(f"uniformly random action (mean):        {100 * rand.mean():5.1f}%   target <= 20%")
+    print(
+        f"best single of the {args.k} random actions: {100 * rates[best]:5.1f}%   target <= 35%  (random #{best})"
     )
     print(
-        f"config rendering: {'canonical multi-line' if multiline_ok else 'one line (simulator rejects the multi-line form)'}"
+        f"per-goal best of the {args.k} (oracle):     {100 * rand.any(axis=1).mean():5.1f}%   target >= 45%  (Lean, learned: 37.7%)"
     )
-    print(f"plain aesop (all-default action):        {100 * plain:5.1f}%   target 5-20%")
-    print(f"per-goal best of the {len(configs)} configs:          {100 * oracle:5.1f}%   target >= 45%")
-    print(f"best single config ({names[best]}): {100 * rates[best]:5.1f}%   target <= 35%")
-    top = np.argsort(-rates)[:5]
-    print("top single configs: " + ", ".join(f"{names[i]} {100 * rates[i]:.1f}%" for i in top))
-    for name, _ in refs:
-        print(f"{name} (not in the portfolio): {100 * proved[name].mean():5.1f}%")
-    fams = defaultdict(list)
+    print(
+        f"best static config (stored, train-searched): {100 * stat.mean():5.1f}%   (Lean, distilled: 31.6%)"
+    )
+    print(f"oracle - best single: {100 * (rand.any(axis=1).mean() - rates[best]):.1f} points")
+
+    fams: dict[str, list[int]] = defaultdict(list)
     for i, t in enumerate(thms):
-        fams[t.family].append(i)
-    print(
-        f"\n{'family':10s} {'n':>4s} {'plain':>6s} {'oracle':>7s} {'best1':>6s}  best config for the family"
-    )
-    for fam, idx in fams.items():
-        sub = mat[:, idx]
-        fr = sub.mean(axis=1)
-        j = int(np.argmax(fr))
+        fams[t.family or "minif2f"].append(i)
+    if len(fams) > 1 or "minif2f" not in fams:
         print(
-            f"{fam:10s} {len(idx):4d} {100 * proved['default'][idx].mean():5.1f}% {100 * sub.any(axis=0).mean():6.1f}% "
-            f"{100 * rates[best] if False else 100 * sub[best].mean():5.1f}%  {names[j]} ({100 * fr[j]:.0f}%)"
+            f"\n{'family':16s} {'n':>4s} {'plain':>6s} {'random':>7s} {'best1':>6s} {'oracle':>7s} {'static':>7s}"
         )
+        for fam, idx in fams.items():
+            sub = rand[idx]
+            print(
+                f"{fam:16s} {len(idx):4d} {100 * plain[idx].mean():5.1f}% {100 * sub.mean():6.1f}% "
+                f"{100 * sub[:, best].mean():5.1f}% {100 * sub.any(axis=1).mean():6.1f}% {100 * stat[idx].mean():6.1f}%"
+            )
+        print("(best1: the overall best single random action, per family)")
 
 
 if __name__ == "__main__":

@@ -41,7 +41,15 @@ def _setup(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from lean_gym.demo import run_demo
 
-    return run_demo(backend=args.backend, episodes=args.episodes, seed=args.seed)
+    return run_demo(
+        backend=args.backend,
+        episodes=args.episodes,
+        seed=args.seed,
+        plot=not args.no_plot,
+        plot_path=args.plot_path,
+        rounds=args.rounds,
+        eval_limit=args.eval_limit,
+    )
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -206,6 +214,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_at_least(0),
         default=0,
         help="seed of the bandit and the theorem draws (default 0)",
+    )
+    m.add_argument(
+        "--rounds", type=_int_at_least(1), default=5, help="evaluate on the test split after each round"
+    )
+    m.add_argument("--no-plot", action="store_true", help="do not save the learning-curve PNG")
+    m.add_argument("--plot-path", default="lean-gym-demo.png", help="where the learning-curve PNG goes")
+    m.add_argument(
+        "--eval-limit",
+        type=_int_at_least(0),
+        default=0,
+        help="evaluate on the first N test theorems (0: all)",
     )
     m.set_defaults(func=_demo)
 

@@ -181,6 +181,7 @@ def test_step_replaces_the_proof_and_rewards_by_status() -> None:
     _obs, reward, terminated, truncated, info = env.step(linarith_action())
     code, header, timeout = backend.calls[-1]
     assert code == (
+        "set_option maxHeartbeats 200000 in\n"
         "theorem easy_0 (x : ℝ) (h₀ : 0 < x) : 0 ≤ x + 0 := by\n  aesop\n    (add unsafe 90% (by linarith))\n"
     )
     assert header == "import Mathlib\n" and timeout == 7.5
@@ -367,7 +368,39 @@ def test_code_is_theorem_with_proof_of_the_tactic() -> None:
         for i in range(4):
             env.reset(options={"index": i})
             _, _, _, _, info = env.step(env.action_space.sample())
-            assert backend.calls[-1][0] == theorem_with_proof(env.theorems[i], info["tactic"])
+            assert backend.calls[-1][0] == "set_option maxHeartbeats 200000 in\n" + theorem_with_proof(
+                env.theorems[i], info["tactic"]
+            )
+
+
+def test_max_heartbeats_is_sent_in_front_of_the_theorem_and_the_simulator_honours_it() -> None:
+    from lean_gym.data import theorem_with_proof
+
+    backend = FakeBackend()
+    env = make(backend=backend, max_heartbeats=None)  # nothing sent: the header's setting applies
+    env.reset(options={"index": 0})
+    _, _, _, _, info = env.step(linarith_action())
+    assert backend.calls[-1][0] == theorem_with_proof(env.theorems[0], info["tactic"])
+    env = make(backend=backend, max_heartbeats=0)
+    env.reset(options={"index": 0})
+    env.step(linarith_action())
+    assert backend.calls[-1][0].startswith("set_option maxHeartbeats 0 in\ntheorem easy_0")
+    for bad in (-1, 2.5, True, "200000"):
+        with pytest.raises(ValueError, match="max_heartbeats must be a non-negative int or None"):
+            make(backend=backend, max_heartbeats=bad)
+    # on the simulator the budget decides: nlinarith over a large context runs out of a small budget
+    stmt = "theorem t (a b c : ℝ) (h₀ : a < b) (h₁ : b < c) (h₂ : a * b = 1) (h₃ : b * c = 2) (h₄ : c ^ 2 = 4) : a < c := by\n"
+    thm = {"name": "t", "formal_statement": stmt, "header": "import Mathlib\n"}
+    nl = np.zeros(40, dtype=np.int64)
+    nl[36:] = 1
+    nl[13] = 4  # nlinarith at 100%
+    for budget, proved in ((200_000, True), (2_000, False)):
+        env = gym.make("LeanAesop-v0", backend="sim", theorems=[thm], cache_size=0, max_heartbeats=budget)
+        env.reset(options={"index": 0})
+        _, reward, _, _, info = env.step(nl)
+        assert (reward > 0) == proved, (budget, info["messages"])
+        if not proved:
+            assert "maximum number of heartbeats (2000)" in info["messages"]
 
 
 def test_quickstart_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,13 +14,30 @@ from lean_gym.data import load_theorems
 from lean_gym.demo import candidate_actions, goal_context
 
 
-def test_demo_learns_and_names_the_backend(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--backend", "sim", "--episodes", "400", "--seed", "1"]) == 0
+def test_demo_reports_three_baselines_per_round_and_saves_a_png(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    png = tmp_path / "curve.png"
+    argv = ["demo", "--backend", "sim", "--episodes", "200", "--rounds", "2", "--eval-limit", "24"]
+    assert main([*argv, "--seed", "1", "--plot-path", str(png)]) == 0
     out = capsys.readouterr().out
     assert "backend: sim  (the simulator, not Lean)" in out
-    line = next(x for x in out.splitlines() if x.startswith("test split"))
-    plain, learned = (float(p.split("%")[0].split()[-1]) for p in line.split(";"))
-    assert 0 < plain < 100 and learned >= plain
+    assert "baselines on the test split: plain" in out and "random" in out and "best static" in out
+    rows = [x.split() for x in out.splitlines() if x.split()[:1] in (["1"], ["2"])]
+    assert [r[:2] for r in rows] == [["1", "100"], ["2", "200"]]  # one table row per round
+    summary = next(x for x in out.splitlines() if x.startswith("test split (24 theorems)"))
+    assert "learned per-goal config" in summary and "plain" in summary and "best static" in summary
+    assert f"learning curve: {png}" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
+
+
+def test_demo_no_plot_writes_no_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "curve.png"
+    argv = ["demo", "--backend", "sim", "--episodes", "40", "--rounds", "1", "--eval-limit", "10"]
+    assert main([*argv, "--no-plot", "--plot-path", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert not png.exists() and "learning curve" not in out
+    assert "backend: sim" in out
 
 
 def test_bench_prints_rates(capsys: pytest.CaptureFixture[str]) -> None:

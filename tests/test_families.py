@@ -11,7 +11,15 @@ import pytest
 from lean_gym.backends.sim import SimBackend
 from lean_gym.data import theorem_with_proof
 from lean_gym.sim.elab import Env
-from lean_gym.sim.families import FAMILIES, SPLITS, evaluate, generate, generate_split
+from lean_gym.sim.families import (
+    FAMILIES,
+    FAMILY_WEIGHTS,
+    SPLITS,
+    UNREACHABLE_FAMILIES,
+    evaluate,
+    generate,
+    generate_split,
+)
 from lean_gym.sim.library import library_names
 from lean_gym.sim.tactics import TacticContext, goal_from_statement
 
@@ -46,7 +54,7 @@ def test_splits_are_disjoint_and_complete() -> None:
     for s1, s2 in itertools.combinations(SPLITS, 2):
         assert not bodies[s1] & bodies[s2], (s1, s2)
     fams = {r["family"] for r in generate_split("test")}
-    assert fams == set(FAMILIES)
+    assert fams == {f for f, w in FAMILY_WEIGHTS.items() if w > 0}
     with pytest.raises(ValueError, match="unknown split"):
         generate_split("dev")
     with pytest.raises(ValueError, match="unknown family"):
@@ -156,12 +164,19 @@ def _candidates(row: dict) -> list[str]:
             "aesop (add unsafe 100% (by norm_cast at *), unsafe 90% (by omega), unsafe 90% (by linarith))"
         ],
     }
+    table["classical"] = ["aesop"]
+    table["distract"] = table["linarith"]
+    table["normal_form"] = [f"aesop (add {lem})"]
+    if fam.startswith("ctx_"):
+        # the base family's configs, and the same with the norm simp off (zero-product distractors)
+        base = table[fam.removeprefix("ctx_")]
+        return base + [t.replace("aesop", "aesop (config := { enableSimp := false })", 1) for t in base]
     return table[fam]
 
 
 def test_samples_of_each_family_are_proved_by_some_config() -> None:
     backend = SimBackend()
-    rows = [generate(f, "test", i) for f in FAMILIES for i in range(4)]
+    rows = [generate(f, "test", i) for f in FAMILIES if f not in UNREACHABLE_FAMILIES for i in range(4)]
     for row in rows:
         ok = False
         for tac in _candidates(row):
@@ -177,7 +192,30 @@ def test_every_theorem_of_every_split_is_proved_by_some_config() -> None:
     failures = []
     for split in SPLITS:
         for row in generate_split(split):
+            if row["family"] in UNREACHABLE_FAMILIES:
+                continue
             codes = [theorem_with_proof(row["formal_statement"], "  " + tac) for tac in _candidates(row)]
             if not any(backend.check(code, header=row["header"]).proved for code in codes):
                 failures.append(row["name"])
     assert not failures
+
+
+def test_unreachable_family_resists_a_config_with_every_tactic_on() -> None:
+    """``olympiad`` statements need hints or induction: every tactic head on, big budgets, no proof."""
+    backend = SimBackend()
+    tactics = ", ".join(
+        f"unsafe {p}% (by {t})"
+        for p, t in [
+            (100, "nlinarith"), (90, "linarith"), (90, "positivity"), (80, "omega"), (80, "ring_nf"),
+            (70, "norm_num [*] at *"), (70, "simp_all"), (70, "field_simp [*] at *"), (70, "bound"),
+            (70, "gcongr"), (70, "decide"),
+        ]
+    )  # fmt: skip
+    for i in range(12):
+        row = generate("olympiad", "test", i)
+        lem = ", ".join(
+            f"unsafe 40% (by first | apply {n} | rw [{n}] | simp only [{n}])" for n in row["context_lemmas"]
+        )
+        tac = f"  aesop (config := {{ maxRuleApplications := 400 }}) (add {tactics}, {lem})"
+        r = backend.check(theorem_with_proof(row["formal_statement"], tac), header=row["header"])
+        assert not r.proved, (row["name"], tac)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lean_gym.aesop.canonical import canonical_text, uuid16
+from lean_gym.aesop.distill import best_static_action, best_static_record, search_best_static
 from lean_gym.aesop.layout import HeadSpec, Layout, RuleChoice, TableLayout, is_lean_ident
 from lean_gym.aesop.satp import satp_v1, satp_v2
 
@@ -26,9 +27,12 @@ __all__ = [
     "Layout",
     "RuleChoice",
     "TableLayout",
+    "best_static_action",
+    "best_static_record",
     "canonical_text",
     "is_lean_ident",
     "layout",
+    "search_best_static",
     "uuid16",
 ]
 

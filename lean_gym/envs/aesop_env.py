@@ -27,6 +27,7 @@ from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError
 
 __all__ = [
+    "DEFAULT_MAX_HEARTBEATS",
     "GOAL_MAX_CHARS",
     "HISTORY_MAX_CHARS",
     "LEMMA_MAX_CHARS",
@@ -39,6 +40,8 @@ GOAL_MAX_CHARS = 8192
 THEOREM_MAX_CHARS = 8192
 LEMMA_MAX_CHARS = 512
 HISTORY_MAX_CHARS = 16384
+DEFAULT_MAX_HEARTBEATS = 200_000
+"""Heartbeats per check: Lean's default ``maxHeartbeats``, the budget SATP's checks ran under."""
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -107,6 +110,11 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         max_message_chars: Cut ``info["messages"]`` to this many characters.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the last step as text) or ``"human"``.
         cache_size: Verdicts kept in the LRU cache (0 turns it off).
+        max_heartbeats: Lean's heartbeat budget for each check, sent in front of the theorem as
+            ``set_option maxHeartbeats N in`` (the same text on the simulator and on real Lean). The default
+            200000 is Lean's own default, under which SATP ran its checks; ``None`` sends nothing and leaves
+            the header's setting (miniF2F's header says ``maxHeartbeats 400000``). ``0`` means no limit on
+            Lean (the simulator still caps it).
 
     Example:
         >>> import gymnasium as gym, lean_gym
@@ -129,9 +137,18 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         max_message_chars: int = 2000,
         render_mode: str | None = None,
         cache_size: int = 4096,
+        max_heartbeats: int | None = DEFAULT_MAX_HEARTBEATS,
     ) -> None:
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+        if max_heartbeats is not None and (
+            isinstance(max_heartbeats, bool) or not isinstance(max_heartbeats, int) or max_heartbeats < 0
+        ):
+            raise ValueError(f"max_heartbeats must be a non-negative int or None, got {max_heartbeats!r}")
+        self.max_heartbeats = max_heartbeats
+        self._budget_line = (
+            "" if max_heartbeats is None else f"set_option maxHeartbeats {max_heartbeats} in\n"
+        )
         self._check_render_mode(render_mode)
         self.layout: Layout = get_layout(layout)
         self.backend, self._owns_backend = resolve_backend(backend)
@@ -257,7 +274,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         t = self.theorems[index]
         tactic = self.layout.render(action, t.context_lemmas)
         # = theorem_with_proof(t, tactic) (the rendered block is already indented), with the split cached
-        code = self._static_obs(index).statement_head + "\n" + tactic + "\n"
+        code = self._budget_line + self._static_obs(index).statement_head + "\n" + tactic + "\n"
         return _Prepared(tactic, code, t.header)
 
     def cached(self, prepared: _Prepared) -> CheckResult | None:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -59,44 +60,94 @@ from lean_gym.sim.unify import defeq
 __all__ = ["AesopResult", "aesop_tactic", "clear_cache", "run_aesop", "tactic_cost"]
 
 # Heartbeats charged by the search itself, on top of what the simulator's tactics charge (which is small:
-# tens to hundreds per call). Real Lean spends most of an aesop call inside rule tactics; these surcharges
-# model that with Lean-like relative costs (about 20 heartbeats per millisecond of a typical Mathlib run:
-# linarith tens of ms and linear in the hypotheses, nlinarith quadratic in them, positivity a few ms, …), so
-# that a search that tries many expensive rules runs into ``maxHeartbeats`` as it would on Lean.
+# tens to hundreds per call). Real Lean spends most of an aesop call inside rule tactics, and what a tactic
+# costs grows with the work it does: simp and the normalisers walk every hypothesis and the target,
+# linarith's Fourier-Motzkin/simplex grows with hypotheses times atoms, nlinarith first multiplies pairs of
+# hypotheses (quadratic in them) and then runs linarith over the products, interval_cases pays per case. The
+# model below charges that (about 20 heartbeats per millisecond of a typical Mathlib run), failed calls
+# included, so a search that tries many expensive rules on a large context runs into ``maxHeartbeats`` as it
+# does on Lean, while the one cheap right rule on a small goal costs little.
 COST_EXPANSION = 20
 COST_RAPP = 40
 COST_NORM_STEP = 20
 COST_BUILTIN = 5
+COST_PER_CASE = 2500
+"""Heartbeats per goal that ``interval_cases`` produces (each case is elaborated and simplified)."""
+
+
+@lru_cache(maxsize=65536)
+def _term_size(t: Any) -> int:
+    """Nodes of a term (any tuple shape: the measure does not depend on how terms are encoded)."""
+    if not isinstance(t, tuple):
+        return 0
+    return 1 + sum(_term_size(c) for c in t if isinstance(c, tuple))
+
+
+@lru_cache(maxsize=65536)
+def goal_measure(goal: Goal) -> tuple[int, int, int]:
+    """``(hypotheses, atoms, size)`` of a goal: propositions in the context, data variables, and the nodes
+    of every hypothesis and the target (what a tactic that reads the whole context walks)."""
+    hyps = 0
+    atoms = 0
+    size = _term_size(goal.target)
+    for _, ty in goal.hyps:
+        if ty[0] == "type":
+            atoms += 1
+        else:
+            hyps += 1
+            size += _term_size(ty)
+    return hyps, atoms, size
 
 
 def tactic_cost(text: str, goal: Goal) -> int:
-    """Heartbeats charged for running tactic ``text`` as an aesop rule on ``goal`` (model of Lean's cost)."""
-    h = sum(1 for _, ty in goal.hyps if ty[0] != "type")
-    at_star = "at *" in text
+    """Heartbeats charged for running tactic ``text`` as an aesop rule on ``goal`` (model of Lean's cost).
+
+    Charged whether the tactic succeeds or fails: a failed ``nlinarith`` costs what its search cost.
+    """
+    h, a, size = goal_measure(goal)
+    target = _term_size(goal.target)
+    at_star = "at *" in text or "[*]" in text
     head = text.split(None, 1)[0] if text.strip() else ""
+    walk = size if at_star else target  # what a rewriting tactic traverses
     if head == "first":
-        return 200
+        # SATP's lemma host: `apply`, then `rw`, then `simp only` with the lemma over the target
+        return 300 + 20 * target
     if head == "nlinarith":
-        return 2000 + 300 * (h + 1) * (h + 1)
+        # Positivstellensatz products of pairs of hypotheses and the negated goal, then linarith over the
+        # hypotheses and the products, whose atoms are the monomials of degree <= 4 in the variables
+        facts = (h + 1) + (h + 1) * (h + 2) // 2
+        monomials = min(math.comb(max(a, 1) + 4, 4), 70)
+        return 2000 + 150 * facts * monomials
     if head == "linarith":
-        return 600 + 200 * h
+        return 800 + 100 * (h + 1) * (max(a, 1) + 1)
     if head == "positivity":
-        return 100
+        return 200 + 10 * target
     if head == "omega":
-        return 400 + 100 * h
+        return 500 + 100 * (h + 1) * max(a, 1)
     if head == "interval_cases":
-        return 1000
+        return 1000 + 100 * h
     if head in ("ring", "ring_nf", "ring1", "abel", "abel_nf"):
-        return 400 * (h + 1) if at_star else 400
+        return 300 + 25 * walk
     if head in ("simp", "simp_all", "norm_num", "field_simp", "simp_arith", "dsimp", "push_cast"):
-        return 600 + (200 * h if at_star or head == "simp_all" or "[*]" in text else 0)
+        lemmas = 20 if "only" in text else 60  # the default simp set is large; `simp only [...]` is not
+        walk = size if at_star or head == "simp_all" else target
+        return (1500 if head == "field_simp" else 500) + lemmas * walk
     if head in ("norm_cast", "zify", "push_neg", "exact_mod_cast", "qify"):
-        return 200 * (h + 1) if at_star else 200
-    if head in ("gcongr", "bound"):
-        return 400 if head == "gcongr" else 1000
+        return 200 + 20 * walk
+    if head == "gcongr":
+        return 400 + 10 * target
+    if head == "bound":
+        return 1500 + 40 * size
     if head in ("decide", "native_decide"):
         return 300
     return 40
+
+
+def tactic_result_cost(text: str, goals: list[Goal]) -> int:
+    """Heartbeats charged after a successful rule tactic for the goals it made (``interval_cases``: per case)."""
+    if text.split(None, 1)[:1] == ["interval_cases"]:
+        return COST_PER_CASE * len(goals)
+    return 0
 
 
 _BUILTIN_NAMES = {
@@ -422,14 +473,18 @@ def _run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
         ctx.synthetic_sorry
         or ctx.self_reference
         or "sorryAx" in ctx.axioms
-        or len(ctx.messages) > snap[1]
+        or any(m.severity == "error" for m in ctx.messages[snap[1] :])
         or len(ctx.sorries) > snap[0]
     )
     if bad:
         ctx.restore(snap)
         _remember(key, ctx.heartbeats - before, None, frozenset())
         return None
+    # Only an error fails a rule in Aesop: `ring` that falls back to `ring_nf` ("Try this: ring_nf") succeeds
+    # with the normalised goal, which a safe rule then commits. The note itself is not kept.
+    del ctx.messages[snap[1] :]
     new_goals = tuple(g.with_tag(None) for g in new)
+    ctx.tick(tactic_result_cost(text, new))
     _remember(key, ctx.heartbeats - before, new_goals, frozenset(ctx.axioms - ax_before))
     return list(new_goals)
 

@@ -47,6 +47,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from lean_gym.sim.families_text import TEXT_FAMILIES, UNREACHABLE_FAMILIES, TextSpec
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.terms import Term, mk_num, pretty, type_term, user_name
 
@@ -56,6 +57,7 @@ __all__ = [
     "FAMILY_WEIGHTS",
     "HEADER",
     "SPLITS",
+    "UNREACHABLE_FAMILIES",
     "evaluate",
     "generate",
     "generate_split",
@@ -814,7 +816,7 @@ def _fam_cast(rng: random.Random) -> _Spec:
     return _Spec("cast", [(x, N)], [("h₀", h)], rel("≤", "ℝ", num("ℝ", c), cast("ℝ", N, v(x))), 1)
 
 
-FAMILIES: dict[str, Callable[[random.Random], _Spec]] = {
+FAMILIES: dict[str, Callable[[random.Random], _Spec | TextSpec]] = {
     "prop": _fam_prop,
     "linarith": _fam_linarith,
     "subst": _fam_subst,
@@ -825,8 +827,10 @@ FAMILIES: dict[str, Callable[[random.Random], _Spec]] = {
     "deep": _fam_deep,
     "simp_trap": _fam_simp_trap,
     "cast": _fam_cast,
+    **TEXT_FAMILIES,
 }
-"""Family name → generator (``random.Random`` → statement)."""
+"""Family name → generator (``random.Random`` → statement); the last ones are written as Lean source
+(:mod:`lean_gym.sim.families_text`)."""
 
 _SHORT = {
     "prop": "prop",
@@ -839,6 +843,17 @@ _SHORT = {
     "deep": "deep",
     "simp_trap": "trap",
     "cast": "cast",
+    "distract": "dis",
+    "normal_form": "nf",
+    "olympiad": "oly",
+    "classical": "cl",
+    "ctx_linarith": "clin",
+    "ctx_subst": "csubst",
+    "ctx_ring": "cring",
+    "ctx_lemma": "clem",
+    "ctx_cast": "ccast",
+    "ctx_nonlinear": "cnl",
+    "ctx_normal_form": "cnf",
 }
 
 
@@ -972,18 +987,29 @@ def _split_of(body: str) -> str:
 
 
 FAMILY_WEIGHTS: dict[str, int] = {
-    "prop": 2,
-    "linarith": 1,
-    "subst": 1,
-    "ring": 1,
-    "nonlinear": 2,
-    "lemma": 5,
-    "cases": 2,
+    "prop": 1,
+    "linarith": 0,
+    "subst": 0,
+    "ring": 0,
+    "nonlinear": 0,
+    "lemma": 0,
+    "cases": 3,
     "deep": 2,
-    "simp_trap": 2,
-    "cast": 2,
+    "simp_trap": 3,
+    "cast": 0,
+    "classical": 2,
+    "distract": 1,
+    "normal_form": 1,
+    "olympiad": 18,
+    "ctx_linarith": 1,
+    "ctx_subst": 0,
+    "ctx_ring": 0,
+    "ctx_lemma": 6,
+    "ctx_cast": 3,
+    "ctx_nonlinear": 1,
+    "ctx_normal_form": 6,
 }
-"""Relative frequency of each family in a split (a cycle of 20 theorems)."""
+"""Relative frequency of each family in a split (a cycle of 48 theorems; 0: generated only on request)."""
 
 
 def _family_order(n: int) -> list[str]:
