@@ -10,6 +10,7 @@ __all__ = [
     "Backend",
     "BatchMixin",
     "CheckResult",
+    "LazyBackend",
     "ReplBackend",
     "SimBackend",
     "Status",
@@ -28,6 +29,10 @@ def __getattr__(name: str) -> Any:
         from lean_gym.backends.repl import ReplBackend
 
         return ReplBackend
+    if name == "LazyBackend":
+        from lean_gym.backends.lazy import LazyBackend
+
+        return LazyBackend
     if name == "make_backend":
         from lean_gym.backends.factory import make_backend
 
