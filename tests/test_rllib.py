@@ -37,8 +37,21 @@ def test_ppo_trains_over_env_runners_whose_checks_go_to_a_ray_backend() -> None:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     try:
         args = ex.parse_args(
-            ["--iterations", "2", "--num-env-runners", "1", "--train-batch-size", "32", "--minibatch-size", "16"]
-            + ["--num-epochs", "1", "--ray-backend", "--backend", "sim-repl"]
+            [
+                "--iterations",
+                "2",
+                "--num-env-runners",
+                "1",
+                "--train-batch-size",
+                "32",
+                "--minibatch-size",
+                "16",
+                "--num-epochs",
+                "1",
+                "--ray-backend",
+                "--backend",
+                "sim-repl",
+            ]
         )
         from lean_gym.distributed import RayBackend
 
@@ -65,7 +78,9 @@ def test_ppo_trains_over_env_runners_whose_checks_go_to_a_ray_backend() -> None:
         ray.shutdown()
     assert [s["iteration"] for s in summaries] == [1, 2]
     assert summaries[-1]["env_steps_sampled"] >= 64
-    assert all(-1.0 <= s["episode_return_mean"] <= 1.0 for s in summaries if not math.isnan(s["episode_return_mean"]))
+    assert all(
+        -1.0 <= s["episode_return_mean"] <= 1.0 for s in summaries if not math.isnan(s["episode_return_mean"])
+    )
     assert summaries[0]["backend"] == "ray:sim-repl"
     # The env runners' steps were checked on the RayBackend's actors (the runners got it by pickle).
     assert seen and seen[0].checks_on_actors >= 64
