@@ -43,9 +43,20 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from lean_gym.demo import run_bench
+    from lean_gym.bench import format_report, parse_sizes, report_json, run_bench
 
-    return run_bench(backend=args.backend, n=args.n, seed=args.seed)
+    report = run_bench(
+        args.env_id,
+        backend=args.backend,
+        modes=[m.strip() for m in args.modes.split(",") if m.strip()],
+        sizes=parse_sizes(args.num_envs),
+        steps=args.steps,
+        seed=args.seed,
+        ray_actors=args.ray_actors,
+        progress=None if args.json else (lambda line: print(line, file=sys.stderr)),
+    )
+    print(report_json(report) if args.json else format_report(report))
+    return 0
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -110,10 +121,33 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--seed", type=int, default=0)
     m.set_defaults(func=_demo)
 
-    b = sub.add_parser("bench", help="checks per second of a backend on the simulator's theorems")
-    b.add_argument("--backend", default="auto")
-    b.add_argument("-n", type=int, default=200, help="number of checks")
-    b.add_argument("--seed", type=int, default=0)
+    b = sub.add_parser(
+        "bench",
+        help="vectorized rollout throughput of an env: sync, async, pooled and ray modes for several N",
+        description="Vectorized rollout benchmark: throughput (completed env steps / wall time), p50/p95 "
+        "step latency, speed-up over N=1 and the env layer's overhead over raw backend checks.",
+    )
+    b.add_argument(
+        "env_id", nargs="?", default="LeanAesop-v0", help="registered env id (default: LeanAesop-v0)"
+    )
+    b.add_argument(
+        "--backend",
+        default="auto",
+        help="auto (real Lean if set up, else the simulator), sim, sim-repl or repl; in ray mode, what each "
+        "actor holds",
+    )
+    b.add_argument(
+        "--modes",
+        default="sync,async,pooled",
+        help="comma-separated among sync, async, pooled, ray (ray needs the ray extra); default sync,async,pooled",
+    )
+    b.add_argument(
+        "-n", "--num-envs", default="1,2,4,8", help="comma-separated vector env sizes N (default 1,2,4,8)"
+    )
+    b.add_argument("--steps", type=int, default=200, help="env steps timed per mode and N (default 200)")
+    b.add_argument("--ray-actors", type=int, default=2, help="RayBackend actors in ray mode (default 2)")
+    b.add_argument("--seed", type=int, default=0, help="seed of the theorems and actions (default 0)")
+    b.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     b.set_defaults(func=_bench)
 
     e = sub.add_parser("eval", help="pass@k of a JSONL of candidate proofs against a dataset")

@@ -23,12 +23,6 @@ def test_demo_learns_and_names_the_backend(capsys: pytest.CaptureFixture[str]) -
     assert 0 < plain < 100 and learned >= plain
 
 
-def test_bench_prints_rates(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "--backend", "sim", "-n", "20"]) == 0
-    out = capsys.readouterr().out
-    assert "backend: sim" in out and "steps/s" in out and "statuses:" in out
-
-
 def test_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (th,) = load_theorems("sim", split="test", limit=1)
     cands = tmp_path / "c.jsonl"

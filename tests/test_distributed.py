@@ -148,3 +148,14 @@ def test_dead_actors_lose_no_check_and_answer_none_twice(local_ray: Any, tmp_pat
         timer.join()
         assert [r.status for r in results] == expected
         assert (backend.stats.answered, backend.stats.duplicates, backend.stats.actor_deaths) == (16, 0, 1)
+
+
+def test_bench_ray_mode_names_both_backends(local_ray: Any) -> None:
+    from lean_gym.bench import run_bench
+
+    report = run_bench("LeanAesop-v0", backend="sim-repl", modes=["pooled", "ray"], sizes=[2], steps=6)
+    pooled, on_ray = report.rows
+    assert (pooled.backend, on_ray.backend) == ("sim-repl", "ray:sim-repl")
+    assert on_ray.verdicts_by == "sim-repl"  # the verdicts came from the simulator on the actors
+    assert on_ray.statuses == pooled.statuses and sum(on_ray.statuses.values()) == on_ray.steps == 6
+    assert on_ray.steps_per_s == pytest.approx(on_ray.steps / on_ray.wall_s)
