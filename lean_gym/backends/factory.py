@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import Any, cast
 
 from lean_gym.backends.base import Backend
 from lean_gym.errors import WorkspaceNotFoundError
@@ -48,8 +48,8 @@ def make_backend(
     global _warned
     from lean_gym.backends.lazy import LazyBackend
 
-    if isinstance(spec, LazyBackend):
-        return spec
+    if isinstance(spec, LazyBackend):  # a Backend whose name is a read-only property
+        return cast(Backend, spec)
     if not isinstance(spec, str):
         if not isinstance(spec, Backend):
             raise TypeError(

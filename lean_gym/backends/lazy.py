@@ -58,7 +58,7 @@ class LazyBackend:
         return self._backend
 
     @property
-    def name(self) -> str:  # type: ignore[override]
+    def name(self) -> str:
         """The built backend's name (``"sim"``, ``"sim-repl"``, ``"repl:…"``); building it if needed."""
         return self.backend.name
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import gymnasium as gym
 
@@ -29,9 +29,9 @@ def resolve_backend(backend: str | Backend) -> tuple[Backend, bool]:
     from lean_gym.backends.lazy import LazyBackend
 
     if isinstance(backend, str):
-        return LazyBackend(backend), True
+        return cast(Backend, LazyBackend(backend)), True
     if isinstance(backend, LazyBackend):  # before the Protocol check, which would read .name and build it
-        return backend, False
+        return cast(Backend, backend), False
     if isinstance(backend, Backend):
         return backend, False
     raise TypeError(

@@ -56,7 +56,7 @@ def torchrl_env(env: str | gym.Env[Any, Any], **kwargs: Any) -> Any:
         if text_tuples:
             spec = wrapped.observation_spec.clone()
             for key in text_tuples:
-                k = len(space.spaces[key].spaces)
+                k = len(space.spaces[key])  # type: ignore[arg-type]
                 spec[key] = NonTensor(shape=(), device=spec.device, example_data=("",) * k)
             wrapped.observation_spec = spec
     return wrapped
