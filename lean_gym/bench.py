@@ -6,9 +6,10 @@ warms it up, then times a loop of vector steps on pre-drawn random actions. Figu
 * **throughput** = completed env steps / wall time of the timed loop (never 1 / median latency);
 * **p50 / p95 step latency**: of one vector step (all N envs), in ms;
 * **speed-up** over N = 1 in the same mode;
-* **env overhead** (pooled and ray modes): the timed loop's wall time divided by the wall time of sending
-  exactly the same checks, batch by batch, straight to a fresh backend of the same kind, i.e. what the env
-  layer (rendering, observations, bookkeeping) adds on top of the checks themselves.
+* **env overhead** (pooled and ray modes): (checks + env layer) / checks, where the checks' time is exactly
+  the timed loop's batches sent straight to a fresh backend of the same kind, and the env layer's time
+  (rendering, observations, bookkeeping) is the same loop, same seed and actions, answered from the
+  recorded verdicts at no cost.
 
 The verdict cache is off and autoreset is ``SAME_STEP``, so every step is one real check (the episode's
 reset is part of the step, as in training). The backend is always named; the simulator is not Lean.
@@ -60,8 +61,10 @@ class BenchRow:
         p50_ms: Median latency of one vector step.
         p95_ms: 95th percentile latency of one vector step.
         speedup: ``steps_per_s`` over the same mode's at N = 1 (``None`` without an N = 1 row).
-        env_overhead: Timed loop wall time over the same checks sent straight to the backend (pooled and
-            ray modes; ``None`` otherwise).
+        env_overhead: (checks + env layer) / checks, pooled and ray modes (``None`` otherwise): the checks'
+            time is the timed loop's batches sent straight to a fresh backend of the same kind, the layer's
+            is the same loop answered from the recorded verdicts at no cost.
+        layer_us_per_step: The env layer's own time per env step (pooled and ray modes).
         backend: The backend object the envs used (``"sim"``, ``"sim-repl"``, ``"ray:sim-repl"``, …).
         verdicts_by: Which backend produced the verdicts (``info["backend"]``).
         statuses: Verdict counts of the timed steps.
@@ -76,6 +79,7 @@ class BenchRow:
     p95_ms: float
     speedup: float | None
     env_overhead: float | None
+    layer_us_per_step: float | None
     backend: str
     verdicts_by: str
     statuses: dict[str, int] = field(default_factory=dict)
@@ -132,23 +136,45 @@ class _Recording:
         self.recording = False
         self.warmup: list[tuple[list[str], list[str], float | None]] = []
         self.batches: list[tuple[list[str], list[str], float | None]] = []
+        self.answers: dict[tuple[str, str], CheckResult] = {}
 
     def _log(self, codes: Sequence[str], headers: Sequence[str], timeout: float | None) -> None:
         (self.batches if self.recording else self.warmup).append((list(codes), list(headers), timeout))
 
     def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
-        self._log([code], [header], timeout)
-        return self.inner.check(code, header=header, timeout=timeout)
+        return self.check_batch([code], header=[header], timeout=timeout)[0]
 
     def check_batch(
         self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None
     ) -> list[CheckResult]:
         headers = [header] * len(codes) if isinstance(header, str) else list(header)
         self._log(codes, headers, timeout)
-        return self.inner.check_batch(codes, header=headers, timeout=timeout)
+        results = self.inner.check_batch(codes, header=headers, timeout=timeout)
+        self.answers.update(zip(zip(codes, headers), results))
+        return results
 
     def close(self) -> None:
         self.inner.close()
+
+
+class _Replay:
+    """A backend that answers from recorded verdicts at no cost: what is left is the env layer's own time."""
+
+    def __init__(self, answers: dict[tuple[str, str], CheckResult], name: str) -> None:
+        self.answers = answers
+        self.name = name
+
+    def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
+        return self.answers[code, header]
+
+    def check_batch(
+        self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None
+    ) -> list[CheckResult]:
+        headers = [header] * len(codes) if isinstance(header, str) else list(header)
+        return [self.answers[c, h] for c, h in zip(codes, headers)]
+
+    def close(self) -> None:
+        pass
 
 
 def _forget_sim_memo() -> None:
@@ -241,37 +267,23 @@ def bench_one(
     vector_steps = max(1, math.ceil(steps / n))
     venv = _make_vec(env_id, mode, n, env_backend)
     try:
-        venv.reset(seed=seed)
-        actions = _actions(venv, vector_steps + _WARMUP_STEPS, seed)
-        info: dict[str, Any] = {}
-        for a in actions[:_WARMUP_STEPS]:  # starts processes, imports headers
-            venv.step(a)
-        _forget_sim_memo()
-        if rec is not None:
-            rec.recording = True
-        latencies = np.zeros(vector_steps)
-        statuses: dict[str, int] = {}
-        producers: set[str] = set()
-        clock = time.perf_counter
-        t_start = clock()
-        for k, a in enumerate(actions[_WARMUP_STEPS:]):
-            t0 = clock()
-            _, _, _, _, info = venv.step(a)
-            latencies[k] = clock() - t0
-            for status, by in _verdicts(info, n):
-                statuses[status] = statuses.get(status, 0) + 1
-                producers.add(by)
-        wall = clock() - t_start
-        verdicts_by = sorted(producers)
+        wall, latencies, statuses, producers = _timed_loop(venv, n, vector_steps, seed, rec)
         name = rec.name if rec is not None else _backend_name(venv, backend)
     finally:
         venv.close()
         if rec is not None:
             rec.close()
-    overhead = None
+    overhead = layer = None
     if rec is not None:
+        # (checks + env layer) / checks: the checks' time is the same batches sent straight to a fresh
+        # backend; the layer's is the same loop (same seed, same actions) answered from the recorded verdicts.
         raw = _replay(backend, mode, n, ray_actors, rec)
-        overhead = wall / raw if raw > 0 else None
+        replay_env = _make_vec(env_id, "pooled", n, _Replay(rec.answers, rec.name))
+        try:
+            layer = _timed_loop(replay_env, n, vector_steps, seed, None)[0]
+        finally:
+            replay_env.close()
+        overhead = (raw + layer) / raw if raw > 0 else None
     done = n * vector_steps
     return BenchRow(
         mode=mode,
@@ -283,10 +295,38 @@ def bench_one(
         p95_ms=float(np.percentile(latencies, 95)) * 1e3,
         speedup=None,
         env_overhead=overhead,
+        layer_us_per_step=None if layer is None else layer / done * 1e6,
         backend=name,
-        verdicts_by=",".join(verdicts_by),
+        verdicts_by=",".join(sorted(producers)),
         statuses=statuses,
     )
+
+
+def _timed_loop(
+    venv: Any, n: int, vector_steps: int, seed: int, rec: _Recording | None
+) -> tuple[float, np.ndarray, dict[str, int], set[str]]:
+    """Reset, warm up, then time ``vector_steps`` steps on pre-drawn actions: (wall, latencies, statuses,
+    backends that produced the verdicts)."""
+    venv.reset(seed=seed)
+    actions = _actions(venv, vector_steps + _WARMUP_STEPS, seed)
+    for a in actions[:_WARMUP_STEPS]:  # starts processes, imports headers
+        venv.step(a)
+    _forget_sim_memo()
+    if rec is not None:
+        rec.recording = True
+    latencies = np.zeros(vector_steps)
+    statuses: dict[str, int] = {}
+    producers: set[str] = set()
+    clock = time.perf_counter
+    t_start = clock()
+    for k, a in enumerate(actions[_WARMUP_STEPS:]):
+        t0 = clock()
+        _, _, _, _, info = venv.step(a)
+        latencies[k] = clock() - t0
+        for status, by in _verdicts(info, n):
+            statuses[status] = statuses.get(status, 0) + 1
+            producers.add(by)
+    return clock() - t_start, latencies, statuses, producers
 
 
 def _verdicts(info: dict[str, Any], n: int) -> list[tuple[str, str]]:
@@ -399,8 +439,8 @@ def format_report(report: BenchReport) -> str:
         "",
         "steps/s = completed env steps / wall time of the timed loop; p50/p95 = latency of one vector step "
         "(all N envs);",
-        "speed-up = steps/s over N=1 in the same mode; env ovh = loop wall time / the same checks sent "
-        "straight to the backend.",
+        "speed-up = steps/s over N=1 in the same mode; env ovh = (checks + env layer) / checks, the same "
+        "checks sent straight to the backend.",
     ]
     return "\n".join(lines)
 
