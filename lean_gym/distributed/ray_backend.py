@@ -283,7 +283,9 @@ class RayBackend:
                 slot, actor, part = inflight.pop(ref)
                 try:
                     answers = ray.get(ref)
-                except ray.exceptions.RayActorError:
+                except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError):
+                    # Dead, or unreachable for now: either way this chunk's answer is never read, so
+                    # planning it again cannot answer a check twice.
                     self._actor_died(slot, actor)
                     again = [i for i in part if attempts[i] < self.max_attempts]
                     for i in part:
