@@ -113,7 +113,7 @@ def _slow_backend() -> Any:
 
         class Slow(SimBackend):
             def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
-                time.sleep(0.1)
+                time.sleep(0.2)
                 return super().check(code, header=header, timeout=timeout)
 
         return Slow()
@@ -138,8 +138,8 @@ def test_dead_actors_lose_no_check_and_answer_none_twice(local_ray: Any, tmp_pat
         # The dead actor was replaced: the next batch uses both slots again.
         assert [r.status for r in backend.check_batch(codes, header=headers)] == expected
 
-    # (2) The driver kills an actor (ray.kill) while its chunk is running: every check takes 0.1 s, so
-    # each actor's 8 checks take 0.8 s and the kill at 0.3 s lands in the middle.
+    # (2) The driver kills an actor (ray.kill) while its chunk is running: every check takes 0.2 s, so
+    # each actor's 8 checks take 1.6 s and the kill at 0.3 s lands in the middle.
     with RayBackend(_slow_backend(), num_actors=2, num_cpus_per_actor=0.5) as backend:
         victim = backend.actors[0]
         timer = threading.Timer(0.3, lambda: local_ray.kill(victim, no_restart=True))
