@@ -79,6 +79,14 @@ class LazyBackend:
         if backend is not None:
             backend.close()
 
+    def __getattr__(self, attr: str) -> Any:
+        # Anything else the built backend offers (``lease`` for tactic mode, ``max_workers``, ``stats``,
+        # ``warm``): asking for it builds the backend, as a check does. Private names never delegate, so
+        # a half-built object (during unpickling) cannot recurse here.
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        return getattr(self.backend, attr)
+
     def __getstate__(self) -> dict[str, Any]:
         return {"spec": self.spec, "kwargs": self.kwargs}
 
