@@ -20,9 +20,9 @@ IDS = sorted(k for k, spec in gym.registry.items() if str(spec.entry_point).star
 def test_check_env_specs_passes(env_id: str) -> None:
     env = torchrl_env(env_id, backend="sim")
     check_env_specs(env, seed=0)
-    td = env.rollout(3, break_when_any_done=False)  # one-step episodes: reset in between
+    td = env.rollout(3, break_when_any_done=False)  # episodes may end at any step: reset in between
     assert td["next", "reward"].shape == (3, 1)
-    assert set(td["next", "reward"].flatten().tolist()) <= {1.0, -1.0}
+    assert all(-1.0 <= r <= 1.0 for r in td["next", "reward"].flatten().tolist())
     env.close()
 
 
