@@ -170,6 +170,16 @@ def _positive_seconds(text: str) -> float:
 _BACKENDS = ("auto", "sim", "sim-repl", "repl")
 
 
+def _backend_or_ray(text: str) -> str:
+    """A backend name, or ``ray:<name>`` (a RayBackend whose actors each hold that backend)."""
+    inner = text[4:] if text.startswith("ray:") else text
+    if inner not in _BACKENDS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a backend: choose from {', '.join(_BACKENDS)}, or ray:<one of them>"
+        )
+    return text
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr (and exit status 2), as every user error."""
 
@@ -232,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--backend",
         default="auto",
+        choices=_BACKENDS,
         help="auto (real Lean if set up, else the simulator), sim, sim-repl or repl; in ray mode, what each "
         "actor holds",
     )
@@ -258,7 +269,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the dataset split to score against (e.g. test, valid), or 'all' for every split",
     )
     e.add_argument("-k", type=_k_values, default=[1, 8, 32], help="comma-separated k values, e.g. 1,8,32")
-    e.add_argument("--backend", default="auto", choices=_BACKENDS, help="auto, sim, sim-repl or repl")
+    e.add_argument(
+        "--backend",
+        default="auto",
+        type=_backend_or_ray,
+        help="auto, sim, sim-repl, repl, or ray:<one of them> (Ray actors; see docs/scale-out.md)",
+    )
     e.add_argument("--timeout", type=_positive_seconds, default=None, help="seconds per check")
     e.add_argument("--allow-native-decide", action="store_true", help="accept proofs that use native_decide")
     e.add_argument("--json", action="store_true", help="print the whole result as one JSON object")

@@ -77,7 +77,9 @@ def test_ray_backend_answers_in_order_with_header_affinity(local_ray: Any) -> No
         assert backend.stats.answered == 14 and backend.stats.duplicates == 0
 
         # Every env runs on it unchanged: the pooled vector env sends a step's checks as one batch.
-        venv = gym.make_vec("LeanAesop-v0", num_envs=4, vectorization_mode="vector_entry_point", backend=backend)
+        venv = gym.make_vec(
+            "LeanAesop-v0", num_envs=4, vectorization_mode="vector_entry_point", backend=backend
+        )
         venv.reset(seed=0)
         _, rewards, _, _, info = venv.step(venv.action_space.sample())
         assert list(info["backend"]) == ["sim-repl"] * 4 and set(rewards) <= {1.0, -1.0}
@@ -128,7 +130,9 @@ def test_dead_actors_lose_no_check_and_answer_none_twice(local_ray: Any, tmp_pat
 
     # (1) The backend kills its own actor in the middle of a chunk.
     marker = str(tmp_path / "crashed")
-    with RayBackend(_crash_once_backend(marker), num_actors=2, num_cpus_per_actor=0.5, max_chunk=4) as backend:
+    with RayBackend(
+        _crash_once_backend(marker), num_actors=2, num_cpus_per_actor=0.5, max_chunk=4
+    ) as backend:
         results = backend.check_batch(codes, header=headers)
         lost = sum(r is None for r in results)
         assert (len(results), lost, backend.stats.duplicates) == (16, 0, 0)
@@ -159,3 +163,21 @@ def test_bench_ray_mode_names_both_backends(local_ray: Any) -> None:
     assert on_ray.verdicts_by == "sim-repl"  # the verdicts came from the simulator on the actors
     assert on_ray.statuses == pooled.statuses and sum(on_ray.statuses.values()) == on_ray.steps == 6
     assert on_ray.steps_per_s == pytest.approx(on_ray.steps / on_ray.wall_s)
+
+
+def test_eval_runs_on_ray_unchanged(local_ray: Any, tmp_path: Any, capsys: Any) -> None:
+    import json
+
+    from lean_gym.cli import main
+    from lean_gym.data import load_theorems
+
+    (th,) = load_theorems("sim", split="test", limit=1)
+    honest = "rcases h₀ with h | h\n  · exact h₁ h\n  · exact h₂ h"  # proves sim_prop_test_0000
+    rows = [{"name": th.name, "proof": "sorry"}, {"name": th.name, "proof": honest}]
+    cands = tmp_path / "c.jsonl"
+    cands.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    argv = ["eval", str(cands), "--dataset", "sim", "--split", "test", "-k", "1", "--quiet", "--json"]
+    assert main([*argv, "--backend", "ray:sim-repl"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["backend"] == "ray:sim-repl"
+    assert report["accepted"] == 1 and report["hack_classes"] == {"sorry": 1}
