@@ -19,7 +19,7 @@ from lean_gym.backends import ReplBackend, SimBackend
 from lean_gym.backends.repl import sim_command
 from lean_gym.backends.tactic import ProofSession, classify_tactic_response
 from lean_gym.envs.tactic_env import LeanTacticEnv, LeanTacticVectorEnv, assemble_proof, decode_states
-from lean_gym.errors import BadActionError, ConfigError, LeanGymError
+from lean_gym.errors import BadActionError, ConfigError, ResetNeededError
 
 HERE = Path(__file__).parent
 
@@ -154,7 +154,7 @@ def test_episode_on_the_simulator_proves_and_reports_the_proof() -> None:
     assert rewards == [0.0, 0.0, 1.0] and term and not trunc
     assert info["status"] == "proved" and info["accepted"] and obs == "no goals"
     assert info["proof"] == assemble_proof(OR["formal_statement"], OR_PATH)
-    with pytest.raises(LeanGymError, match="episode is over"):
+    with pytest.raises(ResetNeededError, match="episode is over"):
         env.step("skip")
     env.close()
 

@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode
 from lean_gym.backends import Backend, CheckResult
 from lean_gym.backends.tactic import ProofSession, TacticOutcome, supports_tactic_mode
 from lean_gym.data.theorem import Theorem, split_statement
-from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, resolve_backend
+from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, ConfigError, LeanGymError
@@ -200,7 +200,9 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
                 f"backend {name!r} has no tactic mode (no lease()); use backend='sim', 'sim-repl' or 'repl'"
             )
         self.theorems: list[Theorem] = env_theorems(source, split, theorems, "prove")
-        self.targets: list[TargetTheorem] = [as_target(t) for t in self.theorems]
+        # A statement the oracle cannot read (a `def`, a row naming another declaration) has no target:
+        # its episodes can run, but no proof of it is ever confirmed or rewarded.
+        self.targets: list[TargetTheorem | None] = [_target_or_none(t) for t in self.theorems]
         self.max_steps = int(max_steps)
         self.step_penalty = float(step_penalty)
         self.observation_mode = observation
@@ -214,7 +216,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         self.max_observation_chars = int(max_observation_chars)
         self.max_message_chars = int(max_message_chars)
         self.render_mode = render_mode
-        longest = max(len(t.formal_statement) for t in self.targets)
+        longest = max(len(t.formal_statement) for t in self.theorems)
         self.oracle_backend: Backend = oracle_backend if oracle_backend is not None else self.backend
         self.oracle = Oracle(
             self.oracle_backend,
@@ -249,16 +251,13 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
             or ``"error"`` when the statement does not elaborate: every step then truncates) and ``state``.
 
         Raises:
+            ConfigError: for bad options (unknown key, non-int index).
             IndexError: for an index outside the theorem list.
         """
         super().reset(seed=seed)
-        index = None if options is None else options.get("index")
+        index = reset_index(options, len(self.theorems))
         if index is None:
             index = int(self.np_random.integers(len(self.theorems)))
-        else:
-            index = int(index)
-            if not 0 <= index < len(self.theorems):
-                raise IndexError(f"options['index'] must be in [0, {len(self.theorems) - 1}], got {index}")
         if self.session is not None:
             self.session.close()
         thm = self.theorems[index]
@@ -292,7 +291,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
 
         Raises:
             BadActionError: for an action that is neither a string nor ``{"state", "tactic"}``.
-            LeanGymError: before ``reset()``, or after the episode ended.
+            ResetNeededError: before ``reset()``, or after the episode ended.
         """
         state, tactic = self.parse_action(action)
         if self._start_error:
@@ -306,7 +305,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         if terminated:
             self._state = result.state if result.state is not None else self._state
         truncated = not terminated and (self._steps >= self.max_steps or bool(self._start_error))
-        self._done = terminated or truncated
+        self._end_step(terminated, truncated)
         reward = result.reward if terminated else result.reward - self.step_penalty
         info = dict(result.info)
         info.update(self._episode_info())
@@ -322,12 +321,9 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
 
         Raises:
             BadActionError: for an action of the wrong form.
-            LeanGymError: before ``reset()``, or after the episode ended.
+            ResetNeededError: before ``reset()``, or after the episode ended.
         """
-        if self._index is None:
-            raise LeanGymError("call reset() before step()")
-        if self._done:
-            raise LeanGymError("the episode is over; call reset()")
+        self._require_running()
         if isinstance(action, str):
             return self._state, action
         if isinstance(action, Mapping) and set(action) == {"state", "tactic"}:
@@ -421,6 +417,10 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         """The oracle's verdict on the proof assembled from ``path`` (one fresh whole-proof check)."""
         assert self._index is not None  # run_tac checked it; not input validation
         target = self.targets[self._index]
+        if target is None:
+            return Verdict(
+                False, "proof_error", "the oracle cannot judge this statement (not a theorem)", None
+            )
         try:
             analysis = self.oracle.analyse(target, assemble_proof(target.formal_statement, path))
         except ValueError as e:  # a dataset statement the oracle cannot read (a `def`): never rewarded
@@ -579,6 +579,13 @@ class LeanTacticVectorEnv(PooledVectorEnv):
             self._executor.shutdown(wait=True)
             self._executor = None
         super().close_extras(**kwargs)
+
+
+def _target_or_none(theorem: Theorem) -> TargetTheorem | None:
+    try:
+        return as_target(theorem)
+    except ValueError:
+        return None
 
 
 def _in_process(backend: Any) -> bool:
