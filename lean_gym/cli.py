@@ -53,9 +53,20 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from lean_gym.demo import run_bench
+    from lean_gym.bench import format_report, parse_sizes, report_json, run_bench
 
-    return run_bench(backend=args.backend, n=args.n, seed=args.seed)
+    report = run_bench(
+        args.env_id,
+        backend=args.backend,
+        modes=[m.strip() for m in args.modes.split(",") if m.strip()],
+        sizes=parse_sizes(args.num_envs),
+        steps=args.steps,
+        seed=args.seed,
+        ray_actors=args.ray_actors,
+        progress=None if args.json else (lambda line: print(line, file=sys.stderr)),
+    )
+    print(report_json(report) if args.json else format_report(report))
+    return 0
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -167,6 +178,16 @@ def _positive_seconds(text: str) -> float:
 _BACKENDS = ("auto", "sim", "sim-repl", "repl")
 
 
+def _backend_or_ray(text: str) -> str:
+    """A backend name, or ``ray:<name>`` (a RayBackend whose actors each hold that backend)."""
+    inner = text[4:] if text.startswith("ray:") else text
+    if inner not in _BACKENDS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a backend: choose from {', '.join(_BACKENDS)}, or ray:<one of them>"
+        )
+    return text
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr (and exit status 2), as every user error."""
 
@@ -228,10 +249,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.set_defaults(func=_demo)
 
-    b = sub.add_parser("bench", help="checks per second of a backend on the simulator's theorems")
-    b.add_argument("--backend", default="auto")
-    b.add_argument("-n", type=int, default=200, help="number of checks")
-    b.add_argument("--seed", type=int, default=0)
+    b = sub.add_parser(
+        "bench",
+        help="vectorized rollout throughput of an env: sync, async, pooled and ray modes for several N",
+        description="Vectorized rollout benchmark: throughput (completed env steps / wall time), p50/p95 "
+        "step latency, speed-up over N=1 and the env layer's overhead over raw backend checks.",
+    )
+    b.add_argument(
+        "env_id", nargs="?", default="LeanAesop-v0", help="registered env id (default: LeanAesop-v0)"
+    )
+    b.add_argument(
+        "--backend",
+        default="auto",
+        choices=_BACKENDS,
+        help="auto (real Lean if set up, else the simulator), sim, sim-repl or repl; in ray mode, what each "
+        "actor holds",
+    )
+    b.add_argument(
+        "--modes",
+        default="sync,async,pooled",
+        help="comma-separated among sync, async, pooled, ray (ray needs the ray extra); default sync,async,pooled",
+    )
+    b.add_argument(
+        "-n", "--num-envs", default="1,2,4,8", help="comma-separated vector env sizes N (default 1,2,4,8)"
+    )
+    b.add_argument("--steps", type=int, default=200, help="env steps timed per mode and N (default 200)")
+    b.add_argument("--ray-actors", type=int, default=2, help="RayBackend actors in ray mode (default 2)")
+    b.add_argument("--seed", type=int, default=0, help="seed of the theorems and actions (default 0)")
+    b.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     b.set_defaults(func=_bench)
 
     e = sub.add_parser("eval", help="pass@k of a JSONL of candidate proofs against a dataset")
@@ -243,7 +288,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the dataset split to score against (e.g. test, valid), or 'all' for every split",
     )
     e.add_argument("-k", type=_k_values, default=[1, 8, 32], help="comma-separated k values, e.g. 1,8,32")
-    e.add_argument("--backend", default="auto", choices=_BACKENDS, help="auto, sim, sim-repl or repl")
+    e.add_argument(
+        "--backend",
+        default="auto",
+        type=_backend_or_ray,
+        help="auto, sim, sim-repl, repl, or ray:<one of them> (Ray actors; see docs/scale-out.md)",
+    )
     e.add_argument("--timeout", type=_positive_seconds, default=None, help="seconds per check")
     e.add_argument("--allow-native-decide", action="store_true", help="accept proofs that use native_decide")
     e.add_argument("--json", action="store_true", help="print the whole result as one JSON object")

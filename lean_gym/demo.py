@@ -1,4 +1,4 @@
-"""``lean-gym demo`` and ``lean-gym bench``: the main job in one command, on whichever backend is there.
+"""``lean-gym demo``: the main job in one command, on whichever backend is there (``bench``: :mod:`lean_gym.bench`).
 
 The demo trains a contextual Thompson-sampling bandit (``lean_gym_agents.ThompsonBandit``) to choose an
 aesop configuration per goal on ``LeanAesop-v0`` and, round by round, compares it on held-out theorems
@@ -11,14 +11,13 @@ a machine without a built Lean workspace that is the simulator, which is not Lea
 from __future__ import annotations
 
 import os
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["candidate_actions", "goal_context", "run_bench", "run_demo"]
+__all__ = ["candidate_actions", "goal_context", "run_demo"]
 
 _UNSAFE_MENU = (
     "linarith", "nlinarith", "positivity", "omega", "ring_nf", "simp_all", "interval_cases",
@@ -234,36 +233,4 @@ def run_demo(
         echo(f"learning curve: {os.path.abspath(plot_path)}")
     train.close()
     test.close()
-    return 0
-
-
-def run_bench(backend: str = "auto", n: int = 200, seed: int = 0, echo: Callable[[str], None] = print) -> int:
-    """Checks per second through the backend directly and through ``LeanAesop-v0``, medians."""
-    import gymnasium as gym
-
-    import lean_gym  # noqa: F401
-
-    env = gym.make("LeanAesop-v0", backend=backend, source="sim", split="test")
-    inner: Any = env.unwrapped
-    lay = inner.layout
-    rng = np.random.default_rng(seed)
-    arms = candidate_actions(lay)
-    step_s: list[float] = []
-    statuses: dict[str, int] = {}
-    backend_name = "?"
-    for _ in _progress(range(n), "bench"):
-        env.reset(options={"index": int(rng.integers(len(inner.theorems)))})
-        t = time.perf_counter()
-        _, _, _, _, info = env.step(arms[int(rng.integers(len(arms)))])
-        step_s.append(time.perf_counter() - t)
-        statuses[info["status"]] = statuses.get(info["status"], 0) + 1
-        backend_name = info["backend"]
-    med = statistics.median(step_s)
-    p99 = float(np.quantile(step_s, 0.99))
-    echo(f"backend: {backend_name}{'  (the simulator, not Lean)' if backend_name.startswith('sim') else ''}")
-    echo(
-        f"LeanAesop-v0 steps: {n}; median {med * 1000:.2f} ms/step ({1 / med:.0f} steps/s); p99 {p99 * 1000:.1f} ms"
-    )
-    echo("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(statuses.items())))
-    env.close()
     return 0

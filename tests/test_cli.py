@@ -40,12 +40,6 @@ def test_demo_no_plot_writes_no_png(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "backend: sim" in out
 
 
-def test_bench_prints_rates(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "--backend", "sim", "-n", "20"]) == 0
-    out = capsys.readouterr().out
-    assert "backend: sim" in out and "steps/s" in out and "statuses:" in out
-
-
 def test_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (th,) = load_theorems("sim", split="test", limit=1)
     cands = tmp_path / "c.jsonl"

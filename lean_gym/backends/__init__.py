@@ -18,6 +18,7 @@ __all__ = [
     "Backend",
     "BatchMixin",
     "CheckResult",
+    "LazyBackend",
     "ReplBackend",
     "SimBackend",
     "Status",
@@ -36,6 +37,10 @@ def __getattr__(name: str) -> Any:
         from lean_gym.backends.repl import ReplBackend
 
         return ReplBackend
+    if name == "LazyBackend":
+        from lean_gym.backends.lazy import LazyBackend
+
+        return LazyBackend
     if name == "make_backend":
         from lean_gym.backends.factory import make_backend
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import Any, cast
 
 from lean_gym.backends.base import Backend
 from lean_gym.errors import WorkspaceNotFoundError
@@ -34,8 +34,10 @@ def make_backend(
     Args:
         spec: ``"auto"`` (real Lean when a built workspace is found, otherwise the simulator with a one-line
             warning), ``"sim"`` (in-process simulator), ``"sim-repl"`` (the simulator behind the REPL protocol,
-            in subprocesses), ``"repl"`` (real Lean; raises when no built workspace), or a ``Backend``
-            instance, returned unchanged.
+            in subprocesses), ``"repl"`` (real Lean; raises when no built workspace), ``"ray:<spec>"``
+            (a :class:`~lean_gym.distributed.RayBackend` whose actors each hold a ``<spec>`` backend, e.g.
+            ``"ray:sim-repl"``, ``"ray:repl"``; needs the ``ray`` extra), or a ``Backend`` instance,
+            returned unchanged.
         workspace: Path of the Lean workspace (default: ``$LEAN_GYM_WORKSPACE`` or ``lean_workspace/``).
         **kwargs: Passed to the backend's constructor (``pool_size``, ``timeout``, ``memory_limit_mb``, ...).
             ``max_heartbeats`` (the simulator's heartbeat cap, which checked code cannot raise) is taken by
@@ -46,12 +48,20 @@ def make_backend(
         ValueError: an unknown ``spec``.
     """
     global _warned
+    from lean_gym.backends.lazy import LazyBackend
+
+    if isinstance(spec, LazyBackend):  # a Backend whose name is a read-only property
+        return cast(Backend, spec)
     if not isinstance(spec, str):
         if not isinstance(spec, Backend):
             raise TypeError(
                 f"backend must be a name or a Backend (with check/check_batch/close/name), got {type(spec).__name__}"
             )
         return spec
+    if spec == "ray" or spec.startswith("ray:"):
+        from lean_gym.distributed import RayBackend
+
+        return RayBackend(backend=spec[4:] or "sim-repl", workspace=workspace, **kwargs)
     if spec == "auto":
         if real_lean_available(workspace):
             spec = "repl"
@@ -80,4 +90,6 @@ def make_backend(
         kwargs.setdefault("memory_limit_mb", 12_000)
         kwargs.setdefault("timeout", 120.0)
         return ReplBackend(command=repl_command(ws), cwd=ws.root, **kwargs)
-    raise ValueError(f"unknown backend {spec!r}: use 'auto', 'sim', 'sim-repl', 'repl' or a Backend instance")
+    raise ValueError(
+        f"unknown backend {spec!r}: use 'auto', 'sim', 'sim-repl', 'repl', 'ray:<spec>' or a Backend instance"
+    )

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from lean_gym.backends.base import DEFAULT_TIMEOUT_S, CheckResult
 from lean_gym.lean.affinity import Affinity, Lease
@@ -68,6 +69,11 @@ class ReplBackend:
         name: str | None = None,
     ) -> None:
         command = list(command) if command is not None else sim_command()
+        self._recipe = dict(
+            command=command, pool_size=pool_size, cwd=cwd, env=env, memory_limit_mb=memory_limit_mb,
+            max_uses=max_uses, max_rss_mb=max_rss_mb, acquire_timeout=acquire_timeout, timeout=timeout,
+            header_timeout=header_timeout, name=name,
+        )  # fmt: skip
         if pool_size is None:
             pool_size = max(1, (os.cpu_count() or 2) - 1)
         if name is None:
@@ -113,6 +119,14 @@ class ReplBackend:
 
     def close(self) -> None:
         self.pool.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Processes and pipes cannot cross a process boundary: a copy is a new pool with the same settings,
+        # whose processes start at its first check.
+        return dict(self._recipe)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
 
     def __enter__(self) -> ReplBackend:
         return self

@@ -180,6 +180,13 @@ class SimBackend(BatchMixin):
         self._repl = None
         self._header_env = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy in another process is a fresh simulator with the same settings (locks do not pickle).
+        return {"recycle_after": self.recycle_after, "name": self.name}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
+
     def __enter__(self) -> SimBackend:
         return self
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import gymnasium as gym
 import numpy as np
@@ -44,13 +44,19 @@ _CACHEABLE = ("proved", "sorry", "error")  # Lean's own verdicts; timeouts and c
 def resolve_backend(backend: str | Backend) -> tuple[Backend, bool]:
     """A backend object and whether the caller owns it (and must close it).
 
-    Args:
-        backend: ``"auto"``, ``"sim"``, ``"repl"`` or a :class:`~lean_gym.backends.Backend` instance.
-    """
-    if isinstance(backend, str):
-        from lean_gym.backends import make_backend
+    A name becomes a :class:`~lean_gym.backends.LazyBackend`: built at the first check, in the process
+    that makes it, so that an env pickles (Ray, RLlib, TorchRL, subprocess vector envs) before its first use.
 
-        return make_backend(backend), True
+    Args:
+        backend: ``"auto"``, ``"sim"``, ``"sim-repl"``, ``"repl"``, ``"ray:<spec>"`` or a
+            :class:`~lean_gym.backends.Backend` instance.
+    """
+    from lean_gym.backends.lazy import LazyBackend
+
+    if isinstance(backend, str):
+        return cast(Backend, LazyBackend(backend)), True
+    if isinstance(backend, LazyBackend):  # before the Protocol check, which would read .name and build it
+        return cast(Backend, backend), False
     if isinstance(backend, Backend):
         return backend, False
     raise TypeError(
@@ -224,6 +230,12 @@ class TheoremEnv(gym.Env[ObsT, ActT], Generic[ObsT, ActT]):
         if self.render_mode == "ansi":
             return self._last_render
         return None
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        # An unpickled env's backend is its own copy, rebuilt from its recipe in this process (a
+        # RayBackend copy shares the actors but never stops them), so this env closes it.
+        self._owns_backend = True
 
     def close(self) -> None:
         """Close the backend when the env created it."""

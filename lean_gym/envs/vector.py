@@ -190,6 +190,13 @@ class PooledVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         """The sub-envs' renders (``render_mode="ansi"``)."""
         return tuple(env.render() for env in self.envs)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        # The copy's backend is its own (see TheoremEnv.__setstate__); the vector env closes it, once.
+        self._owns_backend = True
+        for env in self.envs:
+            env._owns_backend = False
+
     def close_extras(self, **kwargs: Any) -> None:
         """Close the shared backend when this vector env created it."""
         for env in self.envs:

@@ -1,0 +1,97 @@
+"""``LazyBackend``: a backend named by a spec, built on first use in the process that uses it.
+
+Environments are pickled whole by Ray, RLlib, TorchRL and gymnasium's subprocess vector envs. A live
+backend holds locks, pipes and processes that cannot cross a process boundary, so an env made with
+``backend="sim"`` (or any name) keeps only the recipe, and the backend comes to life at its first check,
+in whichever process that happens. A pickled ``LazyBackend`` is its recipe alone: each copy builds its own.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from lean_gym.backends.base import Backend, CheckResult
+
+__all__ = ["LazyBackend"]
+
+
+class LazyBackend:
+    """The backend ``make_backend(spec, **kwargs)`` builds, built at first use and pickled as its recipe.
+
+    Example:
+        >>> backend = LazyBackend("sim")
+        >>> backend.built
+        False
+        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring").status
+        'proved'
+        >>> backend.built, backend.name
+        (True, 'sim')
+
+    Args:
+        spec: Any name :func:`~lean_gym.backends.make_backend` takes (``"auto"``, ``"sim"``, ``"sim-repl"``,
+            ``"repl"``, ``"ray:sim-repl"``, …).
+        **kwargs: Passed to ``make_backend`` (``pool_size``, ``timeout``, ``workspace``, …).
+    """
+
+    def __init__(self, spec: str, **kwargs: Any) -> None:
+        self.spec = spec
+        self.kwargs = dict(kwargs)
+        self._backend: Backend | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def built(self) -> bool:
+        """Whether the backend has been built in this process."""
+        return self._backend is not None
+
+    @property
+    def backend(self) -> Backend:
+        """The backend itself, built now if it was not yet."""
+        if self._backend is None:
+            with self._lock:
+                if self._backend is None:
+                    from lean_gym.backends.factory import make_backend
+
+                    self._backend = make_backend(self.spec, **self.kwargs)
+        return self._backend
+
+    @property
+    def name(self) -> str:
+        """The built backend's name (``"sim"``, ``"sim-repl"``, ``"repl:…"``); building it if needed."""
+        return self.backend.name
+
+    def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
+        """Check ``code`` under ``header`` on the (now built) backend."""
+        return self.backend.check(code, header=header, timeout=timeout)
+
+    def check_batch(
+        self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None
+    ) -> list[CheckResult]:
+        """Check many pieces of code on the (now built) backend; results in input order."""
+        return self.backend.check_batch(codes, header=header, timeout=timeout)
+
+    def close(self) -> None:
+        """Close the backend if it was built; closing one never built costs nothing."""
+        with self._lock:
+            backend, self._backend = self._backend, None
+        if backend is not None:
+            backend.close()
+
+    def __getattr__(self, attr: str) -> Any:
+        # Anything else the built backend offers (``lease`` for tactic mode, ``max_workers``, ``stats``,
+        # ``warm``): asking for it builds the backend, as a check does. Private names never delegate, so
+        # a half-built object (during unpickling) cannot recurse here.
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        return getattr(self.backend, attr)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"spec": self.spec, "kwargs": self.kwargs}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["spec"], **state["kwargs"])  # type: ignore[misc]
+
+    def __repr__(self) -> str:
+        return f"LazyBackend({self.spec!r}, built={self.built})"
