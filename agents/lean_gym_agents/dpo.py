@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import copy
 import os
+import pickle
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
@@ -628,8 +629,8 @@ class DPOPolicy:
             LeanGymError: The file is not a lean-gym DPO checkpoint.
         """
         try:
-            state = torch.load(Path(path), map_location="cpu", weights_only=False)
-        except (OSError, RuntimeError) as e:
+            state = torch.load(Path(path), map_location="cpu", weights_only=True)
+        except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
             raise LeanGymError(f"cannot read DPO checkpoint {os.fspath(path)!r}: {e}") from e
         if not isinstance(state, dict) or state.get("format") != _FORMAT:
             raise LeanGymError(f"{os.fspath(path)!r} is not a lean_gym_agents DPO checkpoint")

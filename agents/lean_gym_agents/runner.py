@@ -202,6 +202,11 @@ def run_agent(
                 terminated = np.asarray(term, dtype=bool)
                 truncated = np.asarray(trunc, dtype=bool)
                 infos = [_index_info(info, i) for i in range(n_envs)]
+                if mode == "samestep" and "final_info" in info:
+                    # SAME_STEP: a finished sub-env's info is its reset's; the step's own is in final_info.
+                    finals = info.get("_final_info", np.zeros(n_envs, dtype=bool))
+                    for i in np.flatnonzero(finals).tolist():
+                        infos[i] = _index_info(info["final_info"], i)
             else:
                 next_obs, r, t, u, inf = env.step(actions[0])
                 rewards = np.array([float(r)])

@@ -7,7 +7,9 @@ sampler draws one value per (head, level) and takes the argmax level of every he
 config it already tried on that goal (the checker is deterministic).
 
 **Anchor perturbation.** Once a config has proved a goal it becomes an *anchor*: the next tries on that goal
-change one head of an anchor (the new level drawn from the posterior) and try again. A failing perturbation
+change one head of an anchor and try again, either turning one of the smallest anchor's rules or settings back
+to its default (an ablation: does the proof need it?) or moving a random head to a level drawn from the
+posterior. A failing perturbation
 and its anchor form a 1-diff preference pair with ``diff_head`` = the changed head, the event SATP's DPO
 stage trains on; a 1-diff pair also gives its head ``pair_weight`` extra pseudo-counts, since it is the only
 evidence that isolates one head.
@@ -84,6 +86,9 @@ class SATPThompsonArgs:
     """Pseudo-counts with which the global posterior mean seeds each goal cluster (0 = clusters start flat)."""
     perturb_prob: float = 1.0
     """Once a goal is proved, the chance that a try perturbs one of its anchors rather than sampling afresh."""
+    ablate_prob: float = 0.5
+    """Of the perturbations, the share that turns one non-default head of the smallest anchor back to its
+    default (does the proof need that rule?); the rest move a random head to a posterior-drawn level."""
     pair_weight: float = 2.0
     """Extra pseudo-counts a 1-diff pair gives its differing head (chosen level +, rejected level −)."""
     max_resample: int = 32
@@ -194,12 +199,29 @@ class SATPThompson:
         return uuid16(goal + "\n" + "\n".join(str(x) for x in lemmas)), self.cluster_fn(goal)
 
     def _perturb(
-        self, anchor: tuple[int, ...], cluster: str, tried: dict[tuple[int, ...], bool]
+        self, anchors: list[tuple[int, ...]], cluster: str, tried: dict[tuple[int, ...], bool]
     ) -> np.ndarray | None:
-        """``anchor`` with one head moved to another level (drawn from the posterior), not tried yet."""
+        """One anchor with one head changed, not tried yet on this goal (``None`` when none is found).
+
+        An ablation (``ablate_prob``) returns a head of the anchor with the fewest non-default heads to its
+        default: when a proof no longer goes through without a rule, the pair says which head mattered. Else a
+        random anchor's random head moves to a level drawn from the posterior.
+        """
+        default = self.default_action
+        if self.rng.random() < self.args.ablate_prob:
+            sizes = [int((np.asarray(a) != default).sum()) for a in anchors]
+            anchor = anchors[int(np.argmin(sizes))]
+            heads = [h for h in range(self.nvec.size) if anchor[h] != default[h]]
+            self.rng.shuffle(heads)
+            for h in heads:
+                cand = list(anchor)
+                cand[h] = int(default[h])
+                if tuple(cand) not in tried:
+                    return np.asarray(cand, dtype=np.int64)
         a, b = self.posterior(cluster)
         heads = [h for h in range(self.nvec.size) if self.nvec[h] > 1]
         for _ in range(self.args.max_resample):
+            anchor = anchors[int(self.rng.integers(len(anchors)))]
             h = int(self.rng.choice(heads))
             theta = np.where(self._valid[h], self.rng.beta(a[h], b[h]), -np.inf)
             theta[anchor[h]] = -np.inf
@@ -215,8 +237,7 @@ class SATPThompson:
         state = self._goals.get(key)
         tried = state.tried if state is not None else {}
         if state is not None and state.anchors and self.rng.random() < self.args.perturb_prob:
-            anchor = state.anchors[int(self.rng.integers(len(state.anchors)))]
-            cand = self._perturb(anchor, cluster, tried)
+            cand = self._perturb(state.anchors, cluster, tried)
             if cand is not None:
                 return cand, True
         action = self.sample(cluster)
