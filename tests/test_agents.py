@@ -149,7 +149,7 @@ def goal_obs(name: str, lemmas: tuple[str, ...] = ("a",) * 8) -> dict[str, Any]:
 def test_thompson_learns_the_level_that_proves() -> None:
     s = SATPThompson([5, 5, 5, 2], SATPThompsonArgs(seed=0, perturb_prob=0.0), cluster_fn=lambda g: "")
     rng = np.random.default_rng(0)
-    for t in range(400):
+    for _ in range(400):
         obs = goal_obs(f"g{rng.integers(1000)}")
         (a,) = s.act([obs])
         s.observe(obs, a, 1.0 if a[2] == 3 else -1.0)
