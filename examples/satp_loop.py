@@ -289,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--torch-threads", type=int, default=d.torch_threads)
     p.add_argument("--out", default=d.out)
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--quick", action="store_true", help="a tiny budget: 12 goals per split, a few steps")
+    p.add_argument("--quick", action="store_true", help="a tiny budget: 8 goals per split, a few steps")
     ns = p.parse_args(argv)
     args = LoopArgs(
         suite=ns.suite, minif2f=ns.minif2f, tries_per_goal=ns.tries_per_goal, eval_tries=ns.eval_tries,
@@ -298,8 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress=not ns.no_progress, torch_threads=ns.torch_threads,
     )  # fmt: skip
     if ns.quick:
-        args.limit, args.tries_per_goal, args.eval_tries = 12, 4, 2
-        args.dpo_steps, args.ref_warmup_steps, args.d_model, args.static_goals, args.num_envs = 4, 2, 16, 4, 2
+        args.limit, args.tries_per_goal, args.eval_tries = 8, 4, 2
+        args.dpo_steps, args.ref_warmup_steps, args.d_model, args.static_goals, args.num_envs = 4, 2, 16, 3, 2
     for name in ("tries_per_goal", "eval_tries", "num_envs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
