@@ -236,6 +236,10 @@ def _transformers() -> Any:
 class AesopPolicyNet(nn.Module):
     """Goal encoder + one categorical head per action head; lemma heads read their lemma's text and score."""
 
+    _valid: torch.Tensor
+    _other_rows: torch.Tensor
+    _other_cols: torch.Tensor
+
     def __init__(self, layout: Layout, args: DPOArgs, encoder: nn.Module | None = None) -> None:
         super().__init__()
         d = args.d_model

@@ -105,7 +105,8 @@ class _Window:
 
 def _batch_actions(env: gym.vector.VectorEnv, actions: Sequence[Any]) -> Any:
     space = env.single_action_space
-    return concatenate(space, list(actions), create_empty_array(space, len(actions)))
+    out: Any = create_empty_array(space, len(actions))
+    return concatenate(space, list(actions), out)
 
 
 def _autoreset_mode(env: gym.vector.VectorEnv) -> str:
@@ -173,8 +174,9 @@ def run_agent(
     if steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
     explore = train if explore is None else explore
-    vector = isinstance(env, gym.vector.VectorEnv)
-    n_envs = int(env.num_envs) if vector else 1
+    vec: gym.vector.VectorEnv | None = env if isinstance(env, gym.vector.VectorEnv) else None
+    vector = vec is not None
+    n_envs = int(vec.num_envs) if vec is not None else 1
     every = max(log_every or steps // 50, n_envs, 1)
     result = RunResult()
     window = _Window()
@@ -188,7 +190,7 @@ def run_agent(
     t_start = time.perf_counter()
     obs, _ = env.reset(seed=seed)
     skip = np.zeros(n_envs, dtype=bool)  # NEXT_STEP: sub-envs whose next step only resets them
-    mode = _autoreset_mode(env) if vector else ""
+    mode = _autoreset_mode(vec) if vec is not None else ""
     next_log = every
     try:
         while result.steps < steps:

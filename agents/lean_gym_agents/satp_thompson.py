@@ -128,7 +128,7 @@ class SATPThompson:
 
     def __init__(
         self,
-        nvec: Sequence[int],
+        nvec: Sequence[int] | np.ndarray,
         args: SATPThompsonArgs | None = None,
         *,
         default_action: Sequence[int] | None = None,
