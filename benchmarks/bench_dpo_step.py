@@ -13,6 +13,7 @@ Run:  python benchmarks/bench_dpo_step.py                 (CPU, 1 torch thread; 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -50,16 +51,17 @@ def time_steps(data: PolicyData, device: str, steps: int, warmup: int) -> tuple[
         policy.train_step(data)
     if device.startswith("cuda"):
         torch.cuda.synchronize()
-    times = []
+    times, cpu = [], []
     t0 = time.perf_counter()
     for _ in range(steps):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         policy.train_step(data)
         if device.startswith("cuda"):
             torch.cuda.synchronize()
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
     wall = time.perf_counter() - t0
-    return statistics.median(times), steps / wall, policy.num_parameters()
+    return statistics.median(times), statistics.median(cpu), steps / wall, policy.num_parameters()
 
 
 def env_step_ms(n: int = 100) -> float:
@@ -94,12 +96,15 @@ def main() -> None:
     )
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     for device in devices:
-        med, rate, params = time_steps(data, device, ns.steps, ns.warmup)
+        med, med_cpu, rate, params = time_steps(data, device, ns.steps, ns.warmup)
         where = f"cpu, {ns.threads} torch thread(s)" if device == "cpu" else torch.cuda.get_device_name()
         print(
-            f"{where}: {params:,} parameters, median {med * 1000:.0f} ms/step, "
-            f"{rate:.2f} steps/s over {ns.steps} steps"
+            f"{where}: {params:,} parameters, median {med * 1000:.0f} ms/step wall "
+            f"({med_cpu * 1000:.0f} ms CPU time), {rate:.2f} steps/s over {ns.steps} steps"
         )
+    print(
+        f"load average while measuring: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores"
+    )
     if not torch.cuda.is_available():
         print("cuda: not available here (no figure)")
     print(f"for comparison: one LeanAesop-v0 step on the simulator, median {env_step_ms():.1f} ms")

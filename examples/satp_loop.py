@@ -230,12 +230,14 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
     history = policy.fit(HistoryBuffer.load(out / "buffer.jsonl"), args.dpo_steps, progress=args.progress)
     policy.save(out / "policy.pt")
     step_ms = statistics.median(h["step_s"] for h in history) * 1000 if history else float("nan")
+    cpu_ms = statistics.median(h["step_cpu_s"] for h in history) * 1000 if history else float("nan")
     last = history[-50:]
     figures["dpo"] = {
         "steps": len(history),
         "device": str(policy.device),
         "parameters": policy.num_parameters(),
         "median_step_ms": round(step_ms, 1),
+        "median_step_cpu_ms": round(cpu_ms, 1),
         "final": {
             k: round(float(np.mean([h[k] for h in last if k in h])), 4) for k in (last[-1] if last else {})
         },
@@ -266,7 +268,8 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
         echo(f"{m:<36} {t:>10} {p:>8.1%}")
     echo(
         f"DPO policy: {figures['dpo']['parameters']:,} parameters, {len(history)} steps on "
-        f"{figures['dpo']['device']}, median {step_ms:.0f} ms/step; best static: {lay.render(static)!r}"
+        f"{figures['dpo']['device']}, median {step_ms:.0f} ms/step wall ({cpu_ms:.0f} ms CPU time); "
+        f"best static: {lay.render(static)!r}"
     )
     (out / "results.json").write_text(json.dumps({"args": asdict(args), **figures}, indent=1))
     return figures
