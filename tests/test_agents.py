@@ -259,3 +259,23 @@ def test_the_agents_package_imports_without_torch() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "no torch, no DPO"
+
+
+def test_run_module_trains_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lean_gym_agents.run import main
+
+    argv = ["--agent", "thompson", "--steps", "8", "--vector-mode", "vector_entry_point", "--num-envs", "2"]
+    assert main([*argv, "--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "backend: sim  (the simulator, not Lean)" in out and "thompson train on LeanAesop-v0" in out
+    assert (tmp_path / "metrics.jsonl").is_file()
+
+
+def test_run_module_user_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from lean_gym_agents.run import main
+
+    assert main(["--agent", "dpo", "--checkpoint", "/nonexistent/p.pt", "--steps", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot read DPO checkpoint") and err.count("\n") == 1
+    assert main(["--agent", "plain", "--env", "LeanProof-v0", "--steps", "1", "--no-progress"]) == 2
+    assert "needs a LeanAesop env" in capsys.readouterr().err
