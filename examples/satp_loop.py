@@ -5,7 +5,9 @@
    goal gets that many tries on average), every try recorded by ``RecordVectorToBuffer``; the recorded tries
    are then paired up (1-diff pairs share a public-schema record with ``diff_head``) and saved.
 2. **Best static config**: a greedy search over heads on (a subset of) the train split: one pass of
-   coordinate ascent from plain ``aesop``, each head set to its best level if that proves more.
+   coordinate ascent from plain ``aesop``, each head set to its best level if that proves more
+   (``lean_gym.aesop.search_best_static`` when the package has it; for the ``sim`` suite the action stored
+   by that search over the whole train split, ``best_static_action``, when present).
 3. **Train** the DPO policy on the buffer (BC on successes, DPO at ``diff_head``, NL on unpaired failures).
 4. **Evaluate** on the test split and print the table: plain ``aesop``, a uniformly random config, the best
    static config, the DPO policy greedy (one try each); 8 tries of the default config, 8 uniformly random
@@ -144,8 +146,27 @@ def _score(env: gym.Env[Any, Any], action: np.ndarray, indices: Sequence[int], n
 
 
 def best_static_config(env: gym.Env[Any, Any], indices: Sequence[int], progress: bool = False) -> np.ndarray:
-    """One pass of coordinate ascent over heads from plain ``aesop``, scored on the train goals ``indices``."""
+    """One pass of coordinate ascent over heads from plain ``aesop``, scored on the train goals ``indices``.
+
+    Uses ``lean_gym.aesop.search_best_static`` (the calibration issue's search) when the package has it,
+    else the same search here, with early stopping.
+    """
     lay = env.unwrapped.layout  # type: ignore[attr-defined]
+    try:
+        from lean_gym.aesop import search_best_static  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        search_best_static = None
+    if search_best_static is not None:
+
+        def success(action: np.ndarray) -> list[bool]:
+            out = []
+            for i in indices:
+                env.reset(options={"index": int(i)})
+                out.append(float(env.step(action)[1]) > 0)
+            return out
+
+        action, _ = search_best_static(lay, success)
+        return np.asarray(action, dtype=np.int64)
     best = lay.default_action()
     best_score = _score(env, best, indices, 0)
     heads: Any = range(len(lay.nvec))
@@ -163,6 +184,18 @@ def best_static_config(env: gym.Env[Any, Any], indices: Sequence[int], progress:
             if s > best_score:
                 best, best_score = cand, s
     return best
+
+
+def stored_best_static(suite: str) -> np.ndarray | None:
+    """The calibration issue's stored best static config for the simulator's train split, when present."""
+    if suite != "sim":
+        return None
+    try:
+        from lean_gym.aesop import best_static_action  # type: ignore[attr-defined, unused-ignore]
+
+        return np.asarray(best_static_action("satp-v1", "sim"), dtype=np.int64)
+    except (ImportError, KeyError):
+        return None
 
 
 # ------------------------------------------------------------------------------------------------ the loop
@@ -218,7 +251,13 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
     train_env = gym.make("LeanAesop-v0", backend="sim", theorems=train_thms)
     rng = np.random.default_rng(args.seed)
     idx = rng.permutation(len(train_thms))[: args.static_goals]
-    static = best_static_config(train_env, idx.tolist(), progress=args.progress)
+    stored = stored_best_static(suite) if args.limit is None else None
+    static = stored if stored is not None else best_static_config(train_env, idx.tolist(), args.progress)
+    figures["best_static_source"] = (
+        "stored (lean_gym.aesop.best_static_action)"
+        if stored is not None
+        else (f"coordinate ascent over heads on {len(idx)} train goals")
+    )
     lay = train_env.unwrapped.layout  # type: ignore[attr-defined]
     figures["best_static"] = {"action": static.tolist(), "tactic": lay.render(static)}
     train_env.close()
@@ -269,7 +308,7 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
     echo(
         f"DPO policy: {figures['dpo']['parameters']:,} parameters, {len(history)} steps on "
         f"{figures['dpo']['device']}, median {step_ms:.0f} ms/step wall ({cpu_ms:.0f} ms CPU time); "
-        f"best static: {lay.render(static)!r}"
+        f"best static ({figures['best_static_source']}): {lay.render(static)!r}"
     )
     (out / "results.json").write_text(json.dumps({"args": asdict(args), **figures}, indent=1))
     return figures
