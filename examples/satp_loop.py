@@ -65,7 +65,7 @@ class LoopArgs:
     """Collection budget: this many steps per train goal, on average."""
     eval_tries: int = 8
     """Tries per test goal for the multi-try rows."""
-    dpo_steps: int = 400
+    dpo_steps: int = 600
     """DPO policy optimiser steps."""
     ref_warmup_steps: int = 200
     """BC-only steps before the DPO reference is frozen."""

@@ -167,3 +167,20 @@ def test_policy_trains_and_decodes_on_cuda() -> None:
     assert np.isfinite(hist[-1]["loss"])
     (a,) = p.act([obs(A)], explore=False)
     assert gym.spaces.MultiDiscrete(V1.nvec).contains(a)
+
+
+def test_smallest_successes_keeps_each_goals_fewest_rule_configs() -> None:
+    rows = [
+        (A, act({5: 3, 7: 1, 9: 2}), 1.0),
+        (A, act({5: 3}), 1.0),
+        (A, act({7: 2}), 1.0),
+        (A, act({}), -1.0),
+        (B, act({5: 1, 12: 4}), 1.0),
+        (B, act({5: 1, 12: 4, 13: 1}), 1.0),
+    ]
+    buf = buffer_of(rows)
+    everything = PolicyData.from_buffer(buf)
+    smallest = PolicyData.from_buffer(buf, default_action=V1.default_action(), smallest_successes=True)
+    assert everything.positives.tolist() == [0, 1, 2, 4, 5]
+    assert smallest.positives.tolist() == [1, 2, 4]
+    assert smallest.negatives.tolist() == everything.negatives.tolist()

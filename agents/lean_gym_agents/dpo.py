@@ -6,7 +6,8 @@ one categorical distribution per head of the action layout (``satp-v1``: 40 head
 is the sum of its heads'. Training (:meth:`DPOPolicy.fit`) draws three batches per step from a
 :class:`~lean_gym.buffers.HistoryBuffer`:
 
-* **BC** on successes: ``-mean_h log π(a_h | s)``;
+* **BC** on successes: ``-mean_h log π(a_h | s)`` (by default only each goal's smallest successes, those
+  with the fewest heads off their default: ``bc_smallest``);
 * **DPO** on 1-diff pairs, at the differing head ``h``, against a frozen reference policy (a copy of the
   policy taken after ``ref_warmup_steps`` BC steps; Rafailov et al. 2023):
   ``-log σ(β [(log π(c_h) - log π_ref(c_h)) - (log π(r_h) - log π_ref(r_h))])``. The policy factorises over
@@ -90,6 +91,11 @@ class DPOArgs:
     """Weight of the DPO loss on 1-diff pairs."""
     nl_coef: float = 0.1
     """Weight of the negative-likelihood loss on unpaired failures."""
+    bc_smallest: bool = True
+    """Clone only each goal's smallest successes (fewest heads off their default), not every success.
+
+    Sampled configs carry many rules the proof does not need, some of which hurt other goals; after anchor
+    ablations the smallest success of a goal is the nearest to what its proof needs."""
     ref_warmup_steps: int = 200
     """BC-only steps before the reference policy is frozen (a copy of the policy) and DPO starts."""
     max_grad_norm: float = 1.0
@@ -341,8 +347,23 @@ class PolicyData:
     negatives: np.ndarray
 
     @classmethod
-    def from_buffer(cls, buffer: HistoryBuffer, num_lemmas: int = 8) -> PolicyData:
-        """Rows with a known action vector; pairs from ``buffer.mine_pairs()`` (stored pairs included)."""
+    def from_buffer(
+        cls,
+        buffer: HistoryBuffer,
+        num_lemmas: int = 8,
+        *,
+        default_action: np.ndarray | None = None,
+        smallest_successes: bool = False,
+    ) -> PolicyData:
+        """Rows with a known action vector; pairs from ``buffer.mine_pairs()`` (stored pairs included).
+
+        Args:
+            buffer: The buffer.
+            num_lemmas: Lemma slots per context.
+            default_action: The layout's default action (zeros when omitted).
+            smallest_successes: Keep as ``positives`` only each context's successes with the fewest heads
+                off ``default_action``.
+        """
         valid = np.flatnonzero(buffer.valid)
         keep = {int(r): i for i, r in enumerate(valid.tolist())}
         goals: list[str] = []
@@ -373,6 +394,14 @@ class PolicyData:
                     pairs.append((keep[c], keep[r], h))
                     in_pair.add(keep[r])
         pos = np.flatnonzero(rewards > 0)
+        if smallest_successes and pos.size:
+            default = np.zeros(actions.shape[1], np.int64) if default_action is None else default_action
+            size = (actions[pos] != default).sum(1)
+            order = np.lexsort((size, ctx[pos]))  # by context, then size
+            pos, size, c = pos[order], size[order], ctx[pos][order]
+            first = np.r_[True, c[1:] != c[:-1]]
+            smallest = np.maximum.accumulate(np.where(first, np.arange(c.size), 0))  # each group's first
+            pos = np.sort(pos[size == size[smallest]])
         neg = np.array([i for i in np.flatnonzero(rewards <= 0).tolist() if i not in in_pair], dtype=np.int64)
         return cls(
             goals=goals,
@@ -559,7 +588,12 @@ class DPOPolicy:
             the process spent in it; on a busy machine the fairer measure of the step's cost).
         """
         if isinstance(data, HistoryBuffer):
-            data = PolicyData.from_buffer(data, self.net.num_lemmas)
+            data = PolicyData.from_buffer(
+                data,
+                self.net.num_lemmas,
+                default_action=self.layout.default_action(),
+                smallest_successes=self.args.bc_smallest,
+            )
         it: Any = range(steps)
         if progress:
             from tqdm.auto import tqdm
