@@ -3,20 +3,47 @@
 A *pair* is a (success, failure) of the same goal whose action vectors differ in exactly one head, the
 ``diff_head``. SATP stored one per row at most (about 4% of rows); :func:`mine_pairs` finds every such pair
 among all the rows of a goal.
+
+Imports run one way: ``history`` imports this module, never the reverse. A :class:`PairTable` sees its buffer
+only through the small :class:`RowSource` protocol, which :class:`~lean_gym.buffers.HistoryBuffer` satisfies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from lean_gym.buffers.history import HistoryBuffer
+__all__ = ["Pair", "PairTable", "RowSource", "RowView", "mine_pair_indices"]
 
-__all__ = ["Pair", "PairTable", "mine_pair_indices"]
+
+class RowView(Protocol):
+    """The fields of a buffer row a :class:`Pair` is built from (``lean_gym.buffers.Row`` has them)."""
+
+    @property
+    def goal_uuid(self) -> str: ...
+    @property
+    def goal(self) -> str: ...
+    @property
+    def theorem(self) -> str: ...
+    @property
+    def lemmas(self) -> tuple[str, ...]: ...
+    @property
+    def tactic(self) -> str: ...
+    @property
+    def action(self) -> tuple[int, ...] | None: ...
+
+
+class RowSource(Protocol):
+    """What a :class:`PairTable` needs from its buffer: rows by index and the uuid columns."""
+
+    def row(self, i: int) -> RowView: ...
+    @property
+    def goal_uuids(self) -> Sequence[str]: ...
+    @property
+    def action_uuids(self) -> Sequence[str]: ...
 
 
 @dataclass(frozen=True)
@@ -64,7 +91,7 @@ class PairTable:
         num_diff: How many heads differ.
     """
 
-    buffer: HistoryBuffer = field(repr=False, compare=False)
+    buffer: RowSource = field(repr=False, compare=False)
     chosen: np.ndarray
     rejected: np.ndarray
     diff_head: np.ndarray

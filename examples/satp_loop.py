@@ -1,0 +1,360 @@
+"""SATP's loop end to end on ``LeanAesop-v0``: Thompson + anchor perturbation → buffer → DPO policy → test.
+
+1. **Collect** on the train split: the SATP Thompson sampler (:class:`lean_gym_agents.SATPThompson`) plays
+   ``tries_per_goal × (train goals)`` steps on a pooled vector env (goals drawn at random by the env, so a
+   goal gets that many tries on average), every try recorded by ``RecordVectorToBuffer``; the recorded tries
+   are then paired up (1-diff pairs share a public-schema record with ``diff_head``) and saved.
+2. **Best static config**: a greedy search over heads on (a subset of) the train split: one pass of
+   coordinate ascent from plain ``aesop``, each head set to its best level if that proves more
+   (``lean_gym.aesop.search_best_static`` when the package has it; for the ``sim`` suite the action stored
+   by that search over the whole train split, ``best_static_action``, when present).
+3. **Train** the DPO policy on the buffer (BC on successes, DPO at ``diff_head``, NL on unpaired failures).
+4. **Evaluate** on the test split and print the table: plain ``aesop``, a uniformly random config, the best
+   static config, the DPO policy greedy (one try each); 8 tries of the default config, 8 uniformly random
+   tries, and the Thompson sampler with 8 tries per goal (it goes on learning from its test tries).
+
+Suites: ``sim`` (the simulator's train/test split) and ``minif2f`` (train on the simulator's train split
+plus miniF2F-valid, test on miniF2F-test, all through the simulator). Every figure is the simulator's
+verdict, not Lean's.
+
+Run:
+    python examples/satp_loop.py --suite both                # the figures in docs/agents.md
+    python examples/satp_loop.py --suite sim --quick         # a tiny budget (what the test runs)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import lean_gym  # noqa: F401  (registers the env ids)
+from lean_gym.buffers import HistoryBuffer, RecordVectorToBuffer
+from lean_gym.data import Theorem, load_theorems
+from lean_gym_agents import (
+    FixedActionAgent,
+    SATPThompson,
+    SATPThompsonArgs,
+    Transitions,
+    UniformRandomAgent,
+    pair_up,
+    run_agent,
+)
+
+MINIF2F = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "minif2f.jsonl"
+
+
+@dataclass
+class LoopArgs:
+    """Budget and seeds of one run of the loop."""
+
+    suite: str = "sim"
+    """``sim``, ``minif2f`` or ``both``."""
+    minif2f: str = str(MINIF2F)
+    """miniF2F JSONL (``name``, ``split``, ``formal_statement``, ``goal``, ``header``)."""
+    tries_per_goal: int = 8
+    """Collection budget: this many steps per train goal, on average."""
+    eval_tries: int = 8
+    """Tries per test goal for the multi-try rows."""
+    dpo_steps: int = 600
+    """DPO policy optimiser steps."""
+    ref_warmup_steps: int = 200
+    """BC-only steps before the DPO reference is frozen."""
+    d_model: int = 64
+    static_goals: int = 48
+    """Train goals the best-static search scores configs on."""
+    num_envs: int = 8
+    limit: int | None = None
+    """Theorems per split (None: all)."""
+    seed: int = 0
+    out: str = "runs/satp_loop"
+    progress: bool = True
+    torch_threads: int = 1
+    """CPU threads for torch (a small model gains little from more, and loses much on a busy machine)."""
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+def _theorems(args: LoopArgs, suite: str) -> tuple[list[Theorem], list[Theorem]]:
+    lim = args.limit
+    train = load_theorems("sim", split="train", limit=lim)
+    if suite == "sim":
+        return train, load_theorems("sim", split="test", limit=lim)
+    if not Path(args.minif2f).is_file():
+        sys.exit(f"error: miniF2F file not found: {args.minif2f} (pass --minif2f PATH)")
+    train = train + load_theorems(args.minif2f, split="valid", limit=lim)
+    return train, load_theorems(args.minif2f, split="test", limit=lim)
+
+
+def evaluate(
+    env: gym.Env[Any, Any],
+    agent: Any,
+    tries: int,
+    *,
+    explore: bool,
+    learn: bool = False,
+    progress: bool = False,
+    desc: str = "",
+) -> float:
+    """Fraction of the env's theorems proved within ``tries`` tries (each try a fresh one-step episode)."""
+    n = len(env.unwrapped.theorems)  # type: ignore[attr-defined]
+    proved = 0
+    it: Any = range(n)
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, desc=desc, leave=False, mininterval=0.5)
+    for i in it:
+        for _ in range(tries):
+            obs, _ = env.reset(options={"index": i})
+            action = agent.act([obs], explore=explore)[0]
+            _, reward, term, trunc, info = env.step(action)
+            if learn:
+                agent.update(
+                    Transitions(
+                        [obs],
+                        [action],
+                        np.array([float(reward)]),
+                        np.array([term]),
+                        np.array([trunc]),
+                        [info],
+                    )
+                )
+            if float(reward) > 0:
+                proved += 1
+                break
+    return proved / n if n else 0.0
+
+
+def _score(env: gym.Env[Any, Any], action: np.ndarray, indices: Sequence[int], need: int) -> int:
+    """Goals among ``indices`` that ``action`` proves; stops early once it cannot reach ``need``."""
+    ok = 0
+    for k, i in enumerate(indices):
+        env.reset(options={"index": int(i)})
+        ok += float(env.step(action)[1]) > 0
+        if ok + (len(indices) - k - 1) < need:
+            return ok
+    return ok
+
+
+def best_static_config(env: gym.Env[Any, Any], indices: Sequence[int], progress: bool = False) -> np.ndarray:
+    """One pass of coordinate ascent over heads from plain ``aesop``, scored on the train goals ``indices``.
+
+    Uses ``lean_gym.aesop.search_best_static`` (the calibration issue's search) when the package has it,
+    else the same search here, with early stopping.
+    """
+    lay = env.unwrapped.layout  # type: ignore[attr-defined]
+    try:
+        from lean_gym.aesop import search_best_static  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        search_best_static = None
+    if search_best_static is not None:
+
+        def success(action: np.ndarray) -> list[bool]:
+            out = []
+            for i in indices:
+                env.reset(options={"index": int(i)})
+                out.append(float(env.step(action)[1]) > 0)
+            return out
+
+        action, _ = search_best_static(lay, success)
+        return np.asarray(action, dtype=np.int64)
+    best = lay.default_action()
+    best_score = _score(env, best, indices, 0)
+    heads: Any = range(len(lay.nvec))
+    if progress:
+        from tqdm.auto import tqdm
+
+        heads = tqdm(heads, desc="best static", leave=False, mininterval=0.5)
+    for h in heads:
+        for level in range(int(lay.nvec[h])):
+            if level == best[h]:
+                continue
+            cand = best.copy()
+            cand[h] = level
+            s = _score(env, cand, indices, best_score + 1)
+            if s > best_score:
+                best, best_score = cand, s
+    return best
+
+
+def stored_best_static(suite: str) -> np.ndarray | None:
+    """The calibration issue's stored best static config for the simulator's train split, when present."""
+    if suite != "sim":
+        return None
+    try:
+        from lean_gym.aesop import best_static_action  # type: ignore[attr-defined, unused-ignore]
+
+        return np.asarray(best_static_action("satp-v1", "sim"), dtype=np.int64)
+    except (ImportError, KeyError):
+        return None
+
+
+# ------------------------------------------------------------------------------------------------ the loop
+def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """Collect, search, train and evaluate on one suite; returns the figures."""
+    from lean_gym_agents.dpo import DPOArgs, DPOPolicy
+
+    out = Path(args.out) / suite
+    out.mkdir(parents=True, exist_ok=True)
+    train_thms, test_thms = _theorems(args, suite)
+    figures: dict[str, Any] = {"suite": suite, "train_goals": len(train_thms), "test_goals": len(test_thms)}
+
+    # 1. collect with Thompson + anchor perturbation, every try recorded
+    budget = args.tries_per_goal * len(train_thms)
+    buffer_path = out / "tries.jsonl"
+    for stale in (buffer_path, buffer_path.with_name(buffer_path.name + ".wal.jsonl")):
+        stale.unlink(missing_ok=True)
+    venv = gym.make_vec(
+        "LeanAesop-v0",
+        num_envs=args.num_envs,
+        vectorization_mode="vector_entry_point",
+        backend="sim",
+        theorems=train_thms,
+    )
+    recorded = RecordVectorToBuffer(venv, buffer_path, fsync=False)
+    sampler = SATPThompson.for_env(venv, SATPThompsonArgs(seed=args.seed))
+    t0 = time.perf_counter()
+    run = run_agent(
+        sampler, recorded, steps=budget, seed=args.seed, out_dir=out / "collect", progress=args.progress,
+        desc=f"collect {suite}",
+    )  # fmt: skip
+    recorded.close()
+    tries = HistoryBuffer.load(buffer_path)
+    paired = pair_up(tries)
+    paired.save(out / "buffer.jsonl")
+    stats = paired.stats()
+    figures["collect"] = {
+        "steps": run.steps,
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "train_success": round(run.success_rate, 4),
+        "rows": len(paired),
+        "goals_proved": len({r.goal_uuid for r in paired if r.reward > 0}),
+        "stored_1diff_pairs": stats.stored_pairs,
+        "sampler_pairs": len(sampler.pairs),
+    }
+    echo(
+        f"[{suite}] collected {run.steps} tries on {len(train_thms)} train goals "
+        f"({args.tries_per_goal}/goal on average): {run.success_rate:.1%} of tries proved; "
+        f"{stats.stored_pairs} 1-diff pairs stored with diff_head in {out / 'buffer.jsonl'}"
+    )
+
+    # 2. best static config (greedy over heads on train goals)
+    train_env = gym.make("LeanAesop-v0", backend="sim", theorems=train_thms)
+    rng = np.random.default_rng(args.seed)
+    idx = rng.permutation(len(train_thms))[: args.static_goals]
+    stored = stored_best_static(suite) if args.limit is None else None
+    static = stored if stored is not None else best_static_config(train_env, idx.tolist(), args.progress)
+    figures["best_static_source"] = (
+        "stored (lean_gym.aesop.best_static_action)"
+        if stored is not None
+        else (f"coordinate ascent over heads on {len(idx)} train goals")
+    )
+    lay = train_env.unwrapped.layout  # type: ignore[attr-defined]
+    figures["best_static"] = {"action": static.tolist(), "tactic": lay.render(static)}
+    train_env.close()
+
+    # 3. DPO policy
+    policy = DPOPolicy(
+        "satp-v1", DPOArgs(d_model=args.d_model, ref_warmup_steps=args.ref_warmup_steps, seed=args.seed)
+    )
+    history = policy.fit(HistoryBuffer.load(out / "buffer.jsonl"), args.dpo_steps, progress=args.progress)
+    policy.save(out / "policy.pt")
+    step_ms = statistics.median(h["step_s"] for h in history) * 1000 if history else float("nan")
+    cpu_ms = statistics.median(h["step_cpu_s"] for h in history) * 1000 if history else float("nan")
+    last = history[-50:]
+    figures["dpo"] = {
+        "steps": len(history),
+        "device": str(policy.device),
+        "parameters": policy.num_parameters(),
+        "median_step_ms": round(step_ms, 1),
+        "median_step_cpu_ms": round(cpu_ms, 1),
+        "final": {
+            k: round(float(np.mean([h[k] for h in last if k in h])), 4) for k in (last[-1] if last else {})
+        },
+    }
+
+    # 4. evaluate on test
+    test_env = gym.make("LeanAesop-v0", backend="sim", theorems=test_thms)
+    default = test_env.unwrapped.layout.default_action()  # type: ignore[attr-defined]
+    space = test_env.action_space
+    ev = lambda agent, tries, explore=False, learn=False, name="": evaluate(  # noqa: E731
+        test_env, agent, tries, explore=explore, learn=learn, progress=args.progress, desc=name
+    )
+    k = args.eval_tries
+    rows = [
+        ("plain aesop", 1, ev(FixedActionAgent(default), 1, name="plain")),
+        ("uniformly random config", 1, ev(UniformRandomAgent(space, seed=args.seed), 1, name="random")),
+        ("best static config (train search)", 1, ev(FixedActionAgent(static), 1, name="static")),
+        ("DPO policy, greedy", 1, ev(policy, 1, name="dpo")),
+        ("default config", k, ev(FixedActionAgent(default), k, name="default x k")),
+        ("uniformly random configs", k, ev(UniformRandomAgent(space, seed=args.seed), k, name="random x k")),
+        ("SATP Thompson (+ perturbation)", k, ev(sampler, k, explore=True, learn=True, name="thompson")),
+    ]
+    test_env.close()
+    figures["test"] = [{"method": m, "tries": t, "proved": round(p, 4)} for m, t, p in rows]
+    echo(f"\n[{suite}] test: {len(test_thms)} goals, backend sim (the simulator, not Lean)")
+    echo(f"{'method':<36} {'tries/goal':>10} {'proved':>8}")
+    for m, t, p in rows:
+        echo(f"{m:<36} {t:>10} {p:>8.1%}")
+    echo(
+        f"DPO policy: {figures['dpo']['parameters']:,} parameters, {len(history)} steps on "
+        f"{figures['dpo']['device']}, median {step_ms:.0f} ms/step wall ({cpu_ms:.0f} ms CPU time); "
+        f"best static ({figures['best_static_source']}): {lay.render(static)!r}"
+    )
+    (out / "results.json").write_text(json.dumps({"args": asdict(args), **figures}, indent=1))
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    d = LoopArgs()
+    p.add_argument("--suite", choices=("sim", "minif2f", "both"), default=d.suite)
+    p.add_argument("--minif2f", default=d.minif2f)
+    p.add_argument("--tries-per-goal", type=int, default=d.tries_per_goal)
+    p.add_argument("--eval-tries", type=int, default=d.eval_tries)
+    p.add_argument("--dpo-steps", type=int, default=d.dpo_steps)
+    p.add_argument("--ref-warmup-steps", type=int, default=d.ref_warmup_steps)
+    p.add_argument("--d-model", type=int, default=d.d_model)
+    p.add_argument("--static-goals", type=int, default=d.static_goals)
+    p.add_argument("--num-envs", type=int, default=d.num_envs)
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--torch-threads", type=int, default=d.torch_threads)
+    p.add_argument("--out", default=d.out)
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--quick", action="store_true", help="a tiny budget: 8 goals per split, a few steps")
+    ns = p.parse_args(argv)
+    args = LoopArgs(
+        suite=ns.suite, minif2f=ns.minif2f, tries_per_goal=ns.tries_per_goal, eval_tries=ns.eval_tries,
+        dpo_steps=ns.dpo_steps, ref_warmup_steps=ns.ref_warmup_steps, d_model=ns.d_model,
+        static_goals=ns.static_goals, num_envs=ns.num_envs, limit=ns.limit, seed=ns.seed, out=ns.out,
+        progress=not ns.no_progress, torch_threads=ns.torch_threads,
+    )  # fmt: skip
+    if ns.quick:
+        args.limit, args.tries_per_goal, args.eval_tries = 8, 4, 2
+        args.dpo_steps, args.ref_warmup_steps, args.d_model, args.static_goals, args.num_envs = 4, 2, 16, 3, 2
+    for name in ("tries_per_goal", "eval_tries", "num_envs"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1")
+    import torch
+
+    torch.manual_seed(args.seed)
+    if args.torch_threads > 0:
+        torch.set_num_threads(args.torch_threads)
+    suites = ("sim", "minif2f") if args.suite == "both" else (args.suite,)
+    for suite in suites:
+        run_suite(args, suite)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
