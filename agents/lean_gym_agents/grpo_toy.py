@@ -155,7 +155,7 @@ def toy_agent_args(tokenizer: TacticTokenizer, **changes: Any) -> Any:
     base: dict[str, Any] = {
         "group_size": 8,
         "prompts_per_step": 4,
-        "learning_rate": 3e-3,
+        "learning_rate": 2e-3,
         "kl_coef": 0.04,
         "clip_eps": 0.2,
         "max_new_tokens": 1,
