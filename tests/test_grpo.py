@@ -127,3 +127,14 @@ def test_hackable_env_logs_the_hack_rate():
     history = train_grpo(agent, env, steps=3, seed=1)
     env.close()
     assert all(0.0 <= h["hack_rate"] <= 1.0 and "oracle_reward" in h for h in history)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_grpo_steps_on_cuda():
+    agent, _ = _agent(device="cuda")
+    env = make_grpo_env("LeanProof-v0", agent.args, backend="sim", theorems=TOY_THEOREMS)
+    history = train_grpo(agent, env, steps=2, seed=0)
+    env.close()
+    assert agent.device.type == "cuda" and next(agent.model.parameters()).is_cuda
+    assert all(np.isfinite(h["loss"]) for h in history)
