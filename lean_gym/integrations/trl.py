@@ -13,7 +13,7 @@ The theorem a completion must prove comes from the dataset row (``name``, ``form
 columns, as :func:`grpo_dataset` writes them), never from the completion.
 
 DPO: :mod:`lean_gym.buffers` already exports ``prompt``/``chosen``/``rejected`` rows, TRL's ``DPOTrainer``
-format (``HistoryBuffer.to_dpo_dataset`` and :func:`lean_gym.buffers.export.as_hf_dataset`).
+format (``buf.to_dpo(mined=True, as_dataset=True)``; see ``docs/buffers.md``).
 
 Nothing here imports ``trl``; :func:`grpo_dataset` needs ``datasets`` (the ``hf`` extra).
 
