@@ -7,13 +7,14 @@ untrained policy and of the trained one, and which backend decided (the simulato
 
 Run (under 2 minutes on 2 cores with the defaults)::
 
-    pip install "lean-gym[sb3]"
+    pip install torch==2.13.0 "lean-gym[sb3]"    # torch pinned as in the README: unpinned, pip takes a CUDA build
     python examples/sb3_ppo.py --total-timesteps 6000
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -67,11 +68,19 @@ def success_rate(env: gym.Env, act: Callable[[np.ndarray], np.ndarray], limit: i
     return wins / n
 
 
+INSTALL = 'pip install torch==2.13.0 "lean-gym[sb3]"'
+
+
 def main() -> None:
     args = parse_args()
-    import torch
-    from stable_baselines3 import PPO
-    from stable_baselines3.common.env_util import make_vec_env
+    try:
+        import torch
+        from stable_baselines3 import PPO
+        from stable_baselines3.common.env_util import make_vec_env
+    except ImportError as e:
+        raise SystemExit(
+            f"sb3_ppo.py needs torch and stable-baselines3 ({e.name} is missing): {INSTALL}"
+        ) from None
 
     torch.set_num_threads(1)
 
@@ -132,4 +141,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

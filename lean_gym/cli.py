@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from lean_gym import __version__
 
@@ -51,19 +53,71 @@ def _bench(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     from lean_gym.evaluation import run_eval
 
-    ks = args.k
-    report = run_eval(
-        args.candidates,
-        args.dataset,
-        k_values=ks,
-        backend=args.backend,
-        split=args.split,
-        timeout=args.timeout,
-        allow_native_decide=args.allow_native_decide,
-        progress=not args.quiet,
-    )
-    print(json.dumps(report, indent=2, ensure_ascii=False))
+    split = None if args.split == "all" else args.split
+    # Open --output first: an unwritable path should fail before the candidates are judged, not after.
+    detail = open(args.output, "w", encoding="utf-8") if args.output else None  # noqa: SIM115
+    try:
+        report = run_eval(
+            args.candidates,
+            args.dataset,
+            k_values=args.k,
+            backend=args.backend,
+            split=split,
+            timeout=args.timeout,
+            allow_native_decide=args.allow_native_decide,
+            progress=not args.quiet,
+        )
+        if detail is not None:
+            for row in report["per_problem"]:
+                detail.write(json.dumps(row, ensure_ascii=False) + "\n")
+    finally:
+        if detail is not None:
+            detail.close()
+    report["split"] = args.split
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        print(format_eval(report, detail_file=args.output))
     return 0
+
+
+def format_eval(report: dict[str, Any], detail_file: str | None = None) -> str:
+    """The short table ``lean-gym eval`` prints: the backend, which problems count, pass@k per k."""
+    backend = report["backend"]
+    note = "  (the simulator, not Lean)" if backend.startswith("sim") else ""
+    with_cands = report["n_problems"] - len(report["missing"])
+    lines = [
+        f"backend: {backend}{note}",
+        f"split {report['split']}: {report['n_problems']} problems, {with_cands} with candidates "
+        f"({report['n_candidates']} candidates, {report['accepted']} accepted)",
+    ]
+    if report["unknown_names"]:
+        lines.append(f"ignored: candidates for {len(report['unknown_names'])} names not in the dataset")
+    if report["common_k"] is None:
+        lines.append("pass@k: no problem has candidates")
+    else:
+        lines.append(
+            f"pass@k over the same {report['problems']} problems (those with >= {report['common_k']} "
+            "candidates); 'each k' uses every problem with >= k candidates:"
+        )
+        lines.append(f"{'k':>6}  {'pass@k':>8}  {'each k':>8}  {'problems':>8}")
+        for key, value in report["pass@k"].items():
+            each = report["pass@k_each"][key]
+            lines.append(
+                f"{key[5:]:>6}  {_fmt(value):>8}  {_fmt(each):>8}  {report['problems_each'][key]:>8}"
+            )
+    if report["hack_classes"]:
+        lines.append("rejections: " + ", ".join(f"{k}={v}" for k, v in report["hack_classes"].items()))
+    lines.append(
+        f"per-problem detail: {detail_file}"
+        if detail_file
+        else "per-problem detail: --output FILE; all: --json"
+    )
+    return "\n".join(lines)
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
 
 
 def _k_values(text: str) -> list[int]:
@@ -78,12 +132,44 @@ def _k_values(text: str) -> list[int]:
     return ks
 
 
+def _int_at_least(low: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+_BACKENDS = ("auto", "sim", "sim-repl", "repl")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (and exit status 2), as every user error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="lean-gym", description="Gymnasium environments for RL on Lean 4 theorem proving."
-    )
+    p = _Parser(prog="lean-gym", description="Gymnasium environments for RL on Lean 4 theorem proving.")
     p.add_argument("--version", action="version", version=f"lean-gym {__version__}")
-    p.add_argument("-v", "--verbose", action="store_true", help="log more")
+    p.add_argument("-v", "--verbose", action="store_true", help="log more; show tracebacks of errors")
     sub = p.add_subparsers(dest="command", required=True)
 
     d = sub.add_parser("doctor", help="report what real Lean needs, what is present and how to fix the rest")
@@ -104,10 +190,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("demo", help="train a small agent on LeanAesop-v0 and print what it learned")
     m.add_argument(
-        "--backend", default="auto", help="auto (real Lean if set up, else the simulator), sim, repl"
+        "--backend",
+        default="auto",
+        choices=_BACKENDS,
+        help="auto (real Lean if set up, else the simulator), sim, sim-repl, repl",
     )
-    m.add_argument("--episodes", type=int, default=3000)
-    m.add_argument("--seed", type=int, default=0)
+    m.add_argument(
+        "--episodes",
+        type=_int_at_least(1),
+        default=3000,
+        help="training episodes (one aesop call each; default 3000)",
+    )
+    m.add_argument(
+        "--seed",
+        type=_int_at_least(0),
+        default=0,
+        help="seed of the bandit and the theorem draws (default 0)",
+    )
     m.set_defaults(func=_demo)
 
     b = sub.add_parser("bench", help="checks per second of a backend on the simulator's theorems")
@@ -119,30 +218,56 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="pass@k of a JSONL of candidate proofs against a dataset")
     e.add_argument("candidates", help="JSONL with one candidate per line: {'name': ..., 'proof': ...}")
     e.add_argument("--dataset", default="sim", help="'sim', a miniF2F-format JSONL path, or a dataset name")
+    e.add_argument(
+        "--split",
+        required=True,
+        help="the dataset split to score against (e.g. test, valid), or 'all' for every split",
+    )
     e.add_argument("-k", type=_k_values, default=[1, 8, 32], help="comma-separated k values, e.g. 1,8,32")
-    e.add_argument("--split", default=None, help="dataset split (e.g. test, valid)")
-    e.add_argument("--backend", default="auto")
-    e.add_argument("--timeout", type=float, default=None, help="seconds per check")
+    e.add_argument("--backend", default="auto", choices=_BACKENDS, help="auto, sim, sim-repl or repl")
+    e.add_argument("--timeout", type=_positive_seconds, default=None, help="seconds per check")
     e.add_argument("--allow-native-decide", action="store_true", help="accept proofs that use native_decide")
+    e.add_argument("--json", action="store_true", help="print the whole result as one JSON object")
+    e.add_argument("--output", metavar="FILE", default=None, help="write per-problem detail (JSONL) to FILE")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=_eval)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``lean-gym`` console script."""
+    """Entry point of the ``lean-gym`` console script.
+
+    A user error (a missing file, a malformed row, a bad argument) is one line on stderr and exit status
+    2, never a traceback (``-v`` shows it); Ctrl-C exits with 130, a closed stdout quietly with 1.
+    """
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     from lean_gym.errors import LeanGymError
 
     try:
         return int(args.func(args) or 0)
-    except LeanGymError as e:
-        print(f"lean-gym {args.command}: {e}", file=sys.stderr)
+    except BrokenPipeError:
+        # The reader went away (``lean-gym doctor --json | head``): stop writing, quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        print(f"lean-gym {args.command}: output closed early (broken pipe)", file=sys.stderr)
+        return 1
+    except (LeanGymError, OSError, ValueError) as e:
+        if args.verbose:
+            raise
+        print(f"lean-gym {args.command}: {_one_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.filename:
+        return f"{e.strerror or type(e).__name__}: {e.filename}"
+    text = str(e).strip() or type(e).__name__
+    first, _, rest = text.partition("\n")
+    return first + (" (run with -v for more)" if rest.strip() else "")
 
 
 if __name__ == "__main__":

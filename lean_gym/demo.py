@@ -74,6 +74,8 @@ def run_demo(
     backend: str = "auto", episodes: int = 3000, seed: int = 0, echo: Callable[[str], None] = print
 ) -> int:
     """Train a bandit over aesop configs on the train split, evaluate it on the test split, print figures."""
+    if episodes < 1:
+        raise ValueError(f"episodes must be at least 1, got {episodes}")
     import gymnasium as gym
 
     import lean_gym  # noqa: F401  (registers the ids)

@@ -17,6 +17,7 @@ __all__ = [
     "MissingDependencyError",
     "PoolExhaustedError",
     "ProtocolError",
+    "ResetNeededError",
     "UnsafeInputError",
     "WorkspaceNotFoundError",
 ]
@@ -63,6 +64,14 @@ class WorkspaceNotFoundError(LeanGymError):
 
 class BadActionError(LeanGymError, ValueError):
     """An action does not fit the environment's action space (wrong shape, dtype or range)."""
+
+
+class ResetNeededError(LeanGymError):
+    """``step()`` before ``reset()``, or after the episode ended (terminated or truncated): call ``reset()``.
+
+    Every lean-gym env follows this rule (gymnasium's: an episode that has ended is not stepped again; its
+    ``OrderEnforcing`` wrapper raises ``ResetNeeded`` for a step before the first reset).
+    """
 
 
 class UnsafeInputError(LeanGymError, ValueError):

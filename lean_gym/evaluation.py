@@ -23,7 +23,7 @@ from lean_gym.grading.oracle import Oracle
 from lean_gym.grading.statement import as_target, build_submission
 from lean_gym.jsonl import read_jsonl_objects
 
-__all__ = ["load_candidates", "pass_at_k", "run_eval"]
+__all__ = ["load_candidates", "pass_at_k", "run_eval", "score_pass_at_k"]
 
 _SINGLE_KEYS = ("proof", "completion", "output", "response", "candidate")
 _LIST_KEYS = ("proofs", "candidates", "completions", "outputs")
@@ -71,7 +71,12 @@ def load_candidates(path: str | os.PathLike[str]) -> dict[str, list[str]]:
         cands: list[str] = []
         for key in _LIST_KEYS:
             if isinstance(row.get(key), list):
-                cands.extend(str(x) for x in row[key])
+                bad = [x for x in row[key] if not isinstance(x, str)]
+                if bad:
+                    raise ValueError(
+                        f"{where}: {key!r} must be a list of strings, got a {type(bad[0]).__name__}"
+                    )
+                cands.extend(row[key])
         for key in _SINGLE_KEYS:
             if isinstance(row.get(key), str):
                 cands.append(row[key])
@@ -87,8 +92,67 @@ def _theorems(dataset: Any, split: str | None) -> list[Any]:
     if isinstance(dataset, (str, os.PathLike)):
         from lean_gym.data import load_theorems
 
-        return list(load_theorems(os.fspath(dataset), split=split))
+        theorems = list(load_theorems(os.fspath(dataset), split=split))
+        if not theorems and split is not None:
+            present = sorted({t.split for t in load_theorems(os.fspath(dataset)) if t.split})
+            raise ValueError(
+                f"no theorems in split {split!r} of {os.fspath(dataset)}"
+                + (f"; its splits are {', '.join(present)}" if present else "")
+            )
+        return theorems
     return list(dataset)
+
+
+def score_pass_at_k(counts: Sequence[tuple[str, int, int]], k_values: Iterable[int]) -> dict[str, Any]:
+    """pass@k of per-problem ``(name, n, c)`` counts: over one common set of problems, and per k.
+
+    The unbiased estimator is defined only where ``n >= k``, so a problem with fewer than ``k``
+    candidates says nothing about pass@k and is never counted for it (nor is a problem with no
+    candidates at all). Two figures come out:
+
+    * ``pass@k``: every k over the *same* problems, those with at least ``K`` candidates where ``K``
+      is the largest requested k that some problem reaches. For fixed ``n`` and ``c`` the estimator
+      never falls as ``k`` grows, so neither does this average. A k above ``K`` is ``None``.
+    * ``pass@k_each``: each k over the problems with at least k candidates (``problems_each`` says how
+      many). These sets shrink as k grows, so these figures can fall; they use every problem they can.
+
+    Args:
+        counts: ``(name, n, c)`` per problem: candidates judged and candidates accepted.
+        k_values: The budgets (positive integers).
+
+    Returns:
+        ``pass@k`` and ``pass@k_each`` (``{"pass@1": float | None, …}``), ``problems`` (how many the
+        common set holds), ``common_k`` (its ``K``, ``None`` when no problem has a candidate) and
+        ``problems_each`` (``{"pass@1": count, …}``).
+
+    Example:
+        >>> s = score_pass_at_k([("a", 2, 1), ("b", 1, 1)], [1, 2])
+        >>> s["pass@k"], s["problems"], s["pass@k_each"]
+        ({'pass@1': 0.5, 'pass@2': 1.0}, 1, {'pass@1': 0.75, 'pass@2': 1.0})
+    """
+    ks = sorted({int(k) for k in k_values})
+    if not ks or ks[0] < 1:
+        raise ValueError(f"k_values must be positive integers, got {list(k_values)}")
+    each: dict[str, float | None] = {}
+    problems_each: dict[str, int] = {}
+    for k in ks:
+        vals = [pass_at_k(n, c, k) for _, n, c in counts if n >= k]
+        each[f"pass@{k}"] = sum(vals) / len(vals) if vals else None
+        problems_each[f"pass@{k}"] = len(vals)
+    reached = [k for k in ks if problems_each[f"pass@{k}"] > 0]
+    common_k = max(reached) if reached else None
+    common = [(n, c) for _, n, c in counts if common_k is not None and n >= common_k]
+    scores: dict[str, float | None] = {}
+    for k in ks:
+        ok = common_k is not None and k <= common_k
+        scores[f"pass@{k}"] = sum(pass_at_k(n, c, k) for n, c in common) / len(common) if ok else None
+    return {
+        "pass@k": scores,
+        "problems": len(common),
+        "common_k": common_k,
+        "pass@k_each": each,
+        "problems_each": problems_each,
+    }
 
 
 def run_eval(
@@ -103,12 +167,13 @@ def run_eval(
     timeout: float | None = None,
     allow_native_decide: bool = False,
 ) -> dict[str, Any]:
-    """Judge every candidate with the oracle and compute pass@k.
+    """Judge every candidate with the oracle and compute pass@k (see :func:`score_pass_at_k`).
 
-    Theorems of the dataset with no candidates count as unsolved (``c = 0``) and are listed under
-    ``missing``; candidates naming theorems outside the dataset are counted under ``unknown_names`` and
-    ignored. pass@k averages over the problems that have at least ``k`` candidates (or none at all);
-    ``problems_counted`` says how many.
+    A problem counts for pass@k only when it has at least ``k`` candidates: the headline ``pass@k``
+    holds every k over one common set of problems (so it never falls as k grows), ``pass@k_each`` each
+    k over all the problems it can use. Theorems of the dataset with no candidates are listed under
+    ``missing`` and counted for no k; candidates naming theorems outside the dataset are listed under
+    ``unknown_names`` and ignored.
 
     Args:
         candidates_path: The JSONL file of candidates (see the module docstring).
@@ -116,16 +181,22 @@ def run_eval(
             list of theorems.
         k_values: The budgets to report.
         backend: ``"auto"``, ``"sim"``, ``"repl"`` or a Backend instance (not closed here).
-        split: The dataset split to load.
+        split: The dataset split to load (``None``: every split of a named dataset).
         progress: Show a tqdm progress bar on stderr.
         batch_size: Candidates per ``check_batch``.
         timeout: Seconds per check.
         allow_native_decide: Passed to the oracle.
 
     Returns:
-        A JSON-ready dict: ``backend``, ``n_problems``, ``n_candidates``, ``pass@k`` (``{"pass@1": …}``),
-        ``problems_counted`` (per k), ``accepted``, ``hack_classes`` (rejections by class),
-        ``per_problem`` (``name``, ``n``, ``c``), ``missing``, ``unknown_names``.
+        A JSON-ready dict: ``backend``, ``split``, ``n_problems``, ``n_candidates``, the fields of
+        :func:`score_pass_at_k` (``pass@k``, ``problems``, ``common_k``, ``pass@k_each``,
+        ``problems_each``), ``accepted``, ``hack_classes`` (rejections by class), ``per_problem``
+        (``name``, ``n``, ``c``, ``hack_classes`` and the problem's own ``pass@k`` for each k it has
+        enough candidates for), ``missing`` and ``unknown_names``.
+
+    Raises:
+        FileNotFoundError: for a missing candidates or dataset file.
+        ValueError: for a malformed candidates row (naming the line), an empty split or bad arguments.
     """
     from lean_gym.envs._common import resolve_backend
 
@@ -134,15 +205,17 @@ def run_eval(
         raise ValueError(f"k_values must be positive integers, got {list(k_values)}")
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    # Read the inputs before starting a backend: a typo should cost nothing.
+    targets = {t.name: t for t in (as_target(x) for x in _theorems(dataset, split))}
+    candidates = load_candidates(candidates_path)
     be, owned = resolve_backend(backend)
     try:
-        targets = {t.name: t for t in (as_target(x) for x in _theorems(dataset, split))}
-        candidates = load_candidates(candidates_path)
         unknown = sorted(name for name in candidates if name not in targets)
         items = [(name, cand) for name, cands in candidates.items() if name in targets for cand in cands]
         oracle = Oracle(be, allow_native_decide=allow_native_decide, timeout=timeout)
         accepted: Counter[str] = Counter()
         classes: Counter[str] = Counter()
+        by_problem: dict[str, Counter[str]] = {}
         bar = None
         if progress:
             from tqdm import tqdm
@@ -157,25 +230,30 @@ def run_eval(
                 if v.accepted:
                     accepted[name] += 1
                 else:
-                    classes[v.hack_class or "unknown"] += 1
+                    cls = v.hack_class or "unknown"
+                    classes[cls] += 1
+                    by_problem.setdefault(name, Counter())[cls] += 1
             if bar is not None:
                 bar.update(len(chunk))
         if bar is not None:
             bar.close()
         counts = [(name, len(candidates.get(name, [])), accepted[name]) for name in targets]
-        per_problem = [{"name": name, "n": n, "c": c} for name, n, c in counts]
-        scores: dict[str, float | None] = {}
-        counted: dict[str, int] = {}
-        for k in ks:
-            vals = [pass_at_k(n, c, k) if n else 0.0 for _, n, c in counts if n >= k or n == 0]
-            scores[f"pass@{k}"] = sum(vals) / len(vals) if vals else None
-            counted[f"pass@{k}"] = len(vals)
+        per_problem = [
+            {
+                "name": name,
+                "n": n,
+                "c": c,
+                "hack_classes": dict(by_problem.get(name, Counter()).most_common()),
+                **{f"pass@{k}": pass_at_k(n, c, k) for k in ks if n >= k},
+            }
+            for name, n, c in counts
+        ]
         return {
             "backend": be.name,
+            "split": split,
             "n_problems": len(targets),
             "n_candidates": len(items),
-            "pass@k": scores,
-            "problems_counted": counted,
+            **score_pass_at_k(counts, ks),
             "accepted": sum(accepted.values()),
             "hack_classes": dict(classes.most_common()),
             "per_problem": per_problem,

@@ -161,6 +161,7 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    skipped: bool = False  # not run (``ok`` is then False): the report says SKIP, not FAIL
 
 
 def _tool_version(tool: str, runner: Callable[[Sequence[str]], str | None]) -> str | None:
@@ -266,7 +267,11 @@ def doctor(
     elif smoke:
         checks.append(
             Check(
-                "smoke check", False, "skipped: fix the lines above first", "then run `lean-gym doctor` again"
+                "smoke check",
+                False,
+                "skipped: fix the lines above first",
+                "then run `lean-gym doctor` again",
+                skipped=True,
             )
         )
     checks.append(_sim_check())
@@ -316,7 +321,12 @@ def format_report(checks: Sequence[Check]) -> str:
     """The doctor's report as text: one line per check, with the fix under each missing piece."""
     lines = []
     for c in checks:
-        mark = "ok  " if c.ok else "MISSING" if c.name not in ("smoke check", "simulator") else "FAIL"
+        if c.ok:
+            mark = "ok  "
+        elif c.skipped:
+            mark = "SKIP"
+        else:
+            mark = "MISSING" if c.name not in ("smoke check", "simulator") else "FAIL"
         lines.append(f"[{mark:^7}] {c.name:<15} {c.detail}")
         if not c.ok and c.fix:
             lines.append(f"{'':10}{'':15} fix: {c.fix}")

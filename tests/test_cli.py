@@ -50,16 +50,41 @@ def test_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
                 "--backend",
                 "sim",
                 "--quiet",
+                "--json",
             ]
         )
         == 0
     )
-    report = json.loads(capsys.readouterr().out)
-    assert report["backend"] == "sim"
+    out = capsys.readouterr().out
+    assert len(out.strip().splitlines()) == 1, "--json prints one JSON object"
+    report = json.loads(out)
+    assert report["backend"] == "sim" and report["split"] == "test"
     assert report["accepted"] == 1 and report["hack_classes"] == {"sorry": 1}
     mine = next(p for p in report["per_problem"] if p["name"] == th.name)
     assert (mine["n"], mine["c"]) == (2, 1)
-    assert report["pass@k"]["pass@1"] == pytest.approx(0.5 / report["n_problems"])
+    # only the one problem with candidates counts: the others have n = 0 < k
+    assert report["pass@k"] == {"pass@1": 0.5} and report["problems"] == 1
+    assert len(report["missing"]) == report["n_problems"] - 1
+
+
+def test_eval_prints_a_short_table_and_writes_detail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    th1, th2 = load_theorems("sim", split="test", limit=2)
+    cands = tmp_path / "c.jsonl"
+    rows = [{"name": th1.name, "proofs": ["sorry", "sorry"]}, {"name": th2.name, "proof": "sorry"}]
+    cands.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    detail = tmp_path / "detail.jsonl"
+    argv = ["eval", str(cands), "--split", "test", "-k", "1,2,8", "--backend", "sim", "--quiet"]
+    assert main([*argv, "--output", str(detail)]) == 0
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) < 15, out
+    assert "backend: sim  (the simulator, not Lean)" in out
+    assert "pass@k over the same 1 problems (those with >= 2 candidates)" in out
+    assert [line.split()[:2] for line in out.splitlines() if line.strip().startswith("8 ")] == [["8", "n/a"]]
+    per = [json.loads(x) for x in detail.read_text(encoding="utf-8").splitlines()]
+    assert len(per) == 300 and {"name": th1.name, "n": 2, "c": 0}.items() <= per[0].items()
+    assert per[0]["pass@2"] == 0.0 and "pass@2" not in per[1] and per[1]["pass@1"] == 0.0
 
 
 def test_bad_arguments_exit_with_usage() -> None:
@@ -78,3 +103,113 @@ def test_demo_menu_and_context() -> None:
     assert len({a.tobytes() for a in menu}) == len(menu)  # no duplicate configs
     assert (menu[0] == layout("satp-v1").default_action()).all()
     assert goal_context("x : ℝ\n⊢ x ^ 2 ≥ 0") != goal_context("p q : Prop\n⊢ p ∧ q → q")
+
+
+def _user_errors(tmp: Path) -> list[list[str]]:
+    good = tmp / "good.jsonl"
+    good.write_text('{"name": "sim_prop_test_0000", "proof": "sorry"}\n', encoding="utf-8")
+    no_name = tmp / "no_name.jsonl"
+    no_name.write_text('{"proof": "rfl"}\n', encoding="utf-8")
+    no_proof = tmp / "no_proof.jsonl"
+    no_proof.write_text('{"name": "sim_prop_test_0000"}\n', encoding="utf-8")
+    missing = str(tmp / "missing.jsonl")
+    return [
+        ["eval", missing, "--split", "test"],
+        ["eval", str(good), "--split", "test", "--dataset", missing],
+        ["eval", str(good), "--split", "tset"],
+        ["eval", str(good)],  # no --split: never silently train+valid+test
+        ["eval", str(no_name), "--split", "test"],
+        ["eval", str(no_proof), "--split", "test"],
+        ["eval", str(good), "--split", "test", "--timeout", "nan"],
+        ["eval", str(good), "--split", "test", "--output", str(tmp / "no" / "such" / "dir.jsonl")],
+        ["demo", "--backend", "foo"],
+        ["demo", "--episodes", "0"],
+        ["demo", "--episodes", "-5"],
+        ["demo", "--seed", "x"],
+    ]
+
+
+def test_every_user_error_is_one_line_and_a_nonzero_exit(tmp_path: Path) -> None:
+    for argv in _user_errors(tmp_path):
+        out = subprocess.run(
+            [sys.executable, "-m", "lean_gym.cli", *argv], capture_output=True, text=True, timeout=120
+        )
+        err = out.stderr.strip()
+        assert out.returncode != 0, argv
+        assert "Traceback" not in out.stderr, (argv, out.stderr)
+        assert len(err.splitlines()) == 1 and err.startswith(f"lean-gym {argv[0]}"), (argv, out.stderr)
+        assert out.stdout == "", (argv, out.stdout)
+
+
+def test_the_user_error_messages_say_what_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = [
+        "missing.jsonl",
+        "no theorem file at",
+        "unknown split 'tset'",
+        "--split",
+        ":1: each row needs a string 'name'",
+        ":1: no candidate",
+        "positive number of seconds",
+        "No such file or directory",
+        "invalid choice: 'foo'",
+        "must be at least 1, got 0",
+        "must be at least 1, got -5",
+        "expected an integer, got 'x'",
+    ]
+    for argv, words in zip(_user_errors(tmp_path), expected):
+        try:
+            code = main(argv)
+        except SystemExit as e:  # argparse
+            code = e.code
+        assert code == 2, argv
+        assert words in capsys.readouterr().err, argv
+
+
+def test_demo_and_eval_options_have_help_text() -> None:
+    demo = subprocess.run(
+        [sys.executable, "-m", "lean_gym.cli", "demo", "--help"], capture_output=True, text=True
+    ).stdout
+    assert "training episodes" in demo and "seed of the bandit" in demo
+    ev = subprocess.run(
+        [sys.executable, "-m", "lean_gym.cli", "eval", "--help"], capture_output=True, text=True
+    )
+    assert "--json" in ev.stdout and "--output FILE" in ev.stdout and "'all' for every split" in ev.stdout
+
+
+def test_run_demo_refuses_no_episodes() -> None:
+    from lean_gym.demo import run_demo
+
+    with pytest.raises(ValueError, match="episodes must be at least 1, got 0"):
+        run_demo(backend="sim", episodes=0)
+
+
+def test_doctor_json_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lean_gym.cli",
+            "doctor",
+            "--json",
+            "--no-smoke",
+            "--workspace",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # as `| head` does once it has read enough
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) != 0
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert err.strip().splitlines() == ["lean-gym doctor: output closed early (broken pipe)"]
+
+
+def test_doctor_labels_a_skipped_smoke_check_skip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--workspace", str(tmp_path)]) == 1  # nothing is set up there
+    line = next(x for x in capsys.readouterr().out.splitlines() if "smoke check" in x)
+    assert line.startswith("[ SKIP  ]") and "skipped" in line and "FAIL" not in line

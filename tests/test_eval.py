@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from math import comb
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from proof_fakes import ScriptedLean
 
-from lean_gym.evaluation import load_candidates, pass_at_k, run_eval
+from lean_gym.evaluation import load_candidates, pass_at_k, run_eval, score_pass_at_k
 
 THMS = [
     {"name": "a", "formal_statement": "theorem a : 1 + 1 = 2 := by\n", "header": ""},
@@ -69,10 +72,16 @@ def test_run_eval_by_hand(tmp_path: Path) -> None:
     backend = ScriptedLean()
     out = run_eval(cands, THMS, k_values=[1, 2], backend=backend, progress=False, batch_size=3)
     assert out["backend"] == "scripted" and out["n_problems"] == 3 and out["n_candidates"] == 8
-    # a: n=4,c=2; b: n=4,c=2; c: no candidates (counts as unsolved)
-    assert out["pass@k"]["pass@1"] == pytest.approx((0.5 + 0.5 + 0.0) / 3)
-    assert out["pass@k"]["pass@2"] == pytest.approx((5 / 6 + 5 / 6 + 0.0) / 3)
-    assert out["problems_counted"] == {"pass@1": 3, "pass@2": 3}
+    # a: n=4,c=2; b: n=4,c=2; c: no candidates (counts for no k: the estimator needs n >= k)
+    assert out["pass@k"]["pass@1"] == pytest.approx((0.5 + 0.5) / 2)
+    assert out["pass@k"]["pass@2"] == pytest.approx((5 / 6 + 5 / 6) / 2)
+    assert out["problems"] == 2 and out["common_k"] == 2
+    assert out["problems_each"] == {"pass@1": 2, "pass@2": 2}
+    a = next(p for p in out["per_problem"] if p["name"] == "a")
+    assert (a["n"], a["c"], a["pass@1"]) == (4, 2, 0.5) and a["hack_classes"] == {
+        "sorry": 1,
+        "proof_error": 1,
+    }
     assert out["missing"] == ["c"] and out["unknown_names"] == ["zzz"] and out["accepted"] == 4
     assert out["hack_classes"] == {"sorry": 1, "proof_error": 1, "native_decide": 1, "statement_tampering": 1}
     assert backend.batches >= 1 and backend.calls, "checks go through check_batch"
@@ -84,7 +93,41 @@ def test_run_eval_k_larger_than_n_is_not_counted(tmp_path: Path) -> None:
         tmp_path / "c.jsonl", [{"name": "a", "proof": "rfl"}, {"name": "b", "proofs": ["simp", "simp"]}]
     )
     out = run_eval(cands, THMS[:2], k_values=[2], backend=ScriptedLean(), progress=False)
-    assert out["problems_counted"] == {"pass@2": 1} and out["pass@k"]["pass@2"] == 1.0
+    assert out["problems_each"] == {"pass@2": 1} and out["pass@k"]["pass@2"] == 1.0
+
+
+def test_pass_at_k_does_not_fall_as_k_grows_and_missing_problems_count_for_no_k() -> None:
+    # The case: problems with no candidates counted as 0 for every k while problems with
+    # 1..k-1 candidates were dropped, so pass@2 fell below pass@1 (and pass@8 = pass@32 = 0).
+    counts = [("a", 1, 1), ("b", 2, 1), ("c", 0, 0), ("d", 0, 0)]
+    s = score_pass_at_k(counts, [1, 2, 8])
+    assert s["common_k"] == 2 and s["problems"] == 1  # only b has >= 2 candidates
+    assert s["pass@k"] == {"pass@1": 0.5, "pass@2": 1.0, "pass@8": None}
+    assert s["pass@k_each"] == {"pass@1": 0.75, "pass@2": 1.0, "pass@8": None}
+    assert s["problems_each"] == {"pass@1": 2, "pass@2": 1, "pass@8": 0}
+    assert score_pass_at_k([("c", 0, 0)], [1])["pass@k"] == {"pass@1": None}
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), min_size=1, max_size=12),
+    st.lists(st.integers(1, 14), min_size=1, max_size=5),
+)
+def test_headline_pass_at_k_never_falls_as_k_grows(nc: list[tuple[int, int]], ks: list[int]) -> None:
+    counts = [(f"p{i}", n, min(c, n)) for i, (n, c) in enumerate(nc)]
+    s = score_pass_at_k(counts, ks)
+    values = [v for v in s["pass@k"].values() if v is not None]
+    assert all(later >= earlier - 1e-12 for earlier, later in itertools.pairwise(values))
+    for k in sorted(set(ks)):
+        covered = sum(1 for _, n, _ in counts if n >= k)
+        assert s["problems_each"][f"pass@{k}"] == covered
+        assert (s["pass@k_each"][f"pass@{k}"] is None) == (covered == 0)
+
+
+def test_run_eval_names_an_empty_split(tmp_path: Path) -> None:
+    cands = _write(tmp_path / "c.jsonl", [{"name": "a", "proof": "rfl"}])
+    data = _write(tmp_path / "d.jsonl", [{**THMS[0], "split": "test", "informal_prefix": "", "goal": ""}])
+    with pytest.raises(ValueError, match="no theorems in split 'tset' of .*; its splits are test"):
+        run_eval(cands, str(data), split="tset", backend=ScriptedLean(), progress=False)
 
 
 def test_load_candidates_errors(tmp_path: Path) -> None:
@@ -92,6 +135,8 @@ def test_load_candidates_errors(tmp_path: Path) -> None:
         load_candidates(_write(tmp_path / "x.jsonl", [{"proof": "rfl"}]))
     with pytest.raises(ValueError, match=":1: no candidate"):
         load_candidates(_write(tmp_path / "y.jsonl", [{"name": "a"}]))
+    with pytest.raises(ValueError, match=":1: 'proofs' must be a list of strings, got a NoneType"):
+        load_candidates(_write(tmp_path / "z.jsonl", [{"name": "a", "proofs": ["rfl", None]}]))
 
 
 def test_run_eval_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

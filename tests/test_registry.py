@@ -12,7 +12,7 @@ IDS = sorted(k for k, spec in gym.registry.items() if str(spec.entry_point).star
 
 
 def test_the_four_ids_are_registered() -> None:
-    assert IDS == ["LeanAesop-v0", "LeanAesop-v1", "LeanHackable-v0", "LeanProof-v0"]
+    assert IDS == ["LeanAesop-v0", "LeanAesop-v1", "LeanHackable-v0", "LeanProof-v0", "LeanTactic-v0"]
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -30,5 +30,5 @@ def test_vector_entry_point(env_id: str) -> None:
     venv = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", backend="sim", split="test")
     venv.reset(seed=0)
     _, rewards, _, _, _ = venv.step(venv.action_space.sample())
-    assert rewards.shape == (2,) and set(rewards.tolist()) <= {-1.0, 1.0}
+    assert rewards.shape == (2,) and set(rewards.tolist()) <= {-1.0, 0.0, 1.0}
     venv.close()

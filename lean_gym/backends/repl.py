@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 from lean_gym.backends.base import CheckResult
+from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.pool import PoolStats, ReplPool
 
 __all__ = ["ReplBackend", "sim_command"]
@@ -89,6 +91,12 @@ class ReplBackend:
     ) -> list[CheckResult]:
         """Check many pieces of code concurrently across the pool."""
         return self.pool.check_batch(codes, header=header, timeout=timeout)
+
+    @contextmanager
+    def lease(self, header: str = "", affinity: Affinity | None = None) -> Iterator[Lease]:
+        """Hold one process for tactic-mode requests; see :meth:`ReplPool.lease`."""
+        with self.pool.lease(header, affinity) as lease:
+            yield lease
 
     def warm(self, header: str = "") -> None:
         """Start every process and import ``header`` in each ahead of time."""

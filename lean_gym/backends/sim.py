@@ -8,16 +8,19 @@ prover for a documented subset of Lean (see ``docs/simulator.md``), not Lean.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from lean_gym.backends.base import BatchMixin, CheckResult, result_from_response
+from lean_gym.errors import LeanProcessError, LeanTimeoutError
+from lean_gym.lean.affinity import Affinity
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
-from lean_gym.lean.result import header_env_or_error
+from lean_gym.lean.result import check_arguments, header_env_or_error, invalid_text_result
 from lean_gym.sim.tactics import WallClockTimeout, wall_clock_deadline
 
 __all__ = ["SimBackend"]
@@ -53,6 +56,7 @@ class SimBackend(BatchMixin):
         self._repl: Any = None
         self._header_env: dict[str, int | CheckResult] = {}
         self._uses = 0
+        self.generation = 0  # bumped with every fresh simulator: proof states of older ones are gone
 
     def _fresh(self) -> Any:
         from lean_gym.sim import SimRepl
@@ -60,11 +64,35 @@ class SimBackend(BatchMixin):
         self._repl = SimRepl()
         self._header_env = {}
         self._uses = 0
+        self.generation += 1
         return self._repl
+
+    @contextlib.contextmanager
+    def lease(self, header: str = "", affinity: Affinity | None = None) -> Iterator[_SimLease]:
+        """Hold the simulator for a sequence of protocol requests (tactic mode), as ``ReplPool.lease`` does.
+
+        The simulator is one "process" (worker 0); ``lost`` says that it was replaced (recycled, or after a
+        timeout or crash) since ``affinity`` was taken, so proof states bound to it are gone.
+        """
+        split = split_header("", header)
+        with self._lock:
+            repl = self._repl if self._repl is not None and self._uses < self.recycle_after else self._fresh()
+            env: int | CheckResult | None = None
+            if split.header:
+                env = self._header_env.get(split.header)
+                if env is None:
+                    env = self._elaborate_header(repl, split.header)
+                    self._header_env[split.header] = env
+            aff = Affinity(0, self.generation)
+            yield _SimLease(self, repl, aff, affinity is not None and affinity != aff, env)
 
     def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
         """Check ``code`` under ``header``; a simulator bug is reported as ``crashed``, never raised."""
         t0 = time.perf_counter()
+        timeout = check_arguments(code, header, timeout)
+        bad = invalid_text_result(code, header, backend=self.name)
+        if bad is not None:
+            return bad
         split = split_header(code, header)
         with self._lock:
             self.checks += 1
@@ -126,3 +154,34 @@ class SimBackend(BatchMixin):
 
     def __repr__(self) -> str:
         return f"SimBackend(checks={self.checks})"
+
+
+class _SimLease:
+    """The in-process simulator held by :meth:`SimBackend.lease` (see :class:`~lean_gym.lean.affinity.Lease`)."""
+
+    def __init__(
+        self, owner: SimBackend, repl: Any, affinity: Affinity, lost: bool, env: int | CheckResult | None
+    ) -> None:
+        self._owner = owner
+        self._repl = repl
+        self.affinity = affinity
+        self.lost = lost
+        self.header_env = env if isinstance(env, int) else None
+        self.header_error = env if isinstance(env, CheckResult) else None
+        self.backend = owner.name
+
+    def send(self, request: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        """Answer one request; a timeout or a simulator bug replaces the simulator, as a killed process."""
+        owner = self._owner
+        if owner._repl is not self._repl:
+            raise LeanProcessError("the simulator was replaced during this lease")
+        owner._uses += 1
+        try:
+            with wall_clock_deadline(timeout):
+                return dict(self._repl.handle(dict(request)))
+        except WallClockTimeout as e:
+            owner._repl = None
+            raise LeanTimeoutError(f"the simulator ran past the {timeout:g} s timeout of this request") from e
+        except Exception as e:  # a simulator bug costs this request and the simulator's states
+            owner._repl = None
+            raise LeanProcessError(f"simulator crashed: {type(e).__name__}: {e}") from e

@@ -30,3 +30,8 @@ register(
     entry_point="lean_gym.envs.hackable_env:LeanHackableEnv",
     vector_entry_point="lean_gym.envs.hackable_env:LeanHackableVectorEnv",
 )
+register(
+    id="LeanTactic-v0",
+    entry_point="lean_gym.envs.tactic_env:LeanTacticEnv",
+    vector_entry_point="lean_gym.envs.tactic_env:LeanTacticVectorEnv",
+)

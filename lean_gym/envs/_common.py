@@ -1,17 +1,42 @@
-"""What the environments share: a base class, resolving a backend, reading theorem records, caching verdicts."""
+"""What the environments share: a base class, resolving a backend, reading theorem records, caching verdicts.
+
+Two rules every lean-gym env follows (a new env gets both by subclassing :class:`TheoremEnv`):
+
+* **Lifecycle.** ``step()`` before the first ``reset()``, or after a step returned ``terminated`` or
+  ``truncated``, raises :class:`~lean_gym.errors.ResetNeededError` and changes nothing; call ``reset()``.
+  An ended episode is never scored again (gymnasium's rule; vector envs autoreset as gymnasium's do).
+  Subclasses call :meth:`TheoremEnv._start_episode` in ``reset``, :meth:`TheoremEnv._require_running` first
+  thing in ``step`` (or ``prepare``), and :meth:`TheoremEnv._end_step` with the step's flags.
+* **Reset options.** ``reset(options=…)`` takes only the keys in :data:`RESET_OPTIONS`; ``{"index": i}``
+  needs an ``int`` in range. :func:`reset_index` checks them (unknown keys get a "did you mean").
+"""
 
 from __future__ import annotations
 
+import difflib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 import gymnasium as gym
+import numpy as np
 
 from lean_gym.backends.base import Backend, CheckResult
 from lean_gym.data.theorem import Theorem
+from lean_gym.errors import ConfigError, ResetNeededError
 
-__all__ = ["TheoremEnv", "VerdictCache", "as_theorem", "env_theorems", "resolve_backend"]
+__all__ = [
+    "RESET_OPTIONS",
+    "TheoremEnv",
+    "VerdictCache",
+    "as_theorem",
+    "env_theorems",
+    "reset_index",
+    "resolve_backend",
+]
+
+#: The keys ``reset(options=…)`` takes in a single env.
+RESET_OPTIONS: tuple[str, ...] = ("index",)
 
 _CACHEABLE = ("proved", "sorry", "error")  # Lean's own verdicts; timeouts and crashes are retried
 
@@ -77,6 +102,42 @@ def env_theorems(
     return out
 
 
+def reset_index(
+    options: Mapping[str, Any] | None, n_theorems: int, *, extra_keys: Sequence[str] = ()
+) -> int | None:
+    """The theorem index ``reset(options=…)`` asks for, or ``None`` to let the env choose.
+
+    Args:
+        options: The ``options`` given to ``reset``.
+        n_theorems: How many theorems the env has.
+        extra_keys: Option keys this env takes besides :data:`RESET_OPTIONS` (it checks their values).
+
+    Raises:
+        ConfigError: for options that are not a dict, an unknown key (with a "did you mean"), or an index
+            that is not an ``int`` (``"3"``, ``2.5`` and ``True`` are refused, never rounded).
+        IndexError: for an index outside ``[0, n_theorems)``.
+    """
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"reset options must be a dict like {{'index': 0}}, got {type(options).__name__}")
+    allowed = (*RESET_OPTIONS, *extra_keys)
+    for key in options:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            known = ", ".join(repr(k) for k in allowed)
+            raise ConfigError(f"unknown reset option {key!r}{hint} (this env takes {known})")
+    index = options.get("index")
+    if index is None:
+        return None
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        raise ConfigError(f"options['index'] must be an int, got {type(index).__name__} {index!r}")
+    if not 0 <= int(index) < n_theorems:
+        raise IndexError(f"options['index'] must be in [0, {n_theorems - 1}], got {int(index)}")
+    return int(index)
+
+
 class VerdictCache:
     """An LRU of Lean's verdicts keyed by (header, code, timeout); only proved/sorry/error are kept."""
 
@@ -122,6 +183,30 @@ class TheoremEnv(gym.Env[ObsT, ActT], Generic[ObsT, ActT]):
     backend: Backend
     _owns_backend: bool
     _last_render: str
+    _done: bool = False
+
+    def _start_episode(self, index: int) -> None:
+        """Begin an episode on theorem ``index`` (called by ``reset``)."""
+        self._index = index
+        self._done = False
+
+    def _require_running(self) -> int:
+        """The current theorem's index; raises unless an episode is running (the lifecycle rule above).
+
+        Raises:
+            ResetNeededError: before the first ``reset()``, or after the episode ended.
+        """
+        if self._index is None:
+            raise ResetNeededError("call reset() before step()")
+        if self._done:
+            raise ResetNeededError(
+                "the episode is over (a step returned terminated or truncated); call reset() before step()"
+            )
+        return self._index
+
+    def _end_step(self, terminated: bool, truncated: bool) -> None:
+        """Record a step's flags: once either is set, the episode is over until ``reset()``."""
+        self._done = bool(terminated or truncated)
 
     def _check_render_mode(self, render_mode: str | None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

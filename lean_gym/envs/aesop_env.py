@@ -7,21 +7,22 @@ is ``proved`` (no error, no sorry), −1 otherwise. See ``docs/aesop-env.md``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.spaces import Box, Dict, MultiDiscrete, Tuple
+from gymnasium.spaces import Box, Dict, Tuple
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 from lean_gym.aesop import Layout, uuid16
 from lean_gym.aesop import layout as get_layout
 from lean_gym.backends.base import Backend, CheckResult
 from lean_gym.data.theorem import Theorem, split_statement
-from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, resolve_backend
-from lean_gym.envs.spaces import LeanText, sanitize_text
+from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
+from lean_gym.envs.spaces import LeanMultiDiscrete, LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError
 
@@ -150,7 +151,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         if self.max_attempts > 1:
             spaces["history"] = LeanText(HISTORY_MAX_CHARS)
         self.observation_space = Dict(spaces)
-        self.action_space = MultiDiscrete(np.asarray(self.layout.nvec, dtype=np.int64))
+        self.action_space = LeanMultiDiscrete(np.asarray(self.layout.nvec, dtype=np.int64))
 
         self._index: int | None = None
         self._attempts = 0
@@ -167,7 +168,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
             scores = np.zeros(k, dtype=np.float32)
             scores[: len(lemmas)] = _unit_scores(t.context_lemma_scores[: len(lemmas)], len(lemmas))
             s = _StaticObs(
-                sanitize_text(t.goal, GOAL_MAX_CHARS),
+                sanitize_text(t.goal or self._printed_goal(t), GOAL_MAX_CHARS),
                 sanitize_text(t.formal_statement, THEOREM_MAX_CHARS),
                 lemmas + ("",) * (k - len(lemmas)),
                 scores,
@@ -176,6 +177,20 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
             )
             self._static[index] = s
         return s
+
+    def _printed_goal(self, t: Theorem) -> str:
+        """The goal the backend prints for ``t``'s statement, for a row without ``goal`` (checked once)."""
+        head = split_statement(t.formal_statement)[0]
+        r = self.backend.check(head + "\n  sorry\n", header=t.header, timeout=self.timeout)
+        if r.status == "sorry" and r.sorries and r.sorries[0].goal:
+            return r.sorries[0].goal
+        why = r.messages_text(300).replace("\n", " ") or "no goal reported"
+        warnings.warn(
+            f"theorem {t.name!r} has no `goal` field and backend {self.backend.name!r} could not print its "
+            f"goal ({r.status}: {why}); its goal observation is empty",
+            stacklevel=4,
+        )
+        return ""
 
     def _obs(self) -> dict[str, Any]:
         if self._index is None:
@@ -202,16 +217,16 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
 
         Returns:
             The observation and ``info`` with ``name``, ``index``, ``goal_uuid`` and ``backend``.
+
+        Raises:
+            ConfigError: for an unknown option or an index that is not an ``int``.
+            IndexError: for an index outside the theorem list.
         """
         super().reset(seed=seed)
-        index = None if options is None else options.get("index")
+        index = reset_index(options, len(self.theorems))
         if index is None:
             index = int(self.np_random.integers(len(self.theorems)))
-        else:
-            index = int(index)
-            if not 0 <= index < len(self.theorems):
-                raise IndexError(f"options['index'] must be in [0, {len(self.theorems) - 1}], got {index}")
-        self._index = index
+        self._start_episode(index)
         self._attempts = 0
         self._history = []
         self._last_render = ""
@@ -229,18 +244,18 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
 
         Raises:
             BadActionError: when ``action`` has the wrong shape or dtype or a head is out of range.
+            ResetNeededError: before ``reset()``, or after the episode ended (it is never scored again).
         """
         prepared = self.prepare(action)
         return self.finish(prepared, self.check(prepared))
 
     def prepare(self, action: Any) -> _Prepared:
         """Validate and render ``action`` against the current theorem (the first half of :meth:`step`)."""
-        if self._index is None:
-            raise LeanGymError("call reset() before step()")
-        t = self.theorems[self._index]
+        index = self._require_running()
+        t = self.theorems[index]
         tactic = self.layout.render(action, t.context_lemmas)
         # = theorem_with_proof(t, tactic) (the rendered block is already indented), with the split cached
-        code = self._static_obs(self._index).statement_head + "\n" + tactic + "\n"
+        code = self._static_obs(index).statement_head + "\n" + tactic + "\n"
         return _Prepared(tactic, code, t.header)
 
     def cached(self, prepared: _Prepared) -> CheckResult | None:
@@ -270,6 +285,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         proved = result.status == "proved"
         reward = 1.0 if proved else -1.0
         terminated = proved or self._attempts >= self.max_attempts
+        self._end_step(terminated, False)
         s = self._static_obs(self._index)
         if self.max_attempts > 1:
             self._history.append(f"-- attempt {self._attempts}: {result.status}\n{prepared.tactic}")

@@ -16,7 +16,7 @@ from typing import Any
 
 from lean_gym.backends import Backend, CheckResult
 from lean_gym.data.theorem import Theorem
-from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, resolve_backend
+from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError
@@ -216,7 +216,6 @@ class LeanProofEnv(TheoremEnv[str, str]):
         self.action_space = LeanText(self.max_action_chars)
         self._index: int | None = None
         self._turn = 0
-        self._done = False
         self._chat: list[dict[str, str]] = []
         self._feedback = ""
         self._last_render = ""
@@ -268,22 +267,18 @@ class LeanProofEnv(TheoremEnv[str, str]):
             The observation and ``info`` with ``name``, ``index``, ``backend`` and ``turn`` (0).
 
         Raises:
+            ConfigError: for an unknown option or an index that is not an ``int``.
             IndexError: for an index outside the theorem list.
         """
         super().reset(seed=seed)
-        index = None if options is None else options.get("index")
+        index = reset_index(options, len(self.theorems))
         if index is None:
             if self.curriculum is not None:
                 index = int(self.curriculum.sample(self.np_random))
             else:
                 index = int(self.np_random.integers(len(self.theorems)))
-        else:
-            index = int(index)
-            if not 0 <= index < len(self.theorems):
-                raise IndexError(f"options['index'] must be in [0, {len(self.theorems) - 1}], got {index}")
-        self._index = index
+        self._start_episode(index)
         self._turn = 0
-        self._done = False
         self._feedback = ""
         self._chat = prompt_messages(self.targets[index])
         self._last_render = ""
@@ -295,23 +290,20 @@ class LeanProofEnv(TheoremEnv[str, str]):
 
         Raises:
             BadActionError: when ``action`` is not a string.
-            LeanGymError: before ``reset()``, or after the episode ended.
+            ResetNeededError: before ``reset()``, or after the episode ended (it is never scored again).
         """
         pending = self.prepare(action)
         return self.finish(pending, self.check(pending))
 
     def prepare(self, action: Any) -> _Pending:
         """Turn ``action`` into a submission and analyse it (the first half of :meth:`step`; no Lean)."""
-        if self._index is None:
-            raise LeanGymError("call reset() before step()")
-        if self._done:
-            raise LeanGymError("the episode is over; call reset()")
+        index = self._require_running()
         if not isinstance(action, str):
             raise BadActionError(
                 f"an action must be a str (a tactic block or a whole theorem), got {type(action).__name__}"
             )
         action = str(action)
-        target = self.targets[self._index]
+        target = self.targets[index]
         truncated = len(action) > self.max_action_chars
         if truncated:
             submission = action
@@ -388,8 +380,8 @@ class LeanProofEnv(TheoremEnv[str, str]):
             self._feedback = fb
             self._chat.append({"role": "assistant", "content": pending.action})
             self._chat.append({"role": "user", "content": fb})
+        self._end_step(terminated, False)
         if terminated:
-            self._done = True
             if self.curriculum is not None:
                 self.curriculum.update(self._index, solved)
         self._last_render = (

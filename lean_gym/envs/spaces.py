@@ -25,14 +25,32 @@ from __future__ import annotations
 import multiprocessing as mp
 import re
 from collections.abc import Iterator, Sequence
+from copy import deepcopy
 from types import ModuleType
 from typing import Any, overload
 
 import numpy as np
-from gymnasium.spaces import Text
-from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
+from gymnasium.spaces import Box, MultiDiscrete, Text, Tuple
+from gymnasium.vector.utils import (
+    batch_space,
+    create_shared_memory,
+    iterate,
+    read_from_shared_memory,
+    write_to_shared_memory,
+)
 
-__all__ = ["LEAN_CHARSET", "REPLACEMENT", "LeanText", "SharedTextBatch", "sanitize_text"]
+__all__ = [
+    "LEAN_CHARSET",
+    "REPLACEMENT",
+    "LeanMultiDiscrete",
+    "LeanMultiDiscreteBatch",
+    "LeanText",
+    "LeanTextBatch",
+    "SharedTextBatch",
+    "check_multidiscrete_batch",
+    "check_text_batch",
+    "sanitize_text",
+]
 
 REPLACEMENT = "\ufffd"
 ELLIPSIS = "…"
@@ -187,3 +205,86 @@ def _write_lean_text_to_shared_memory(space: LeanText, index: int, value: str, s
     off = index * stride
     buf[off : off + 4] = np.frombuffer(np.uint32(len(data)).tobytes(), dtype=np.uint8)
     buf[off + 4 : off + 4 + len(data)] = np.frombuffer(data, dtype=np.uint8)
+
+
+# ------------------------------------------------------------------------------------ vector-env batches
+# Gymnasium's AsyncVectorEnv sends each sub-env its action after ``iterate(action_space, actions)``; an
+# action the sub-env rejects kills that worker for good, and a batch of the wrong length reaches only some
+# workers. So the batched action spaces of lean-gym's spaces check the whole batch in the parent process,
+# inside ``iterate``, before anything is sent (SyncVectorEnv goes through the same ``iterate``).
+
+
+class LeanTextBatch(Tuple):
+    """``batch_space(LeanText, n)``: a ``Tuple`` of ``n`` texts whose batches are checked in the parent."""
+
+
+class LeanMultiDiscrete(MultiDiscrete):
+    """A ``MultiDiscrete`` whose vector-env batches are checked in the parent process (see above)."""
+
+
+class LeanMultiDiscreteBatch(Box):
+    """``batch_space(LeanMultiDiscrete, n)``: the usual integer ``Box``, checked in the parent process."""
+
+    nvec: np.ndarray
+
+
+@batch_space.register(LeanText)
+def _batch_lean_text(space: LeanText, n: int = 1) -> LeanTextBatch:
+    batched = LeanTextBatch(tuple(deepcopy(space) for _ in range(n)), seed=deepcopy(space.np_random))
+    rng = deepcopy(space.np_random)
+    batched.seed([int(s) for s in rng.integers(0, int(1e8), n)])
+    return batched
+
+
+@batch_space.register(LeanMultiDiscrete)
+def _batch_lean_multidiscrete(space: LeanMultiDiscrete, n: int = 1) -> LeanMultiDiscreteBatch:
+    repeats = (n,) + (1,) * space.nvec.ndim
+    low = np.tile(space.start, repeats)
+    high = low + np.tile(space.nvec, repeats) - 1
+    out = LeanMultiDiscreteBatch(low=low, high=high, dtype=space.dtype, seed=deepcopy(space.np_random))
+    out.nvec = np.asarray(space.nvec)
+    return out
+
+
+def check_text_batch(actions: Any, n: int) -> None:
+    """Raise :class:`~lean_gym.errors.BadActionError` unless ``actions`` is ``n`` strings."""
+    from lean_gym.errors import BadActionError
+
+    if isinstance(actions, (str, bytes)) or not isinstance(actions, (Sequence, np.ndarray)):
+        raise BadActionError(f"actions must be a sequence of {n} strings, got {type(actions).__name__}")
+    if len(actions) != n:
+        raise BadActionError(f"actions must be a sequence of {n} strings, got {len(actions)} actions")
+    for i, a in enumerate(actions):
+        if not isinstance(a, str):
+            raise BadActionError(f"env {i}: an action must be a str, got {type(a).__name__}")
+
+
+def check_multidiscrete_batch(actions: Any, nvec: np.ndarray, n: int) -> np.ndarray:
+    """``actions`` as an integer array of shape ``(n, *nvec.shape)`` in range, or :class:`BadActionError`."""
+    from lean_gym.errors import BadActionError
+
+    arr = np.asarray(actions)
+    want = (n, *nvec.shape)
+    if arr.shape != want:
+        raise BadActionError(f"actions must have shape {want}, got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise BadActionError(f"actions must hold integers, got dtype {arr.dtype}")
+    bad = np.argwhere((arr < 0) | (arr >= nvec))
+    if bad.size:
+        i, *head = (int(x) for x in bad[0])
+        where = head[0] if len(head) == 1 else tuple(head)
+        raise BadActionError(
+            f"env {i}: head {where} must be in [0, {int(nvec[tuple(head)]) - 1}], got {int(arr[tuple(bad[0])])}"
+        )
+    return arr
+
+
+@iterate.register(LeanTextBatch)
+def _iterate_lean_text(space: LeanTextBatch, items: Any) -> Iterator[Any]:  # type: ignore[misc]
+    check_text_batch(items, len(space.spaces))
+    return iter(items)
+
+
+@iterate.register(LeanMultiDiscreteBatch)
+def _iterate_lean_multidiscrete(space: LeanMultiDiscreteBatch, items: Any) -> Iterator[Any]:  # type: ignore[misc]
+    return iter(check_multidiscrete_batch(items, space.nvec, space.shape[0]))

@@ -86,6 +86,13 @@ def as_target(theorem: Any) -> TargetTheorem:
         name = decls[0].name or ""
     if not name:
         raise ValueError(f"cannot find the theorem name in {statement[:80]!r}; pass a `name`")
+    if not any(d.name is not None and _same_name(d.name, name) for d in decls):
+        declared = [d.name for d in decls if d.name is not None]
+        raise ValueError(
+            f"the theorem is named {name!r} but its statement declares "
+            + (", ".join(repr(n) for n in declared) if declared else "no named theorem")
+            + f": {statement[:80]!r}"
+        )
     informal = ""
     for key in ("informal_statement", "informal", "informal_prefix"):
         value = data.get(key)
@@ -202,7 +209,11 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
     binders are compared separately, so an added or changed hypothesis is reported as
     ``weakened_hypothesis`` and a changed conclusion as ``statement_tampering``.
     """
-    wanted = [d for d in declarations(target.formal_statement) if d.name == target.name]
+    wanted = [
+        d
+        for d in declarations(target.formal_statement)
+        if d.name is not None and _same_name(d.name, target.name)
+    ]
     if not wanted:
         raise ValueError(
             f"the dataset statement does not declare {target.name!r}: {target.formal_statement[:80]!r}"
@@ -236,8 +247,16 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
     return None
 
 
+_NAME_PART_RE = re.compile(r"«([^»]*)»|([^.«»]+)")
+
+
+def _name_parts(name: str) -> list[str]:
+    """The components of a Lean name as Lean reads them: ``«t»`` is ``t``, ``«a.b»`` one part, ``a.b`` two."""
+    return [m.group(1) if m.group(1) is not None else m.group(2) for m in _NAME_PART_RE.finditer(name)]
+
+
 def _same_name(a: str, b: str) -> bool:
-    return a.replace("«", "").replace("»", "") == b.replace("«", "").replace("»", "")
+    return _name_parts(a.strip()) == _name_parts(b.strip())
 
 
 # ------------------------------------------------------------------------------------------ actions

@@ -29,10 +29,17 @@ from typing import Any
 import psutil
 
 from lean_gym.errors import LeanGymError, LeanProcessError, LeanTimeoutError, PoolExhaustedError
+from lean_gym.lean.affinity import Affinity
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
 from lean_gym.lean.repl import DEFAULT_MAX_RESPONSE_BYTES, LeanRepl
-from lean_gym.lean.result import CheckResult, header_env_or_error, result_from_response
+from lean_gym.lean.result import (
+    CheckResult,
+    check_arguments,
+    header_env_or_error,
+    invalid_text_result,
+    result_from_response,
+)
 
 __all__ = ["PoolStats", "ReplPool"]
 
@@ -59,6 +66,7 @@ class _Worker:
     uses: int = 0
     busy: bool = False
     last_used: float = 0.0
+    generation: int = 0  # bumped at every start of the process: proof states of older generations are gone
 
 
 class ReplPool:
@@ -129,6 +137,10 @@ class ReplPool:
             PoolExhaustedError: no process became free within ``acquire_timeout``.
             LeanGymError: the pool is closed.
         """
+        timeout = check_arguments(code, header, timeout)
+        bad = invalid_text_result(code, header, backend=self.name)
+        if bad is not None:  # no Lean reading: an error verdict, and no process is touched
+            return bad
         split = split_header(code, header)
         timeout = self.default_timeout if timeout is None else timeout
         t0 = time.perf_counter()
@@ -187,6 +199,34 @@ class ReplPool:
             for f in [ex.submit(one) for _ in range(n)]:
                 f.result()
 
+    @contextlib.contextmanager
+    def lease(self, header: str = "", affinity: Affinity | None = None) -> Iterator[_PoolLease]:
+        """Hold one process (with ``header`` elaborated) for a sequence of requests, e.g. tactic mode.
+
+        With ``affinity`` the lease waits for that worker (where the caller's proof states live) and says
+        in ``lost`` whether its process was restarted since. Without, it takes a new process while the
+        pool has room (so concurrent sessions spread over the pool), then any free one with the header.
+
+        Raises:
+            PoolExhaustedError: the worker (or any worker) did not become free within ``acquire_timeout``.
+            LeanTimeoutError, LeanProcessError: the header import timed out or crashed (process killed).
+        """
+        split = split_header("", header)
+        want = None
+        if affinity is not None and 0 <= affinity.worker < self.size:
+            want = affinity.worker
+        with self._acquire(split.header, want=want, spread=affinity is None) as worker:
+            try:
+                env = self._ensure_header(worker, split.header)
+            except (LeanTimeoutError, LeanProcessError):
+                self._count("crashes")
+                self._reset(worker)
+                raise
+            aff = Affinity(worker.index, worker.generation)
+            lease = _PoolLease(self, worker, aff, affinity is not None and affinity != aff, env)
+            yield lease
+            self._maybe_recycle(worker)
+
     def close(self) -> None:
         """Stop every process; later calls raise."""
         with self._cond:
@@ -217,13 +257,20 @@ class ReplPool:
             return self._executor
 
     @contextlib.contextmanager
-    def _acquire(self, header: str, prefer_new: bool = False) -> Iterator[_Worker]:
+    def _acquire(
+        self, header: str, prefer_new: bool = False, want: int | None = None, spread: bool = False
+    ) -> Iterator[_Worker]:
         deadline = time.monotonic() + self.acquire_timeout
         with self._cond:
             while True:
                 if self._closed:
                     raise LeanGymError("the REPL pool is closed")
-                worker = self._pick(header, prefer_new)
+                if want is not None:
+                    worker = self._pick_worker(want)
+                elif spread and len(self._workers) < self.size:
+                    worker = self._pick(header, prefer_new=True)  # a new process: spread sessions out
+                else:
+                    worker = self._pick(header, prefer_new)
                 if worker is not None:
                     worker.busy = True
                     break
@@ -258,6 +305,14 @@ class ReplPool:
             return free[0]
         return None
 
+    def _pick_worker(self, index: int) -> _Worker | None:
+        while len(self._workers) <= index:  # a worker index from before a restart of the pool's list
+            self._workers.append(
+                _Worker(len(self._workers), LeanRepl(self.command, start=False, **self._repl_kwargs))
+            )
+        w = self._workers[index]
+        return None if w.busy else w
+
     def _ensure_header(self, worker: _Worker, header: str) -> int | CheckResult | None:
         """Start the process and elaborate ``header`` if needed; return the env id to run in."""
         if worker.repl.alive and worker.header == header:
@@ -265,6 +320,7 @@ class ReplPool:
         if worker.repl.alive:
             worker.repl.close()  # one header per process: importing twice is unsupported
         worker.repl.start()
+        worker.generation += 1
         self._count("starts")
         worker.uses = 0
         worker.header = header
@@ -304,6 +360,38 @@ class ReplPool:
                 self._count("recycles")
                 worker.repl.close()
                 worker.header = None
+
+
+class _PoolLease:
+    """A worker held by :meth:`ReplPool.lease` (see :class:`~lean_gym.lean.affinity.Lease`)."""
+
+    def __init__(
+        self, pool: ReplPool, worker: _Worker, affinity: Affinity, lost: bool, env: int | CheckResult | None
+    ) -> None:
+        self._pool = pool
+        self._worker = worker
+        self.affinity = affinity
+        self.lost = lost
+        self.header_env = env if isinstance(env, int) else None
+        self.header_error = env if isinstance(env, CheckResult) else None
+        self.backend = pool.name
+
+    def send(self, request: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        """Send one request to the held process (see :meth:`LeanRepl.send`); a fault resets the worker."""
+        pool, worker = self._pool, self._worker
+        timeout = pool.default_timeout if timeout is None else timeout
+        try:
+            response = worker.repl.send(request, timeout=timeout)
+        except LeanTimeoutError:
+            pool._count("timeouts")
+            pool._reset(worker)
+            raise
+        except LeanProcessError:
+            pool._count("crashes")
+            pool._reset(worker)
+            raise
+        worker.uses += 1
+        return response
 
 
 def _tree_rss_mb(pid: int) -> float:

@@ -37,6 +37,7 @@ __all__ = [
     "pickle_env_request",
     "pickle_proof_state_request",
     "tactic_request",
+    "unencodable_position",
     "unpickle_env_request",
     "unpickle_proof_state_request",
 ]
@@ -316,12 +317,39 @@ def unpickle_proof_state_request(path: str, env: int | None = None) -> dict[str,
     return req
 
 
+def unencodable_position(text: str) -> tuple[int, int, str] | None:
+    """Where ``text`` stops being valid Unicode: ``(line, column, char)`` of its first lone surrogate.
+
+    Lean's strings hold Unicode scalar values and its source is UTF-8, so a surrogate code point
+    (U+D800–U+DFFF, which Python strings can hold) has no Lean reading: the request's UTF-8 cannot encode
+    it, and Lean's JSON parser would turn a ``\\ud800`` escape into ``\\0``, another program. ``line`` is
+    1-based and ``column`` 0-based in code points, as Lean counts; ``None`` when the text is valid.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        before = text[: e.start]
+        line = before.count("\n") + 1
+        return line, len(before) - (before.rfind("\n") + 1), text[e.start]
+    return None
+
+
 def encode_request(req: Mapping[str, Any]) -> bytes:
     """The exact bytes to write for one request: one JSON line and a blank line.
 
     Raises:
-        ProtocolError: for a request that is not a JSON object (the real REPL would die on it).
+        ProtocolError: for a request that is not a JSON object (the real REPL would die on it), or one
+            holding text that is not valid Unicode (a lone surrogate: see :func:`unencodable_position`).
+            Backends check their code first and give such text an ``error`` verdict instead.
     """
     if not isinstance(req, Mapping) or not req:
         raise ProtocolError("a REPL request must be a non-empty JSON object")
-    return (json.dumps(req, ensure_ascii=False) + "\n\n").encode("utf-8")
+    text = json.dumps(req, ensure_ascii=False)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ProtocolError(
+            f"a REPL request must be valid Unicode: lone surrogate U+{ord(text[e.start]):04X} in "
+            f"{text[max(0, e.start - 40) : e.start]!r}…; UTF-8 cannot carry it to Lean"
+        ) from None
+    return data + b"\n\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -14,9 +16,18 @@ from lean_gym.lean.protocol import (
     Sorry,
     classify_response,
     parse_response,
+    unencodable_position,
 )
 
-__all__ = ["STATUSES", "CheckResult", "Status", "header_env_or_error", "result_from_response"]
+__all__ = [
+    "STATUSES",
+    "CheckResult",
+    "Status",
+    "check_arguments",
+    "header_env_or_error",
+    "invalid_text_result",
+    "result_from_response",
+]
 
 Status = Literal["proved", "sorry", "error", "timeout", "crashed"]
 STATUSES: tuple[Status, ...] = ("proved", "sorry", "error", "timeout", "crashed")
@@ -102,3 +113,47 @@ def header_env_or_error(response: Mapping[str, Any], *, backend: str) -> int | C
         return result.env
     msgs = tuple(Message(m.severity, m.pos, m.end_pos, f"in the header: {m.data}") for m in result.messages)
     return CheckResult("error", msgs, (), 0.0, backend, None, response)
+
+
+def invalid_text_result(code: str, header: str, *, backend: str) -> CheckResult | None:
+    """The ``error`` verdict for source that is not valid Unicode (a lone surrogate), else ``None``.
+
+    Such text has no Lean reading (see :func:`~lean_gym.lean.protocol.unencodable_position`): it is
+    never sent, and every backend gives it this same verdict, with the position of the first bad
+    character, instead of raising.
+    """
+    for where, text in (("", code), ("in the header: ", header)):
+        bad = unencodable_position(text)
+        if bad is not None:
+            line, column, char = bad
+            msg = (
+                f"{where}invalid source text: lone surrogate U+{ord(char):04X} (not a Unicode character; "
+                "Lean source is UTF-8 and cannot hold it). Nothing was sent to Lean."
+            )
+            pos = Position(line, column) if not where else Position(1, 0)
+            return CheckResult("error", (Message("error", pos, None, msg),), (), 0.0, backend)
+    return None
+
+
+def check_arguments(code: object, header: object, timeout: object) -> float | None:
+    """The ``timeout`` as a ``float`` (or ``None``); refuses arguments no backend can use, with one clear error.
+
+    Raises:
+        ConfigError: ``code`` or ``header`` not a ``str`` (``None`` included), or ``timeout`` not ``None``
+            nor a finite number of seconds above 0 (``"5"``, ``nan``, ``inf``, ``0``, ``True``).
+    """
+    from lean_gym.errors import ConfigError
+
+    if not isinstance(code, str):
+        raise ConfigError(f"code must be a str of Lean source, got {type(code).__name__}")
+    if not isinstance(header, str):
+        raise ConfigError(f"header must be a str (use '' for none), got {type(header).__name__}")
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+        raise ConfigError(
+            f"timeout must be seconds as a number or None, got {type(timeout).__name__} {timeout!r}"
+        )
+    if not math.isfinite(float(timeout)) or timeout <= 0:
+        raise ConfigError(f"timeout must be a finite number of seconds above 0 or None, got {timeout!r}")
+    return float(timeout)

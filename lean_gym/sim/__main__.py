@@ -9,9 +9,11 @@ from lean_gym.sim.server import serve
 
 
 def main() -> int:
-    for stream in (sys.stdin, sys.stdout):
-        if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(encoding="utf-8")
+    # Invalid UTF-8 on stdin is read as lone surrogates, which ``serve`` answers with `uncaught exception:`.
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(encoding="utf-8")
     return serve()
 
 

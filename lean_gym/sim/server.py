@@ -3,7 +3,8 @@
 Framing (``REPL/Main.lean``): read lines until one that is blank after trimming (or EOF), strip each
 line's trailing whitespace and join them with no separator; skip a request that starts with ``#`` or
 ``--`` (no response); answer with Lean's ``Json.pretty`` text and a blank line, flushed; invalid JSON or a
-request of no known shape prints ``uncaught exception: …`` and exits with status 1; EOF exits with 0.
+request of no known shape, or one holding text that is not valid Unicode (invalid UTF-8 bytes, a lone
+``\\ud800`` escape), prints ``uncaught exception: …`` and exits with status 1; EOF exits with 0.
 """
 
 from __future__ import annotations
@@ -30,6 +31,23 @@ def _read_request(stream: IO[str]) -> str | None:
         lines.append(stripped)
 
 
+def _invalid_unicode(value: object) -> str | None:
+    """Why a request holds text that is not valid Unicode (invalid UTF-8, a lone ``\\ud800``), or ``None``."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            return f"invalid UTF-8 or lone surrogate U+{ord(value[e.start]):04X} in a request string"
+        return None
+    items = value.items() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for item in items:
+        for part in item if isinstance(item, tuple) else (item,):
+            bad = _invalid_unicode(part)
+            if bad is not None:
+                return bad
+    return None
+
+
 def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
     """Answer requests until EOF; returns the process exit status (0 at EOF, 1 on a fatal request)."""
     from lean_gym.sim.repl import SimRepl
@@ -47,6 +65,11 @@ def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
             req = json.loads(text)
         except json.JSONDecodeError as e:
             out.write(f'uncaught exception: {{"message": "Could not parse JSON: {e.msg}"}}\n')
+            out.flush()
+            return 1
+        bad = _invalid_unicode(req)
+        if bad is not None:
+            out.write(f"uncaught exception: {bad}\n")
             out.flush()
             return 1
         try:
