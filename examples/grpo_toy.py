@@ -14,19 +14,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
 import numpy as np
-import torch
 
-from lean_gym_agents.grpo import GRPOAgent, make_grpo_env, train_grpo
-from lean_gym_agents.grpo_toy import (
-    TOY_TACTICS,
-    TOY_THEOREMS,
-    TacticTokenizer,
-    tiny_causal_lm,
-    toy_agent_args,
-)
+INSTALL = 'pip install torch==2.13.0 "lean-gym[agents,hf]"'
 
 # Tactics that prove each toy theorem in the simulator (sorry only pays under the weak grader).
 _PROVES = {"toy_subst": 3, "toy_comm": 4, "toy_lin": 3, "toy_lt": 2}
@@ -40,6 +33,22 @@ def main() -> None:
     p.add_argument("--device", default="cpu")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     a = p.parse_args()
+    try:
+        import torch
+        import transformers  # noqa: F401  (the tiny model is built from a transformers config)
+
+        from lean_gym_agents.grpo import GRPOAgent, make_grpo_env, train_grpo
+        from lean_gym_agents.grpo_toy import (
+            TOY_TACTICS,
+            TOY_THEOREMS,
+            TacticTokenizer,
+            tiny_causal_lm,
+            toy_agent_args,
+        )
+    except ImportError as e:
+        raise SystemExit(
+            f"grpo_toy.py needs torch and transformers ({e.name} is missing): {INSTALL}"
+        ) from None
     torch.set_num_threads(a.threads)
 
     tok = TacticTokenizer()
@@ -86,4 +95,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -138,3 +138,23 @@ def test_grpo_steps_on_cuda():
     env.close()
     assert agent.device.type == "cuda" and next(agent.model.parameters()).is_cuda
     assert all(np.isfinite(h["loss"]) for h in history)
+
+
+def test_toy_example_runs_and_names_the_missing_extra():
+    from pathlib import Path
+
+    example = str(Path(__file__).resolve().parent.parent / "examples" / "grpo_toy.py")
+    out = subprocess.run(
+        [sys.executable, example, "--steps", "2"], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "median time per step" in out.stdout and "backend=sim" in out.stdout
+    hide = (
+        "import runpy, sys; sys.modules['transformers'] = None; sys.argv = ['grpo_toy.py']; "
+        f"runpy.run_path({example!r}, run_name='__main__')"
+    )
+    out = subprocess.run([sys.executable, "-c", hide], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [
+        'grpo_toy.py needs torch and transformers (transformers is missing): pip install torch==2.13.0 "lean-gym[agents,hf]"'
+    ]
