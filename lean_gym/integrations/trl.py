@@ -1,0 +1,201 @@
+"""TRL: an oracle-backed reward function for ``GRPOTrainer`` and a prompt dataset from lean-gym theorems.
+
+``GRPOTrainer(reward_funcs=[OracleReward(...)], train_dataset=grpo_dataset(...))`` trains any Hugging Face
+causal LM to write proofs that the oracle (:class:`~lean_gym.grading.Oracle`) accepts. TRL calls a reward
+function as ``f(prompts=…, completions=…, completion_ids=…, **columns)``, where ``columns`` holds the
+dataset's other columns (one value per completion) plus ``trainer_state``, ``log_extra``, ``log_metric``;
+it returns one float per completion. Completions are strings, or — with conversational prompts — lists of
+messages whose last ``assistant`` content is the proof. Every completion of a call is judged in **one**
+``check_batch`` (a ``ReplBackend`` pool runs them concurrently); identical (theorem, proof) pairs are
+judged once.
+
+The theorem a completion must prove comes from the dataset row (``name``, ``formal_statement``, ``header``
+columns, as :func:`grpo_dataset` writes them), never from the completion.
+
+DPO: :mod:`lean_gym.buffers` already exports ``prompt``/``chosen``/``rejected`` rows, TRL's ``DPOTrainer``
+format (``buf.to_dpo(mined=True, as_dataset=True)``; see ``docs/buffers.md``).
+
+Nothing here imports ``trl``; :func:`grpo_dataset` needs ``datasets`` (the ``hf`` extra).
+
+Example:
+    >>> from lean_gym.integrations.trl import OracleReward, grpo_rows
+    >>> rows = grpo_rows(theorems=[{"name": "t", "formal_statement": "theorem t (a b : ℕ) : a + b = b + a := by\\n"}])
+    >>> reward = OracleReward(backend="sim")
+    >>> reward(prompts=[r["prompt"] for r in rows] * 2, completions=["  omega", "  sorry"],
+    ...        name=["t", "t"], formal_statement=[rows[0]["formal_statement"]] * 2, header=[""] * 2)
+    [1.0, -1.0]
+    >>> reward.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from lean_gym.backends import Backend
+from lean_gym.data.theorem import Theorem
+from lean_gym.envs._common import env_theorems, resolve_backend
+from lean_gym.envs.proof_env import prompt_messages, theorem_prompt
+from lean_gym.errors import ConfigError
+from lean_gym.grading.oracle import Oracle
+from lean_gym.grading.statement import TargetTheorem, as_target, build_submission
+
+__all__ = ["OracleReward", "completion_text", "grpo_dataset", "grpo_rows"]
+
+
+def completion_text(completion: Any) -> str:
+    """The proof in a TRL completion: the string itself, or the last assistant message's content."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence):
+        for message in reversed(completion):
+            if isinstance(message, Mapping) and message.get("role") == "assistant":
+                content = message.get("content")
+                if isinstance(content, str):
+                    return content
+                if isinstance(content, Sequence):  # multimodal content parts: keep the text ones
+                    return "".join(
+                        str(p.get("text", ""))
+                        for p in content
+                        if isinstance(p, Mapping) and p.get("type") == "text"
+                    )
+                return ""
+    return ""
+
+
+class OracleReward:
+    """A TRL ``reward_funcs`` entry: the oracle's verdict on each completion as a proof of its row's theorem.
+
+    Args:
+        backend: ``"auto"``, ``"sim"``, ``"repl"`` or a Backend instance (not closed by :meth:`close`).
+        theorems: Theorems to look rows up by ``name`` when the dataset has no ``formal_statement`` column.
+        accepted_reward: The reward of an accepted proof.
+        rejected_reward: The reward of a rejected one (the env's −1 by default; 0.0 is TRL's usual choice).
+        allow_native_decide: Passed to the oracle.
+        timeout: Seconds per check.
+
+    Raises:
+        ConfigError: (when called) for a row whose theorem cannot be found.
+    """
+
+    __name__ = "lean_oracle"  # TRL names the reward's logged metrics after it
+
+    def __init__(
+        self,
+        backend: str | Backend = "auto",
+        *,
+        theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
+        accepted_reward: float = 1.0,
+        rejected_reward: float = -1.0,
+        allow_native_decide: bool = False,
+        timeout: float | None = None,
+    ) -> None:
+        self.backend, self._owns_backend = resolve_backend(backend)
+        self.oracle = Oracle(self.backend, allow_native_decide=allow_native_decide, timeout=timeout)
+        self.accepted_reward = float(accepted_reward)
+        self.rejected_reward = float(rejected_reward)
+        self._by_name: dict[str, TargetTheorem] = {}
+        if theorems is not None:
+            for t in env_theorems(None, "", theorems, "reward"):
+                self._by_name[t.name] = as_target(t)
+
+    def _target(self, k: int, columns: Mapping[str, Any]) -> TargetTheorem:
+        names = columns.get("name")
+        statements = columns.get("formal_statement")
+        if statements is not None:
+            headers = columns.get("header")
+            return as_target(
+                {
+                    "name": names[k] if names is not None else "",
+                    "formal_statement": statements[k],
+                    "header": headers[k] if headers is not None else "",
+                }
+            )
+        if names is not None and names[k] in self._by_name:
+            return self._by_name[names[k]]
+        raise ConfigError(
+            "OracleReward needs each row's theorem: give the dataset a formal_statement column (grpo_dataset "
+            "writes one), or a name column and OracleReward(theorems=[...])"
+        )
+
+    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[float]:
+        """One reward per completion (TRL's ``reward_funcs`` contract)."""
+        targets = [self._target(k, columns) for k in range(len(completions))]
+        submissions = [build_submission(t, completion_text(c)) for t, c in zip(targets, completions)]
+        unique: dict[tuple[str, str, str], int] = {}
+        items: list[tuple[TargetTheorem, str]] = []
+        for t, s in zip(targets, submissions):
+            key = (t.header, t.formal_statement, s)
+            if key not in unique:
+                unique[key] = len(items)
+                items.append((t, s))
+        verdicts = self.oracle.judge_batch(items)
+        per = [verdicts[unique[(t.header, t.formal_statement, s)]] for t, s in zip(targets, submissions)]
+        rewards = [self.accepted_reward if v.accepted else self.rejected_reward for v in per]
+        log_metric = columns.get("log_metric")
+        if callable(log_metric) and per:
+            log_metric("lean/accepted", sum(v.accepted for v in per) / len(per))
+        log_extra = columns.get("log_extra")
+        if callable(log_extra):
+            log_extra("hack_class", [v.hack_class or "" for v in per])
+        return rewards
+
+    def close(self) -> None:
+        """Close the backend when this reward function created it."""
+        if self._owns_backend:
+            self.backend.close()
+            self._owns_backend = False
+
+    def __enter__(self) -> OracleReward:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def grpo_rows(
+    source: str | None = None,
+    split: str = "train",
+    *,
+    theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
+    conversational: bool = False,
+) -> list[dict[str, Any]]:
+    """Rows in TRL's prompt-only format, one per theorem, with the columns :class:`OracleReward` reads.
+
+    Args:
+        source: For :func:`lean_gym.data.load_theorems` (``"sim"`` by default, a miniF2F JSONL…).
+        split: The split to load.
+        theorems: An explicit list (overrides ``source``).
+        conversational: ``prompt`` as chat messages (``[{"role": "user", …}]``, the env's ``chat``
+            prompt) instead of the env's text prompt (header and statement ending in ``:= by``).
+
+    Returns:
+        Dicts with ``prompt``, ``name``, ``formal_statement`` and ``header``.
+    """
+    rows = []
+    for t in env_theorems(source, split, theorems, "prove"):
+        target = as_target(t)
+        prompt: Any = prompt_messages(target) if conversational else theorem_prompt(target)
+        rows.append(
+            {"prompt": prompt, "name": t.name, "formal_statement": t.formal_statement, "header": t.header}
+        )
+    return rows
+
+
+def grpo_dataset(
+    source: str | None = None,
+    split: str = "train",
+    *,
+    theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
+    conversational: bool = False,
+) -> Any:
+    """:func:`grpo_rows` as a ``datasets.Dataset`` for ``GRPOTrainer(train_dataset=…)``.
+
+    Raises:
+        MissingDependencyError: without ``datasets`` (``pip install 'lean-gym[hf]'``).
+    """
+    from lean_gym.buffers.export import as_hf_dataset
+
+    return as_hf_dataset(
+        grpo_rows(source, split, theorems=theorems, conversational=conversational), "a GRPO prompt dataset"
+    )
