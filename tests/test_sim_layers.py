@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tac_basic",),
     ("aesop_syntax",),
     ("aesop",),
+    ("families_text",),  # goal families written as Lean text (parsed by the core)
     ("families",),  # goal families for the envs' data (no tactic runs)
     ("commands",),
     ("jsonfmt",),

@@ -47,7 +47,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from lean_gym.sim.families_text import TEXT_FAMILIES, UNREACHABLE_FAMILIES, TextSpec
+from lean_gym.sim.families_text import TEXT_FAMILIES, UNREACHABLE_FAMILIES, TextSpec, register_bases
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.terms import Term, mk_num, pretty, type_term, user_name
 
@@ -831,6 +831,7 @@ FAMILIES: dict[str, Callable[[random.Random], _Spec | TextSpec]] = {
 }
 """Family name → generator (``random.Random`` → statement); the last ones are written as Lean source
 (:mod:`lean_gym.sim.families_text`)."""
+register_bases(FAMILIES)
 
 _SHORT = {
     "prop": "prop",

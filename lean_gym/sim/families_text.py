@@ -31,9 +31,10 @@ force on small domains as for the other families.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from lean_gym.sim.goals import Goal
 
@@ -304,6 +305,16 @@ def _split_body(body: str) -> tuple[str, str]:
     raise ValueError(f"no ':' in statement body {body!r}")
 
 
+_BASES: dict[str, Callable[[random.Random], Any]] = {}
+"""The families the ``ctx_*`` families build on; :mod:`lean_gym.sim.families` (a layer above) registers
+them with :func:`register_bases`, so this module never imports it."""
+
+
+def register_bases(table: Mapping[str, Callable[[random.Random], Any]]) -> None:
+    """Make the families of ``table`` available as bases of the ``ctx_*`` families."""
+    _BASES.update(table)
+
+
 def _with_context(
     base: str, family: str, facts: tuple[int, int] = (3, 4)
 ) -> Callable[[random.Random], TextSpec]:
@@ -315,9 +326,9 @@ def _with_context(
     """
 
     def gen(rng: random.Random) -> TextSpec:
-        from lean_gym.sim.families import FAMILIES
-
-        spec = FAMILIES[base](rng)
+        if base not in _BASES:
+            raise KeyError(f"family {base!r} is not registered (import lean_gym.sim.families first)")
+        spec = _BASES[base](rng)
         binders, target = _split_body(spec.body())
         taken = set(binders.replace("(", " ").replace(")", " ").split()) | set(target.split())
         pair = next(p for p in (("u", "v"), ("p", "q"), ("r", "s"), ("m", "w")) if not taken & set(p))
