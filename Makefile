@@ -12,6 +12,7 @@ lint:
 
 typecheck:
 	mypy
+	MYPYPATH=agents mypy agents/lean_gym_agents
 
 bench:
 	python benchmarks/bench_repl_client.py
