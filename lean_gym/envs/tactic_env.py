@@ -20,14 +20,13 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
 from lean_gym.backends import DEFAULT_TIMEOUT_S, Backend, CheckResult
 from lean_gym.backends.tactic import ProofSession, TacticOutcome, supports_tactic_mode
 from lean_gym.data.theorem import Theorem, split_statement
 from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
-from lean_gym.envs.vector import PooledVectorEnv
+from lean_gym.envs.vector import PooledVectorEnv, Step
 from lean_gym.errors import BadActionError, ConfigError, LeanGymError
 from lean_gym.grading.oracle import Oracle, Verdict
 from lean_gym.grading.policy import first_violation, scan
@@ -530,51 +529,19 @@ class LeanTacticVectorEnv(PooledVectorEnv):
             raise BadActionError(f"actions must be a sequence of {self.num_envs} tactics")
         return actions
 
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every sub-env; their tactics run concurrently across the backend's processes.
+    def _prepare_one(self, env: Any, action: Any) -> Any:
+        env.parse_action(action)
+        return action
 
-        Raises:
-            BadActionError: for a batch of the wrong shape, or a sub-env's bad action (named by index).
-        """
-        actions = self._check_actions(actions)
-        n = self.num_envs
-        rewards = np.zeros(n, dtype=np.float64)
-        terminations = np.zeros(n, dtype=np.bool_)
-        truncations = np.zeros(n, dtype=np.bool_)
-        infos: dict[str, Any] = {}
-        env_infos: list[dict[str, Any]] = [{} for _ in range(n)]
-        todo: list[int] = []
-        for i, env in enumerate(self.envs):
-            if self._autoreset_envs[i]:
-                if self.autoreset_mode == AutoresetMode.NEXT_STEP:
-                    self._env_obs[i], env_infos[i] = env.reset()
-                    continue
-                if self.autoreset_mode == AutoresetMode.DISABLED:
-                    raise LeanGymError(
-                        f"sub-env {i} is done; with autoreset DISABLED call reset(options={{'reset_mask': ...}})"
-                    )
-            try:
-                env.parse_action(actions[i])
-            except BadActionError as e:
-                raise BadActionError(f"env {i}: {e}") from e
-            todo.append(i)
-        steps: list[tuple[Any, float, bool, bool, dict[str, Any]]]
+    def _run_steps(self, todo: Sequence[tuple[int, Any]]) -> list[Step]:
+        """The sub-envs' steps; their tactics run concurrently across the backend's processes."""
         if len(todo) > 1 and not _in_process(self.backend):
             if self._executor is None:
-                self._executor = ThreadPoolExecutor(max_workers=n, thread_name_prefix="lean-tactic")
-            steps = list(self._executor.map(lambda i: self.envs[i].step(actions[i]), todo))
-        else:
-            steps = [self.envs[i].step(actions[i]) for i in todo]
-        for i, (obs, rew, term, trunc, info) in zip(todo, steps):
-            rewards[i], terminations[i], truncations[i] = rew, term, trunc
-            if self.autoreset_mode == AutoresetMode.SAME_STEP and (term or trunc):
-                infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, i)
-                obs, info = self.envs[i].reset()
-            self._env_obs[i], env_infos[i] = obs, info
-        for i in range(n):
-            infos = self._add_info(infos, env_infos[i], i)
-        self._autoreset_envs = np.logical_or(terminations, truncations)
-        return self._observations(), rewards, terminations, truncations, infos
+                self._executor = ThreadPoolExecutor(
+                    max_workers=self.num_envs, thread_name_prefix="lean-tactic"
+                )
+            return list(self._executor.map(lambda ia: self.envs[ia[0]].step(ia[1]), todo))
+        return [self.envs[i].step(action) for i, action in todo]
 
     def close_extras(self, **kwargs: Any) -> None:
         if self._executor is not None:

@@ -22,6 +22,9 @@ from lean_gym.errors import BadActionError, LeanGymError
 __all__ = ["PooledVectorEnv"]
 
 Request = tuple[str, str]  # (code, header)
+Step = tuple[
+    Any, float, bool, bool, dict[str, Any]
+]  # one sub-env's (obs, reward, terminated, truncated, info)
 
 
 class PooledVectorEnv(VectorEnv[Any, Any, np.ndarray]):
@@ -81,9 +84,7 @@ class PooledVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         """The ``(code, header)`` checks one prepared step needs."""
         raise NotImplementedError
 
-    def _finish(
-        self, env: Any, prepared: Any, results: list[CheckResult]
-    ) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def _finish(self, env: Any, prepared: Any, results: list[CheckResult]) -> Step:
         """The sub-env's step result from its verdicts."""
         raise NotImplementedError
 
@@ -125,7 +126,7 @@ class PooledVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         return self._observations(), infos
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every sub-env; all checks of the step go to the backend in one ``check_batch``.
+        """Step every sub-env: autoreset as gymnasium's mode says, then :meth:`_run_steps` on the others.
 
         Raises:
             BadActionError: for a batch of the wrong shape, or a sub-env's bad action (named by index).
@@ -148,11 +149,27 @@ class PooledVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                         f"sub-env {i} is done; with autoreset DISABLED call reset(options={{'reset_mask': ...}})"
                     )
             try:
-                todo.append((i, env.prepare(actions[i])))
+                todo.append((i, self._prepare_one(env, actions[i])))
             except BadActionError as e:
                 raise BadActionError(f"env {i}: {e}") from e
 
-        # One check_batch for every check not in the cache; identical checks go once.
+        for (i, _), step in zip(todo, self._run_steps(todo)):
+            obs, rewards[i], terminations[i], truncations[i], info = step
+            if self.autoreset_mode == AutoresetMode.SAME_STEP and (terminations[i] or truncations[i]):
+                infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, i)
+                obs, info = self.envs[i].reset()
+            self._env_obs[i], env_infos[i] = obs, info
+        for i in range(n):
+            infos = self._add_info(infos, env_infos[i], i)
+        self._autoreset_envs = np.logical_or(terminations, truncations)
+        return self._observations(), rewards, terminations, truncations, infos
+
+    def _prepare_one(self, env: Any, action: Any) -> Any:
+        """Check one sub-env's action and turn it into what :meth:`_run_steps` takes (no Lean yet)."""
+        return env.prepare(action)
+
+    def _run_steps(self, todo: Sequence[tuple[int, Any]]) -> list[Step]:
+        """The steps of the sub-envs in ``todo``: every check not in the cache goes in one ``check_batch``."""
         cache = self.envs[0]._cache
         timeout = self.envs[0].timeout
         results: dict[Request, CheckResult] = {}
@@ -173,18 +190,7 @@ class PooledVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             for req, r in zip(misses, batch):
                 cache.put((req[1], req[0], timeout), r)
                 results[req] = r
-
-        for i, p in todo:
-            step = self._finish(self.envs[i], p, [results[req] for req in self._requests(p)])
-            obs, rewards[i], terminations[i], truncations[i], info = step
-            if self.autoreset_mode == AutoresetMode.SAME_STEP and (terminations[i] or truncations[i]):
-                infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, i)
-                obs, info = self.envs[i].reset()
-            self._env_obs[i], env_infos[i] = obs, info
-        for i in range(n):
-            infos = self._add_info(infos, env_infos[i], i)
-        self._autoreset_envs = np.logical_or(terminations, truncations)
-        return self._observations(), rewards, terminations, truncations, infos
+        return [self._finish(self.envs[i], p, [results[req] for req in self._requests(p)]) for i, p in todo]
 
     def render(self) -> tuple[Any, ...] | None:
         """The sub-envs' renders (``render_mode="ansi"``)."""
