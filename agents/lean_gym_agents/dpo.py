@@ -55,6 +55,7 @@ from lean_gym.aesop import Layout, is_lean_ident
 from lean_gym.aesop import layout as get_layout
 from lean_gym.buffers import HistoryBuffer
 from lean_gym.errors import LeanGymError, MissingDependencyError
+from lean_gym_agents._torch import resolve_device
 from lean_gym_agents.base import Transitions
 
 __all__ = ["ByteEncoder", "DPOArgs", "DPOPolicy", "HFEncoder", "PolicyData", "resolve_device"]
@@ -102,13 +103,6 @@ class DPOArgs:
     seed: int = 0
     device: str = "auto"
     """``"auto"`` (``cuda`` when present, else ``cpu``), ``"cpu"``, ``"cuda"``, ``"cuda:1"``..."""
-
-
-def resolve_device(device: str) -> torch.device:
-    """``"auto"`` → ``cuda`` when available, else ``cpu``; anything else as given."""
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
 
 
 # ------------------------------------------------------------------------------------------------ encoders

@@ -41,6 +41,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from lean_gym_agents._torch import resolve_device
+
 __all__ = ["GRPOAgent", "GRPOArgs", "Rollouts", "make_grpo_env", "train_grpo"]
 
 
@@ -120,12 +122,6 @@ class Rollouts:
         return len(self.actions)
 
 
-def _resolve_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
-
-
 class GRPOAgent:
     """A causal LM trained with GRPO; ``act`` samples proofs, ``update`` takes one GRPO step on a batch.
 
@@ -153,7 +149,7 @@ class GRPOAgent:
         prompt_fn: Callable[[Any], str] | None = None,
     ) -> None:
         self.args = args or GRPOArgs()
-        self.device = _resolve_device(self.args.device)
+        self.device = resolve_device(self.args.device)
         self.tokenizer = tokenizer
         if getattr(tokenizer, "eos_token_id", None) is None:
             raise ValueError("the tokenizer needs an eos_token_id (GRPO samples until EOS)")

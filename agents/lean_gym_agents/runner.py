@@ -30,6 +30,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector.utils import concatenate, create_empty_array, iterate
 
+from lean_gym.buffers.recording import sub_env_info
 from lean_gym.errors import MissingDependencyError
 from lean_gym_agents.base import Agent, Transitions
 
@@ -114,22 +115,6 @@ def _autoreset_mode(env: gym.vector.VectorEnv) -> str:
     return str(getattr(mode, "value", mode)).lower().replace("_", "")
 
 
-def _index_info(info: dict[str, Any], i: int) -> dict[str, Any]:
-    """Sub-environment ``i``'s entries of a vector env's batched ``info`` (masked keys left out)."""
-    out: dict[str, Any] = {}
-    for key, value in info.items():
-        if key.startswith("_"):
-            continue
-        mask = info.get("_" + key)
-        if mask is not None and not bool(mask[i]):
-            continue
-        try:
-            out[key] = value[i]
-        except (TypeError, IndexError, KeyError):
-            continue
-    return out
-
-
 def run_agent(
     agent: Agent,
     env: gym.Env[Any, Any] | gym.vector.VectorEnv,
@@ -203,12 +188,12 @@ def run_agent(
                 rewards = np.asarray(rew, dtype=np.float64)
                 terminated = np.asarray(term, dtype=bool)
                 truncated = np.asarray(trunc, dtype=bool)
-                infos = [_index_info(info, i) for i in range(n_envs)]
+                infos = [sub_env_info(info, i) for i in range(n_envs)]
                 if mode == "samestep" and "final_info" in info:
                     # SAME_STEP: a finished sub-env's info is its reset's; the step's own is in final_info.
                     finals = info.get("_final_info", np.zeros(n_envs, dtype=bool))
                     for i in np.flatnonzero(finals).tolist():
-                        infos[i] = _index_info(info["final_info"], i)
+                        infos[i] = sub_env_info(info["final_info"], i)
             else:
                 next_obs, r, t, u, inf = env.step(actions[0])
                 rewards = np.array([float(r)])

@@ -35,7 +35,7 @@ from lean_gym.buffers._aesop import Layout
 from lean_gym.buffers.history import HistoryBuffer, wal_path
 from lean_gym.buffers.wal import WAL_VERSION, WriteAheadLog
 
-__all__ = ["BufferRecorder", "RecordToBuffer", "RecordVectorToBuffer", "step_entry"]
+__all__ = ["BufferRecorder", "RecordToBuffer", "RecordVectorToBuffer", "step_entry", "sub_env_info"]
 
 
 def _lemmas(value: Any) -> list[str]:
@@ -224,7 +224,8 @@ class RecordToBuffer(gym.Wrapper):
         super().close()
 
 
-def _index_info(info: Mapping[str, Any], i: int) -> dict[str, Any]:
+def sub_env_info(info: Mapping[str, Any], i: int) -> dict[str, Any]:
+    """Sub-environment ``i``'s entries of a vector env's batched ``info`` (masked keys left out)."""
     out: dict[str, Any] = {}
     for key, value in info.items():
         if key.startswith("_"):
@@ -300,7 +301,7 @@ class RecordVectorToBuffer(gym.vector.VectorWrapper):
             for i in range(self.num_envs):
                 if self._resetting[i]:
                     continue
-                self.recorder.record(per_env[i], acts[i], rewards[i], _index_info(info, i))
+                self.recorder.record(per_env[i], acts[i], rewards[i], sub_env_info(info, i))
         if self._next_step_mode():
             self._resetting = np.logical_or(terminated, truncated).astype(bool)
         self._obs = obs
