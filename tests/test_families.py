@@ -167,6 +167,7 @@ def _candidates(row: dict) -> list[str]:
     table["classical"] = ["aesop"]
     table["distract"] = table["linarith"]
     table["normal_form"] = [f"aesop (add {lem})"]
+    table["products"] = ["aesop (add unsafe 100% (by nlinarith))"]
     if fam.startswith("ctx_"):
         # the base family's configs, and the same with the norm simp off (zero-product distractors)
         base = table[fam.removeprefix("ctx_")]

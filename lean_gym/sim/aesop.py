@@ -83,6 +83,40 @@ def _term_size(t: Any) -> int:
     return 1 + sum(_term_size(c) for c in t if isinstance(c, tuple))
 
 
+_DEGREE_MAX = 8
+
+
+def _degree(t: Any) -> int:
+    """Polynomial degree of a term in its variables (``x * y ^ 2`` is 3; a non-polynomial node such as
+    ``|x|`` or a cast counts as one atom); for a proposition, the highest degree of its sides."""
+    if not isinstance(t, tuple) or not t:
+        return 0
+    head = t[0]
+    kids = [c for c in t[1:] if isinstance(c, tuple)]
+    if head == "num":
+        return 0
+    if head == "fvar":
+        return 1
+    if head == "*":
+        return min(sum(_degree(c) for c in kids), _DEGREE_MAX)
+    if head == "^" and len(kids) == 2:
+        k = kids[1][-1] if kids[1][:1] == ("num",) and isinstance(kids[1][-1], int) else 2
+        return min(_degree(kids[0]) * max(k, 1), _DEGREE_MAX)
+    if head in ("+", "-", "neg", "=", "≠", "≤", "<", "≥", ">", "∧", "∨", "¬", "→", "↔"):
+        return max((_degree(c) for c in kids), default=0)
+    return 1 if kids else 0
+
+
+@lru_cache(maxsize=65536)
+def goal_degree(goal: Goal) -> int:
+    """The highest polynomial degree among the target and the hypotheses of ``goal`` (at least 1)."""
+    d = _degree(goal.target)
+    for _, ty in goal.hyps:
+        if ty[0] != "type":
+            d = max(d, _degree(ty))
+    return max(d, 1)
+
+
 @lru_cache(maxsize=65536)
 def goal_measure(goal: Goal) -> tuple[int, int, int]:
     """``(hypotheses, atoms, size)`` of a goal: propositions in the context, data variables, and the nodes
@@ -114,9 +148,11 @@ def tactic_cost(text: str, goal: Goal) -> int:
         return 300 + 20 * target
     if head == "nlinarith":
         # Positivstellensatz products of pairs of hypotheses and the negated goal, then linarith over the
-        # hypotheses and the products, whose atoms are the monomials of degree <= 4 in the variables
+        # hypotheses and the products, whose atoms are the monomials of degree <= 2d in the variables (d the
+        # highest degree in the context: a product of two facts doubles it)
         facts = (h + 1) + (h + 1) * (h + 2) // 2
-        monomials = min(math.comb(max(a, 1) + 4, 4), 70)
+        d2 = max(4, 2 * goal_degree(goal))
+        monomials = min(math.comb(max(a, 1) + d2, d2), 500)
         return 2000 + 150 * facts * monomials
     if head == "linarith":
         return 800 + 100 * (h + 1) * (max(a, 1) + 1)

@@ -855,6 +855,7 @@ _SHORT = {
     "ctx_cast": "ccast",
     "ctx_nonlinear": "cnl",
     "ctx_normal_form": "cnf",
+    "products": "prod",
 }
 
 
@@ -988,27 +989,28 @@ def _split_of(body: str) -> str:
 
 
 FAMILY_WEIGHTS: dict[str, int] = {
-    "prop": 1,
+    "prop": 2,
     "linarith": 0,
     "subst": 0,
     "ring": 0,
     "nonlinear": 0,
     "lemma": 0,
-    "cases": 3,
-    "deep": 2,
-    "simp_trap": 3,
+    "cases": 1,
+    "deep": 1,
+    "simp_trap": 1,
     "cast": 0,
-    "classical": 2,
+    "classical": 1,
     "distract": 1,
-    "normal_form": 1,
-    "olympiad": 18,
-    "ctx_linarith": 1,
+    "normal_form": 0,
+    "olympiad": 25,
+    "ctx_linarith": 0,
     "ctx_subst": 0,
     "ctx_ring": 0,
     "ctx_lemma": 6,
-    "ctx_cast": 3,
-    "ctx_nonlinear": 1,
+    "ctx_cast": 0,
+    "ctx_nonlinear": 0,
     "ctx_normal_form": 6,
+    "products": 4,
 }
 """Relative frequency of each family in a split (a cycle of 48 theorems; 0: generated only on request)."""
 

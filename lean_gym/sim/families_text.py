@@ -17,6 +17,10 @@ family              what it models
                     ``ring_nf``) or ``zify`` commits the goal into a normal form the lemma no longer
                     matches, and no decision procedure proves it. Needs the lemma's rank head on and those
                     safe heads off.
+``products``        two variables, two facts and a distractor: ``c < x → c x < x²``, monotone squares and
+                    products, Vieta identities. Only ``nlinarith`` (products of pairs of facts) proves them;
+                    on the ``ctx_*`` contexts the same rule spends the whole budget, so a configuration
+                    cannot serve both.
 ``olympiad``        competition inequalities and identities that need hints (``nlinarith [sq_nonneg
                     (a - b), …]``) or induction: no aesop configuration of the layout proves them, as most
                     of miniF2F is out of aesop's reach.
@@ -214,6 +218,47 @@ def _fam_normal_form(rng: random.Random) -> TextSpec:
     )
 
 
+# ------------------------------------------------------------------------------------ products
+
+
+def _fam_products(rng: random.Random) -> TextSpec:
+    """A miniF2F-style nonlinear fact that needs products of hypotheses (``nlinarith``): ``c < x → c x <
+    x²``, monotone squares and products, ``0 ≤ x ≤ 1 → x² ≤ x``, and the Vieta identities
+    ``x + y = s, x y = p → x² + y² = s² - 2p``. Two variables and one distractor fact, so ``nlinarith``'s
+    pairwise products fit the budget here, while on the ``ctx_*`` goals (four variables, five or more
+    hypotheses) the same rule runs out of it: a config cannot both keep ``nlinarith`` for these and
+    drop it for those."""
+    x, y = rng.choice([("x", "y"), ("a", "b"), ("s", "t"), ("m", "n")])
+    kind = rng.randrange(7)
+    if kind == 0:  # c < x → c x < x²
+        c = rng.randint(1, 6)
+        hyps, target, x0 = [f"{c} < {x}"], f"{'' if c == 1 else f'{c} * '}{x} < {x} ^ 2", [c + 1, rng.randint(-3, 3)]
+    elif kind == 1:  # 0 ≤ x ≤ y → x² ≤ y² + k
+        k = rng.randint(0, 4)
+        hyps = [f"0 ≤ {x}", f"{x} ≤ {y}"]
+        target, x0 = f"{x} ^ 2 ≤ {y} ^ 2" + (f" + {k}" if k else ""), [1, 2]
+    elif kind in (2, 3):  # Vieta: x ± y and x y given
+        r1, r2 = rng.randint(-6, 6), rng.randint(-6, 6)
+        if kind == 2:
+            hyps, val = [f"{x} + {y} = {r1 + r2}", f"{x} * {y} = {r1 * r2}"], (r1 + r2) ** 2 - 2 * r1 * r2
+        else:
+            hyps, val = [f"{x} - {y} = {r1 - r2}", f"{x} * {y} = {r1 * r2}"], (r1 - r2) ** 2 + 2 * r1 * r2
+        target, x0 = f"{x} ^ 2 + {y} ^ 2 = {val}", [r1, r2]
+    elif kind == 4:  # 0 ≤ x ≤ 1 → x² ≤ x
+        hyps, target, x0 = [f"0 ≤ {x}", f"{x} ≤ 1"], f"{x} ^ 2 ≤ {x}", [1, rng.randint(-3, 3)]
+    elif kind == 5:  # 0 < x < y → x x < y y
+        hyps, target, x0 = [f"0 < {x}", f"{x} < {y}"], f"{x} * {x} < {y} * {y}", [1, 2]
+    else:  # c ≤ x, d ≤ y (c, d ≥ 1) → c d ≤ x y
+        c, d = rng.randint(1, 4), rng.randint(1, 4)
+        hyps, target, x0 = [f"{c} ≤ {x}", f"{d} ≤ {y}"], f"{c * d} ≤ {x} * {y}", [c, d]
+    extra = _distractors(rng, [x, y], x0, 1)
+    while "^ 2 +" in extra[0]:  # a sum of squares could state the target itself
+        extra = _distractors(rng, [x, y], x0, 1)
+    all_hyps = hyps + extra
+    rng.shuffle(all_hyps)
+    return TextSpec("products", _binders([(x, "ℝ"), (y, "ℝ")], all_hyps), target, 2)
+
+
 # ------------------------------------------------------------------------------------ out of reach
 
 _OLYMPIAD: tuple[Callable[[random.Random], tuple[list[tuple[str, str]], list[str], str]], ...] = (
@@ -316,7 +361,7 @@ def register_bases(table: Mapping[str, Callable[[random.Random], Any]]) -> None:
 
 
 def _with_context(
-    base: str, family: str, facts: tuple[int, int] = (3, 4)
+    base: str, family: str, facts: tuple[int, int] = (3, 4), zeros: Sequence[int] = (0, 1, 2, 2)
 ) -> Callable[[random.Random], TextSpec]:
     """A family of ``base``'s statements with two more variables and three or four facts about them.
 
@@ -334,13 +379,13 @@ def _with_context(
         pair = next(p for p in (("u", "v"), ("p", "q"), ("r", "s"), ("m", "w")) if not taken & set(p))
         k0 = sum(1 for i in range(20) if f"({_hname(i)} :" in binders)
         n_facts = rng.randint(*facts)
-        zeros = min(rng.choice([0, 1, 2, 2]), n_facts - 1)
-        x0 = [0 if zeros else rng.randint(-5, 5), rng.choice([-3, -2, -1, 1, 2, 3, 4])]
-        facts_ = _distractors(rng, pair, x0, n_facts - zeros)
+        n_zeros = min(rng.choice(list(zeros)), n_facts - 1)
+        x0 = [0 if n_zeros else rng.randint(-5, 5), rng.choice([-3, -2, -1, 1, 2, 3, 4])]
+        facts_ = _distractors(rng, pair, x0, n_facts - n_zeros)
         # zero products, as miniF2F has them: the default simp set turns each into a disjunction
         # (`mul_eq_zero`) that aesop splits, doubling every later step's work
         u, v = pair
-        facts_ += [f"{u} * ({v} - {c}) = 0" for c in rng.sample(range(1, 9), zeros)]
+        facts_ += [f"{u} * ({v} - {c}) = 0" for c in rng.sample(range(1, 9), n_zeros)]
         rng.shuffle(facts_)
         extra = " ".join(f"({_hname(k0 + j)} : {f})" for j, f in enumerate(facts_))
         all_binders = f"{binders} ({' '.join(pair)} : ℝ) {extra}".strip()
@@ -357,10 +402,11 @@ TEXT_FAMILIES: dict[str, Callable[[random.Random], TextSpec]] = {
     "ctx_linarith": _with_context("linarith", "ctx_linarith"),
     "ctx_subst": _with_context("subst", "ctx_subst"),
     "ctx_ring": _with_context("ring", "ctx_ring"),
-    "ctx_lemma": _with_context("lemma", "ctx_lemma"),
+    "ctx_lemma": _with_context("lemma", "ctx_lemma", (4, 5), (0, 0, 1)),
     "ctx_cast": _with_context("cast", "ctx_cast"),
     "ctx_nonlinear": _with_context("nonlinear", "ctx_nonlinear"),
-    "ctx_normal_form": _with_context("normal_form", "ctx_normal_form"),
+    "ctx_normal_form": _with_context("normal_form", "ctx_normal_form", (4, 5), (0, 0, 1)),
+    "products": _fam_products,
 }
 """Family name → generator of Lean-source statements."""
 
