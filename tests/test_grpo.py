@@ -95,8 +95,17 @@ def test_gradient_accumulation_matches_one_batch():
     two, _ = _agent(learning_rate=1e-2, gradient_accumulation_steps=2)
     m1, m2 = one.update(batch), two.update(batch)
     assert m1["loss"] == pytest.approx(m2["loss"], abs=1e-6)
+    # The property itself: the gradient the optimizer stepped with is the one-batch gradient. (Comparing the
+    # parameters after AdamW's first step amplifies float32 summation-order noise on near-zero gradients,
+    # whose update is about lr * sign(g); that compare is kept, at the scale of that noise.)
+    grads = [(a.grad, b.grad) for a, b in zip(one.model.parameters(), two.model.parameters())]
+    assert any(ga is not None for ga, _ in grads)
+    for ga, gb in grads:
+        assert (ga is None) == (gb is None)
+        if ga is not None:
+            torch.testing.assert_close(ga, gb, atol=1e-6, rtol=1e-4)
     for a, b in zip(one.model.parameters(), two.model.parameters()):
-        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-4)
 
 
 def test_env_size_must_match():
