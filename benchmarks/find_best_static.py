@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import multiprocessing as mp
+import re
 import sys
 import time
 from pathlib import Path
@@ -102,7 +102,11 @@ def main() -> None:
         }
         text = json.dumps(data, indent=1)
         # one action per line, so a diff of the file shows which heads changed
-        text = re.sub(r'"action": \[([\d,\s]+)\]', lambda m: '"action": [' + ", ".join(m.group(1).split()).replace(",,", ",") + "]", text)
+        text = re.sub(
+            r'"action": \[([\d,\s]+)\]',
+            lambda m: '"action": [' + ", ".join(m.group(1).split()).replace(",,", ",") + "]",
+            text,
+        )
         path.write_text(text + "\n", encoding="utf-8")
         print(f"stored in {path}")
 

@@ -232,7 +232,11 @@ def _fam_products(rng: random.Random) -> TextSpec:
     kind = rng.randrange(7)
     if kind == 0:  # c < x → c x < x²
         c = rng.randint(1, 6)
-        hyps, target, x0 = [f"{c} < {x}"], f"{'' if c == 1 else f'{c} * '}{x} < {x} ^ 2", [c + 1, rng.randint(-3, 3)]
+        hyps, target, x0 = (
+            [f"{c} < {x}"],
+            f"{'' if c == 1 else f'{c} * '}{x} < {x} ^ 2",
+            [c + 1, rng.randint(-3, 3)],
+        )
     elif kind == 1:  # 0 ≤ x ≤ y → x² ≤ y² + k
         k = rng.randint(0, 4)
         hyps = [f"0 ≤ {x}", f"{x} ≤ {y}"]
