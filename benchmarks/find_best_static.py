@@ -101,10 +101,10 @@ def main() -> None:
             "benchmarks/find_best_static.py (simulator)",
         }
         text = json.dumps(data, indent=1)
-        # one action per line, so a diff of the file shows which heads changed
+        # the action on one line (json's indent would give a line per head)
         text = re.sub(
             r'"action": \[([\d,\s]+)\]',
-            lambda m: '"action": [' + ", ".join(m.group(1).split()).replace(",,", ",") + "]",
+            lambda m: '"action": [' + ", ".join(v.strip() for v in m.group(1).split(",")) + "]",
             text,
         )
         path.write_text(text + "\n", encoding="utf-8")

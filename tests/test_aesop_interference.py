@@ -104,3 +104,32 @@ def test_nlinarith_ahead_of_the_lemma_runs_out_of_the_budget(family: str) -> Non
         assert not r.proved, row["formal_statement"]
         assert "heartbeats" in r.messages_text(), r.messages_text()[:300]
     assert checked >= 6
+
+
+def test_the_degree_never_makes_nlinarith_cheaper_than_before() -> None:
+    """Recalibration may make a tactic dearer, never cheaper (a cheaper failing rule would let a dense config
+    through). The degree-based count of monomials is at least the old fixed degree-4 count on every goal of
+    the sim splits, and on inputs built to shrink it: powers by non-numerals, huge exponents, atoms hiding
+    products inside ``|·|``."""
+    import math
+
+    from lean_gym.sim.aesop import goal_measure
+    from lean_gym.sim.families import generate_split
+
+    def old_cost(goal: object) -> int:
+        h, a, _ = goal_measure(goal)
+        facts = (h + 1) + (h + 1) * (h + 2) // 2
+        return 2000 + 150 * facts * min(math.comb(max(a, 1) + 4, 4), 70)
+
+    bodies = [
+        "(x y : ℝ) (n : ℕ) (h : x ^ n = y) : x ≤ y",
+        "(x : ℝ) (h : x ^ 1000000 = 1) : x ≤ 1",
+        "(x y z : ℝ) (h : |x * y * z| ≤ 1) (h' : |x| * |y| ≤ 2) : x ≤ 1",
+        "(x : ℝ) : x ≤ |x|",
+    ]
+    goals = [_elaborate(b) for b in bodies]
+    goals += [_elaborate(r["formal_statement"].split(" ", 2)[2].removesuffix(" := by\n"))
+              for r in generate_split("test")[:96]]  # fmt: skip
+    for g in goals:
+        assert tactic_cost("nlinarith", g) >= old_cost(g), g.pretty()[:200]
+    assert tactic_cost("nlinarith", goals[1]) < 10**7  # the exponent is capped, the count stays bounded

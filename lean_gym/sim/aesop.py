@@ -88,7 +88,11 @@ _DEGREE_MAX = 8
 
 def _degree(t: Any) -> int:
     """Polynomial degree of a term in its variables (``x * y ^ 2`` is 3; a non-polynomial node such as
-    ``|x|`` or a cast counts as one atom); for a proposition, the highest degree of its sides."""
+    ``|x|`` or a cast counts as one atom); for a proposition, the highest degree of its sides.
+
+    Read off the syntax, without expanding (``Poly.degree`` would need the expansion, whose work this cost
+    model is there to charge), so ``(x + 1) ^ 2 - x ^ 2`` counts 2 where the polynomial (``2 * x + 1``) has
+    degree 1."""
     if not isinstance(t, tuple) or not t:
         return 0
     head = t[0]
