@@ -39,9 +39,11 @@ oracle's policy) refuse any text with an error; Lean refuses it too.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from bisect import bisect_left
+from collections import OrderedDict
 from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
@@ -61,7 +63,9 @@ __all__ = [
     "is_plain_ident",
     "lex",
     "lex_errors",
+    "lex_lines",
     "numeral_value",
+    "slices_whole",
 ]
 
 #: Numerals longer than this (in decimal digits) have no value in lean-gym: Python's int/str conversion
@@ -725,12 +729,101 @@ class _Lexer:
         return i + 1
 
 
-@lru_cache(maxsize=512)
-def _lex_cached(text: str) -> tuple[tuple[LexToken, ...], tuple[int, ...]]:
-    lx = _Lexer(text, len(text))
+# Lexing line by line. Where no token can run past the end of its line, the tokens of a text are the tokens
+# of its lines, shifted: the lexer looks back past a line start only for a string literal (is it
+# interpolated?), so a text without `"` qualifies when every line lexes without an error (a block comment,
+# an escaped name, a character literal or a carriage return that runs on past its line is an error when the
+# line is read alone). Every check of an RL run repeats most lines of the last one (the statement, the
+# aesop clauses), so the lines' tokens are remembered: an LRU bounded by entries and by an estimate of their
+# bytes, per process; LEAN_GYM_SIM_CACHE=0 in the environment turns it off.
+_LINE_CACHE_ON = os.environ.get("LEAN_GYM_SIM_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+_LINE_MAX_CHARS = 4096
+_LINE_MAX_ENTRIES = 16_384
+_LINE_MAX_BYTES = 16 << 20
+_LINES: OrderedDict[str, tuple[tuple[LexToken, ...] | None, int]] = OrderedDict()
+_line_bytes = 0
+_new_token = tuple.__new__
+
+
+def _line_tokens(line: str) -> tuple[LexToken, ...] | None:
+    """The tokens of ``line`` read alone, or ``None`` when one of them is an error (see above)."""
+    global _line_bytes
+    hit = _LINES.get(line)
+    if hit is not None:
+        _LINES.move_to_end(line)
+        return hit[0]
+    lx = _Lexer(line, len(line))
     lx.run(0)
-    toks = tuple(lx.out)
-    return toks, tuple(t.start for t in toks)
+    toks: tuple[LexToken, ...] | None = tuple(lx.out)
+    if any(t.kind == "error" or t.message for t in lx.out):
+        toks = None
+    if len(line) <= _LINE_MAX_CHARS:
+        size = 100 + len(line) + 150 * len(lx.out)
+        _LINES[line] = (toks, size)
+        _line_bytes += size
+        while len(_LINES) > _LINE_MAX_ENTRIES or _line_bytes > _LINE_MAX_BYTES:
+            _line_bytes -= _LINES.popitem(last=False)[1][1]
+    return toks
+
+
+def lex_lines(text: str) -> list[tuple[int, tuple[LexToken, ...]]] | None:
+    """The tokens of ``text`` line by line: ``(offset of the line, its tokens with offsets into the line)``
+    for every line, or ``None`` when ``text`` cannot be read line by line (a string literal, or a token that
+    runs past its line or is an error: then use :func:`lex`). Where it answers, shifting each line's tokens by
+    its offset gives exactly :func:`lex`'s tokens. Lines are remembered (see above), so reading a text that
+    repeats lines of earlier ones costs little."""
+    if not _LINE_CACHE_ON or '"' in text:
+        return None
+    out: list[tuple[int, tuple[LexToken, ...]]] = []
+    off = 0
+    for line in text.split("\n"):
+        toks = _line_tokens(line)
+        if toks is None:
+            return None
+        out.append((off, toks))
+        off += len(line) + 1
+    return out
+
+
+def _lex_by_lines(text: str) -> list[LexToken] | None:
+    lines = lex_lines(text)
+    if lines is None:
+        return None
+    out: list[LexToken] = []
+    for off, toks in lines:
+        if off:
+            out.extend(
+                [_new_token(LexToken, (k, s + off, e + off, tx, m, ip)) for k, s, e, tx, m, ip in toks]
+            )
+        else:
+            out.extend(toks)
+    return out
+
+
+def clear_line_cache() -> None:
+    """Forget the remembered line tokens."""
+    global _line_bytes
+    _LINES.clear()
+    _line_bytes = 0
+    _lex_cached.cache_clear()
+
+
+@lru_cache(maxsize=512)
+def _lex_cached(text: str) -> tuple[tuple[LexToken, ...], tuple[int, ...], tuple[int, ...]]:
+    """Tokens, their starts, and the number of error tokens before each (a prefix count)."""
+    out = _lex_by_lines(text) if "\n" in text else None
+    if out is None:
+        lx = _Lexer(text, len(text))
+        lx.run(0)
+        out = lx.out
+    toks = tuple(out)
+    errors = [0]
+    n = 0
+    for t in toks:
+        if t.kind == "error":
+            n += 1
+        errors.append(n)
+    return toks, tuple(t.start for t in toks), tuple(errors)
 
 
 def lex(text: str, start: int = 0, end: int | None = None) -> list[LexToken]:
@@ -744,18 +837,25 @@ def lex(text: str, start: int = 0, end: int | None = None) -> list[LexToken]:
         >>> [t.text for t in lex("/- /- -/ -/ h' '\\"' «\\"» s!\\"{x}\\"") if t.kind != "comment"]
         ["h'", '\\'"\\'', '«"»', 's!', '"{', 'x', '}"']
     """
-    toks, starts = _lex_cached(text)
+    toks, starts, _ = _lex_cached(text)
     if start == 0 and end is None:
         return list(toks)
     stop = len(text) if end is None else end
-    i = bisect_left(starts, start)
-    j = bisect_left(starts, stop)
-    straddles = (i > 0 and toks[i - 1].end > start) or (j > 0 and toks[j - 1].end > stop)
-    if not straddles and all(t.kind != "error" for t in toks[i:j]):
-        return list(toks[i:j])
+    if slices_whole(text, start, stop):
+        return list(toks[bisect_left(starts, start) : bisect_left(starts, stop)])
     lx = _Lexer(text, stop)
     lx.run(start)
     return lx.out
+
+
+def slices_whole(text: str, start: int, end: int) -> bool:
+    """Whether :func:`lex` reads ``text[start:end]`` as a slice of the whole text's tokens (no token
+    crosses either end, and none in between is an error)."""
+    toks, starts, errors = _lex_cached(text)
+    i = bisect_left(starts, start)
+    j = bisect_left(starts, end)
+    straddles = (i > 0 and toks[i - 1].end > start) or (j > 0 and toks[j - 1].end > end)
+    return not straddles and errors[j] == errors[i]
 
 
 def interpolated_reading(text: str, start: int) -> tuple[int, list[LexToken]]:

@@ -28,8 +28,9 @@ What it does, following Aesop (``Aesop/Search/*.lean``) on a smaller rule base:
   and each rule application and normalisation step charges a little more, so work past ``maxHeartbeats``
   ends in Lean's ``(deterministic) timeout`` error.
 
-Sub-tactic results are memoised in process (keyed on the goal, the tactic text and the environment), with
-their heartbeat cost replayed, so a memoised call behaves exactly as the original one.
+Sub-tactic results and parsed calls are memoised in process (:mod:`lean_gym.sim.memo`; keyed on everything
+they depend on, see ``_run_sub``), with their heartbeat cost replayed, so a memoised call behaves exactly as
+the original one.
 """
 
 from __future__ import annotations
@@ -37,15 +38,19 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from lean_gym.sim.aesop_syntax import AesopCall, AesopOptions, AesopSyntaxError, RuleSpec, parse_aesop
-from lean_gym.sim.goals import Goal
+from lean_gym.sim.elab import env_key
+from lean_gym.sim.goals import Goal, canonical_goal
+from lean_gym.sim.memo import MISS, Memo, clear_all
+from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.syntax import ParseError, Source
 from lean_gym.sim.tactics import (
+    MEMO_EXACT,
     HeartbeatsExceeded,
     LogMessage,
     TacticContext,
@@ -53,8 +58,22 @@ from lean_gym.sim.tactics import (
     exec_node,
     parse_block,
     register_tactic,
+    term_size,
 )
-from lean_gym.sim.terms import FALSE, TRUE, Term, const_names, free_vars, new_fvar, subst, user_name
+from lean_gym.sim.terms import (
+    FALSE,
+    FVAR_SEP,
+    TRUE,
+    Term,
+    const_names,
+    free_vars,
+    fvar_mark,
+    fvar_serial,
+    new_fvar,
+    rename_fvars,
+    subst,
+    user_name,
+)
 from lean_gym.sim.unify import defeq
 
 __all__ = ["AesopResult", "aesop_tactic", "clear_cache", "run_aesop", "tactic_cost"]
@@ -419,52 +438,129 @@ def _is_rewrite(decl: Any) -> bool:
 
 
 # --------------------------------------------------------------------------------- sub-tactic running
+# A rule tactic's answer on a goal is memoised (``lean_gym.sim.memo``) under everything it depends on: the
+# environment (``elab.env_key``), the tactic text, the goal up to an order-preserving renaming of its
+# locals (``goals.canonical_goal``: an answer depends on locals only through their names, types and the
+# order they were made in), whether errors are recovered from, and the flags that make any rule fail (a
+# sorry or a self-reference already in the proof). Beside the answer it keeps the heartbeats the run cost,
+# the heartbeats it needed left (``TacticContext.heartbeats_left``: linarith and omega size their search by
+# the budget), and the axioms it used, so a replay charges, records and fails exactly as the run would; a
+# run that cannot be replayed with the budget left (it would time out part-way, or it read a budget it
+# would now read differently) is run again. The answer keeps the goal's locals canonical and writes each
+# local the tactic made as ``name␀n<j>`` (j in the order they were made): a replay maps the first back and
+# makes fresh locals for the second, in that order, as the tactic would have, so no two goals share a
+# local they did not share without the memo.
+#
+# Keys are small: a canonical goal is interned once as an int (a number is never given to two different
+# goals, so an evicted number only makes entries unreachable, never wrong), and the canonical form of a
+# goal object is computed once (every rule of an expansion runs on the same object; a replayed goal gets
+# its canonical form from the answer).
 
-_NODE_CACHE: dict[str, Any] = {}
-_RESULT_CACHE: OrderedDict[tuple[Any, ...], tuple[int, tuple[Goal, ...] | None, frozenset[str]]] = (
-    OrderedDict()
-)
-_RESULT_CACHE_MAX = 50_000
-_ENV_KEYS: dict[int, tuple[Any, Any]] = {}
+_RESULTS = Memo("aesop.rule_results", max_entries=100_000, max_bytes=96 << 20)
+_NODES = Memo("aesop.rule_syntax", max_entries=20_000, max_bytes=16 << 20)
+_CALLS = Memo("aesop.calls", max_entries=4096, max_bytes=16 << 20)
+_GOAL_IDS = Memo("aesop.canonical_goals", max_entries=200_000, max_bytes=64 << 20)
+_CANON: dict[int, tuple[Goal, int, dict[str, str]]] = {}
+_SERIAL = itertools.count()
 
 
 def clear_cache() -> None:
-    """Forget memoised sub-tactic results (benchmarks call it to measure cold runs)."""
-    _RESULT_CACHE.clear()
-    _NODE_CACHE.clear()
-    _ENV_KEYS.clear()
-    _parse_cached.cache_clear()
+    """Forget every memo table of the simulator (benchmarks call it to measure cold runs)."""
+    clear_all()
+    _CANON.clear()
 
 
-def _env_key(ctx: TacticContext) -> Any:
-    env = ctx.env
-    hit = _ENV_KEYS.get(id(env))
-    if hit is not None and hit[0] is env:
-        return hit[1]
-    decls = env.decls
-    try:
-        dkey: Any = tuple(sorted(decls.items())) if decls else ()
-        hash(dkey)
-    except TypeError:
-        dkey = ("id", id(env))
-    key = (dkey, tuple(env.opens), env.mathlib)
-    if len(_ENV_KEYS) > 4096:
-        _ENV_KEYS.clear()
-    _ENV_KEYS[id(env)] = (env, key)
-    return key
+def _remember_canon(goal: Goal, n: int, ren: dict[str, str]) -> None:
+    if len(_CANON) >= 8192:
+        _CANON.clear()
+    _CANON[id(goal)] = (goal, n, ren)  # the goal is kept alive with its id, so the id is never reused
+
+
+def _goal_key(goal: Goal) -> tuple[int, dict[str, str]]:
+    """The interned canonical form of ``goal`` (tag dropped) and its renaming (see ``canonical_goal``)."""
+    hit = _CANON.get(id(goal))
+    if hit is not None and hit[0] is goal:
+        return hit[1], hit[2]
+    cgoal, ren = canonical_goal(goal.with_tag(None))
+    n = _GOAL_IDS.get(cgoal)
+    if n is MISS:
+        n = next(_SERIAL)
+        _GOAL_IDS.put(cgoal, n, 100 + 64 * _nodes(goal))
+    _remember_canon(goal, n, ren)
+    return n, ren
+
+
+_Entry = tuple[Any, Any, bool, "tuple[int, dict[str, str]] | None"]
+
+
+def _abstract(goal: Goal, ren: dict[str, str], new: list[Goal], mark: int) -> tuple[Any, ...] | None:
+    """The answer ``new`` of a run on ``goal`` in replayable form, or ``None`` when it mentions a local that
+    is neither ``goal``'s nor made by the run (after ``mark``)."""
+    made: set[str] = set()
+    mentioned: list[set[str]] = []
+    for g in new:
+        ids: set[str] = set()
+        if g.hyps is not goal.hyps:
+            for n, t in g.hyps:
+                ids.add(n)
+                free_vars(t, ids)
+        free_vars(g.target, ids)
+        mentioned.append(ids)
+        made.update(i for i in ids if i not in ren and FVAR_SEP in i)
+    order = sorted(made, key=fvar_serial)
+    if order and fvar_serial(order[0]) <= mark:
+        return None
+    full = dict(ren)
+    holes = []
+    for j, fid in enumerate(order):
+        full[fid] = hole = f"{user_name(fid)}{FVAR_SEP}n{j}"
+        holes.append(hole)
+    entries: list[_Entry] = []
+    for g, ids in zip(new, mentioned):
+        hyps = (
+            None if g.hyps is goal.hyps else tuple((full.get(n, n), rename_fvars(t, full)) for n, t in g.hyps)
+        )
+        target = None if g.target is goal.target else rename_fvars(g.target, full)
+        own = {n for n, _ in g.hyps}
+        key = None
+        if all(i in own or FVAR_SEP not in i for i in ids):
+            gk, gren = _goal_key(g)  # a replayed goal's canonical form is this one's (same order of locals)
+            key = (gk, {full[x]: c for x, c in gren.items()})
+        entries.append((hyps, target, g.ascii, key))
+    return tuple(holes), tuple(entries)
+
+
+def _instantiate(
+    goal: Goal, ren: dict[str, str], holes: tuple[str, ...], entries: tuple[_Entry, ...]
+) -> list[Goal]:
+    """A remembered answer replayed on ``goal`` (canonical renaming ``ren``): fresh locals for the holes."""
+    back = {c: fid for fid, c in ren.items()}
+    for h in holes:
+        back[h] = new_fvar(user_name(h))
+    out: list[Goal] = []
+    for hyps_s, target_s, ascii, key in entries:
+        hyps = (
+            goal.hyps if hyps_s is None else tuple((back.get(n, n), rename_fvars(t, back)) for n, t in hyps_s)
+        )
+        target = goal.target if target_s is None else rename_fvars(target_s, back)
+        g = Goal(hyps, target, None, ascii)
+        if key is not None:
+            _remember_canon(g, key[0], {back.get(x, x): c for x, c in key[1].items()})
+        out.append(g)
+    return out
 
 
 def _node_for(text: str) -> Any:
-    node = _NODE_CACHE.get(text)
-    if node is None:
+    on = memo_enabled()
+    node = _NODES.get(text) if on else MISS
+    if node is MISS:
         src = Source(text)
         try:
             node = (src, parse_block(src, 0, len(text)))
         except ParseError as e:
             node = (src, TacticError(e.message))
-        if len(_NODE_CACHE) > 20000:
-            _NODE_CACHE.clear()
-        _NODE_CACHE[text] = node
+        if on:
+            _NODES.put(text, node, 200 + 8 * len(text))
     return node
 
 
@@ -477,65 +573,92 @@ def _run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
     Raises:
         HeartbeatsExceeded: when the budget runs out.
     """
-    key = (_env_key(ctx), goal, text)
-    hit = _RESULT_CACHE.get(key)
-    if hit is not None:
-        cost, goals, axioms = hit
-        ctx.tick(cost)
-        if goals is None:
-            return None
-        ctx.axioms.update(axioms)
-        return list(goals)
+    if not memo_enabled() or ctx.tactic_log is not None:
+        return _run_sub_plain(goal, text, ctx)
+    name = ctx.decl_name
+    if name is not None and name.rsplit(".", 1)[-1] in text:
+        return _run_sub_plain(goal, text, ctx)  # it may name the theorem itself: its answer is this proof's
+    sorry_before = ctx.hidden_sorry or "sorryAx" in ctx.axioms
+    gkey, ren = _goal_key(goal)
+    key = (env_key(ctx.env), text, gkey, ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before)
+    hit = _RESULTS.get(key)
+    if hit is not MISS:
+        cost, need, answer, axioms = hit
+        if ctx.heartbeats_left_at_least(cost if cost > need else need):
+            ctx.tick(cost)
+            if answer is None:
+                return None
+            ctx.axioms.update(axioms)
+            return _instantiate(goal, ren, answer[0], answer[1])
+    mark = fvar_mark()
+    frame = [ctx.heartbeats, 0]
+    saved_axioms, saved_hidden = ctx.axioms, ctx.hidden_sorry
+    ctx.axioms, ctx.hidden_sorry = set(), sorry_before
+    ctx.memo_frames.append(frame)
+    try:
+        new = _run_sub_plain(goal, text, ctx)
+    finally:
+        ctx.memo_frames.pop()
+        ctx.hidden_sorry = saved_hidden
+        added, ctx.axioms = ctx.axioms, saved_axioms
+    if new is not None:
+        ctx.axioms.update(added)
+    cost = ctx.heartbeats - frame[0]
+    if frame[1] < MEMO_EXACT:
+        size = 160 + 64 * _nodes(goal)
+        if new is None:
+            _RESULTS.put(key, (cost, frame[1], None, frozenset()), size)
+        else:
+            answer = _abstract(goal.with_tag(None), ren, new, mark)
+            if answer is not None:
+                size += 64 * sum(_nodes(g) for g in new)
+                _RESULTS.put(key, (cost, frame[1], answer, frozenset(added)), size)
+    return new
+
+
+def _nodes(goal: Goal) -> int:
+    return len(goal.hyps) + term_size(goal.target) + sum(term_size(t) for _, t in goal.hyps)
+
+
+def _run_sub_plain(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
+    """:func:`_run_sub` without the memo."""
     src, node = _node_for(text)
-    before = ctx.heartbeats
     ctx.tick(tactic_cost(text, goal))
     if isinstance(node, TacticError):
         ctx.tick(COST_BUILTIN)
-        _remember(key, ctx.heartbeats - before, None, frozenset())
         return None
     snap = ctx.snapshot()
     old_src = ctx.src
-    ax_before = set(ctx.axioms)
     ctx.src = src
     try:
         new = exec_node(node, [goal.with_tag(None)], ctx)
-    except HeartbeatsExceeded:
+    except HeartbeatsExceeded as e:
         ctx.restore(snap)
         ctx.src = old_src
+        e.start = e.end = None  # offsets into the rule's text, not the proof's: the aesop call is the place
         raise
     except TacticError:
         ctx.restore(snap)
         ctx.src = old_src
-        _remember(key, ctx.heartbeats - before, None, frozenset())
         return None
     ctx.src = old_src
     bad = (
         ctx.synthetic_sorry
         or ctx.self_reference
+        or ctx.hidden_sorry
         or "sorryAx" in ctx.axioms
         or any(m.severity == "error" for m in ctx.messages[snap[1] :])
         or len(ctx.sorries) > snap[0]
     )
     if bad:
         ctx.restore(snap)
-        _remember(key, ctx.heartbeats - before, None, frozenset())
         return None
     # Only an error fails a rule in Aesop: `ring` that falls back to `ring_nf` ("Try this: ring_nf") succeeds
     # with the normalised goal, which a safe rule then commits. The note itself is not kept.
     del ctx.messages[snap[1] :]
-    new_goals = tuple(g.with_tag(None) for g in new)
+    new_goals = [g.with_tag(None) for g in new]
     ctx.tick(tactic_result_cost(text, new))
-    _remember(key, ctx.heartbeats - before, new_goals, frozenset(ctx.axioms - ax_before))
-    return list(new_goals)
-
-
-def _remember(
-    key: tuple[Any, ...], cost: int, goals: tuple[Goal, ...] | None, axioms: frozenset[str]
-) -> None:
-    if len(_RESULT_CACHE) >= _RESULT_CACHE_MAX:
-        for _ in range(_RESULT_CACHE_MAX // 10):
-            _RESULT_CACHE.popitem(last=False)
-    _RESULT_CACHE[key] = (cost, goals, axioms)
+    return new_goals
 
 
 # ------------------------------------------------------------------------------------ builtin steps
@@ -1197,12 +1320,18 @@ def _indent(text: str, n: int = 2) -> str:
     return "\n".join(pad + ln for ln in text.split("\n"))
 
 
-@lru_cache(maxsize=4096)
 def _parse_cached(text: str) -> AesopCall | AesopSyntaxError:
-    try:
-        return parse_aesop(text)
-    except AesopSyntaxError as e:
-        return e
+    """The parsed call (or its syntax error): a pure function of the text, memoised."""
+    on = memo_enabled()
+    got = _CALLS.get(text) if on else MISS
+    if got is MISS:
+        try:
+            got = parse_aesop(text)
+        except AesopSyntaxError as e:
+            got = e
+        if on:
+            _CALLS.put(text, got, 2000 + 16 * len(text))
+    return got
 
 
 def run_aesop(goal: Goal, text: str, ctx: TacticContext) -> AesopResult:

@@ -21,7 +21,9 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from lean_gym.lean.lexer import lex
+from lean_gym.lean.lexer import lex, lex_lines
+from lean_gym.sim.memo import MISS, Memo
+from lean_gym.sim.memo import enabled as memo_enabled
 
 __all__ = [
     "DEFAULT_RULE_SETS",
@@ -356,6 +358,32 @@ class _Scanner:
 
 # ---------------------------------------------------------------------------------------- entry point
 
+_CLAUSES = Memo("aesop.clauses", max_entries=16_384, max_bytes=16 << 20)
+
+
+def _clause_ends(text: str) -> dict[int, int]:
+    """Offset of every ``(`` token of ``text`` → the offset after its matching ``)`` (read by the one lexer;
+    brackets of every kind nest; a ``(`` without a well-nested match is left out)."""
+    pairs = {"(": ")", "[": "]", "{": "}", "⟨": "⟩"}
+    out: dict[int, int] = {}
+    stack: list[tuple[str, int]] = []
+    lines = lex_lines(text)
+    for off, toks in lines if lines is not None else [(0, tuple(lex(text)))]:
+        for tok in toks:
+            if tok.kind != "sym":
+                continue
+            c = tok.text
+            if c in pairs:
+                stack.append((pairs[c], off + tok.start))
+            elif c in ")]}⟩":
+                if not stack or stack[-1][0] != c:
+                    stack.clear()  # badly nested: nothing before this point is matched
+                    continue
+                _, start = stack.pop()
+                if c == ")":
+                    out[start] = off + tok.end
+    return out
+
 
 def parse_aesop(text: str) -> AesopCall:
     """Parse and elaborate the text of one ``aesop``/``aesop?`` call.
@@ -389,30 +417,55 @@ def parse_aesop(text: str) -> AesopCall:
     rules: list[RuleSpec] = []
     erases: list[EraseSpec] = []
     rs_clauses: list[tuple[tuple[str, bool], ...]] = []
+    ends: dict[int, int] | None = None
     while not sc.at_end():
         if not sc.peek("("):
             raise sc.error("'(' or end of tactic")
-        sc.i += 1
-        kw = sc.try_ident()
-        if kw == "add":
-            rules.extend(_parse_add(sc))
-        elif kw == "erase":
-            erases.extend(_parse_erase(sc))
-        elif kw == "rule_sets":
-            sc.expect(":=")
-            rs_clauses.append(_parse_rule_set_list(sc))
-            sc.expect(")")
-        elif kw == "config":
-            sc.expect(":=")
-            options = _parse_options(sc)
-            sc.expect(")")
-        elif kw == "simp_config":
-            sc.expect(":=")
-            simp_config = _parse_simp_config(sc)
-            sc.expect(")")
+        # A clause is parsed once per process: what it yields depends on its own text only (it carries no
+        # offsets), so a clause met again (every action repeats most of the last one's) is looked up.
+        if ends is None:
+            ends = _clause_ends(text)
+        clause_start = sc.i
+        clause_end = ends.get(clause_start, -1)
+        key = text[clause_start:clause_end] if clause_end > 0 else None
+        got = _CLAUSES.get(key) if key is not None and memo_enabled() else MISS
+        if got is not MISS:
+            kw, value = got
+            sc.i = clause_end
         else:
-            sc.i -= 0 if kw is None else len(kw)
-            raise sc.error("'add', 'config', 'erase', 'rule_sets' or 'simp_config'")
+            sc.i += 1
+            kw = sc.try_ident()
+            if kw == "add":
+                value = tuple(_parse_add(sc))
+            elif kw == "erase":
+                value = tuple(_parse_erase(sc))
+            elif kw == "rule_sets":
+                sc.expect(":=")
+                value = _parse_rule_set_list(sc)
+                sc.expect(")")
+            elif kw == "config":
+                sc.expect(":=")
+                value = _parse_options(sc)
+                sc.expect(")")
+            elif kw == "simp_config":
+                sc.expect(":=")
+                value = _parse_simp_config(sc)
+                sc.expect(")")
+            else:
+                sc.i -= 0 if kw is None else len(kw)
+                raise sc.error("'add', 'config', 'erase', 'rule_sets' or 'simp_config'")
+            if key is not None and sc.i == clause_end and memo_enabled():
+                _CLAUSES.put(key, (kw, value), 400 + 4 * len(key))
+        if kw == "add":
+            rules.extend(value)
+        elif kw == "erase":
+            erases.extend(value)
+        elif kw == "rule_sets":
+            rs_clauses.append(value)
+        elif kw == "config":
+            options = value
+        else:
+            simp_config = value
     opts = options or AesopOptions()
     if traced:
         opts = replace(opts, trace_script=True)

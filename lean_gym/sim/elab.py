@@ -9,20 +9,29 @@ and leaves of a smaller type get a coercion ``↑``. This is what makes ``x < n`
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from lean_gym.sim.memo import MISS, Memo
+from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term
 from lean_gym.sim.terms import (
     FALSE,
+    FVAR_SEP,
     NUM_RANK,
     NUM_TYPES,
     PROP,
     TRUE,
     Term,
+    free_vars,
+    fvar_mark,
+    fvar_serial,
     new_fvar,
+    rename_fvars,
     type_term,
+    user_name,
 )
 
 __all__ = [
@@ -32,6 +41,7 @@ __all__ = [
     "Elaborator",
     "Env",
     "LocalContext",
+    "env_key",
     "parse_signature",
     "parse_signature_ex",
     "register_library",
@@ -810,7 +820,102 @@ def parse_signature(
     return [(n, t) for n, t, _ in hyps], target
 
 
+# ------------------------------------------------------------------------------------------ memo keys
+
+_ENV_KEYS: dict[int, tuple[Env, int]] = {}
+_ENV_IDS: dict[object, int] = {}
+_ENV_SERIAL = itertools.count()
+
+
+def env_key(env: Env) -> int:
+    """What elaboration and tactics can read of ``env`` (declarations, opens, imports, namespace, options
+    but ``maxHeartbeats``, which only sets the budget), interned as an int: environments with the same
+    contents get the same number, and a number is never given to two different contents (memo keys,
+    :mod:`lean_gym.sim.memo`). Computed once per snapshot object."""
+    hit = _ENV_KEYS.get(id(env))
+    if hit is not None and hit[0] is env:
+        return hit[1]
+    try:
+        key: object = (
+            tuple(sorted(env.decls.items())) if env.decls else (),
+            tuple(sorted((k, v) for k, v in env.options.items() if k != "maxHeartbeats")),
+            tuple(env.opens),
+            tuple(env.imports),
+            env.namespace,
+        )
+        hash(key)
+    except TypeError:
+        key = ("unhashable", next(_ENV_SERIAL))
+    n = _ENV_IDS.get(key)
+    if n is None:
+        if len(_ENV_IDS) > 4096:
+            _ENV_IDS.clear()  # numbers are never reused: a cleared one only misses
+        n = _ENV_IDS[key] = next(_ENV_SERIAL)
+    if len(_ENV_KEYS) > 4096:
+        _ENV_KEYS.clear()
+    _ENV_KEYS[id(env)] = (env, n)  # the snapshot is kept alive with its id, so the id is never reused
+    return n
+
+
+# Elaborated statements: the binders and type of a theorem are elaborated once per process for the same
+# tokens in the same environment. The parse reads the tokens from where it starts up to the one it stops at
+# (the `:=`), and nothing else, so the key is those tokens (kinds, texts, layout, offsets relative to the
+# first) with the layout column and the environment. Every local of the answer is one the parse made, in
+# binder order: a replay makes fresh ones in the same order, so no two checks share a local.
+_STATEMENTS = Memo("elab.statements", max_entries=8192, max_bytes=32 << 20)
+
+
 def parse_signature_ex(
+    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
+) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
+    """:func:`parse_signature` that also says which binders are explicit and whether the type is a type
+    (a data declaration) rather than a proposition (memoised, see above)."""
+    if not memo_enabled():
+        return _parse_signature(ts, env, src, allow_no_type)
+    toks = ts.toks
+    i0 = ts.i
+    j = i0
+    n = len(toks)
+    while j < n - 1 and not (toks[j].kind == "sym" and toks[j].text == ":="):
+        j += 1
+    s0 = toks[i0].start
+    key = (
+        env_key(env),
+        allow_no_type,
+        ts.stop_col,
+        tuple((t.kind, t.text, t.first, t.col, t.start - s0, t.end - s0) for t in toks[i0 : j + 1]),
+    )
+    hit = _STATEMENTS.get(key)
+    if hit is not MISS:
+        holes, flags, target, is_type = hit
+        ids = {h: new_fvar(user_name(h)) for h in holes}
+        ts.i = j
+        hyps = [(ids[h], rename_fvars(ty, ids), e) for h, (ty, e) in zip(holes, flags)]
+        return hyps, None if target is None else rename_fvars(target, ids), is_type
+    mark = fvar_mark()
+    hyps, target, is_type = _parse_signature(ts, env, src, allow_no_type)
+    if ts.i == j:
+        made = [fid for fid, _, _ in hyps]
+        mentioned: set[str] = set()
+        for _, ty, _ in hyps:
+            free_vars(ty, mentioned)
+        if target is not None:
+            free_vars(target, mentioned)
+        mine = set(made)
+        if (
+            all(fvar_serial(f) > mark for f in made)
+            and all(m in mine or FVAR_SEP not in m for m in mentioned)
+            and sorted(made, key=fvar_serial) == made
+        ):
+            holes = tuple(f"{user_name(f)}{FVAR_SEP}n{k}" for k, f in enumerate(made))
+            ren = dict(zip(made, holes))
+            flags = tuple((rename_fvars(ty, ren), e) for _, ty, e in hyps)
+            tgt = None if target is None else rename_fvars(target, ren)
+            _STATEMENTS.put(key, (holes, flags, tgt, is_type), 200 + 100 * (j - i0))
+    return hyps, target, is_type
+
+
+def _parse_signature(
     ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
 ) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
     lctx: dict[str, Term] = {}

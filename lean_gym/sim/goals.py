@@ -5,9 +5,20 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from lean_gym.sim.terms import FVAR_SEP, Term, free_vars, is_prop_type, new_fvar, pretty, subst, user_name
+from lean_gym.sim.terms import (
+    FVAR_SEP,
+    Term,
+    free_vars,
+    fvar_serial,
+    is_prop_type,
+    new_fvar,
+    pretty,
+    rename_fvars,
+    subst,
+    user_name,
+)
 
-__all__ = ["Goal"]
+__all__ = ["Goal", "canonical_goal"]
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -197,3 +208,35 @@ class Goal:
 
     def __str__(self) -> str:
         return self.pretty()
+
+
+# ------------------------------------------------------------------------------ canonical forms (memo keys)
+# A tactic's answer depends on a goal's locals only through their user names, their types and the order in
+# which they were made (ids of one user name compare in that order, see ``terms.SERIAL_DIGITS``), never on
+# the serials themselves. So goals that differ only by an order-preserving renaming of their locals get the
+# same answer, and a memo table can key on a canonical renaming: the k-th oldest local becomes ``name␀c<k>``.
+
+
+_HYPS_CANON: dict[int, tuple[tuple[tuple[str, Term], ...], tuple[tuple[str, Term], ...], dict[str, str]]] = {}
+
+
+def canonical_goal(goal: Goal) -> tuple[Goal, dict[str, str]]:
+    """``goal`` with its locals renamed canonically, and the renaming (local id → canonical id; shared
+    between calls: do not change it).
+
+    Goals made from one another share their context (``with_target``), so the renamed context is
+    remembered by the context object.
+    """
+    hyps = goal.hyps
+    hit = _HYPS_CANON.get(id(hyps))
+    if hit is not None and hit[0] is hyps:
+        chyps, ren = hit[1], hit[2]
+    else:
+        ids = [n for n, _ in hyps if FVAR_SEP in n]
+        ids.sort(key=fvar_serial)
+        ren = {fid: f"{user_name(fid)}{FVAR_SEP}c{k}" for k, fid in enumerate(ids)}
+        chyps = tuple((ren.get(n, n), rename_fvars(t, ren)) for n, t in hyps)
+        if len(_HYPS_CANON) >= 4096:
+            _HYPS_CANON.clear()
+        _HYPS_CANON[id(hyps)] = (hyps, chyps, ren)  # kept alive with its id: the id is never reused
+    return Goal(chyps, rename_fvars(goal.target, ren), goal.tag, goal.ascii), ren

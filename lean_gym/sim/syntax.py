@@ -12,10 +12,12 @@ being parsed (this is how tactic blocks and commands end), and so do ``)``, ``]`
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import OrderedDict
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from lean_gym.lean.lexer import LexError, lex, numeral_value
+from lean_gym.lean.lexer import LexError, lex, lex_lines, numeral_value, slices_whole
+from lean_gym.sim.memo import enabled as memo_enabled
 
 __all__ = [
     "CONFIG_ONLY_TACTICS",
@@ -99,11 +101,84 @@ def tokenize(text: str, src: Source | None = None, base: int = 0, end: int | Non
     Comments (``--``, nested ``/- -/``) and doc comments are skipped. A field index after a name
     (``h.1``, ``h.2.1``) is kept in the name's token, as the term parser expects.
 
+    The tokens of a whole text are remembered for the last few texts (a check reads its text whole, then
+    the ranges of its proofs), and a range of a remembered text is cut from them.
+
     Raises:
         ParseError: at the first text Lean's lexer rejects (unterminated comment or string, a tab, a
             character that starts no token…), with Lean's message.
     """
+    if not memo_enabled() or (src is not None and src.text is not text and src.text != text):
+        return _tokenize(text, src, base, end)
+    if base == 0 and end is None:
+        hit = _WHOLE.get(text)
+        if hit is not None:
+            _WHOLE.move_to_end(text)
+            return list(hit)
+        src = src or Source(text)
+        toks = _tokenize(text, src, 0, None)
+        if len(text) <= _WHOLE_MAX_CHARS:
+            _WHOLE[text] = tuple(toks)
+            if len(_WHOLE) > _WHOLE_MAX_ENTRIES:
+                _WHOLE.popitem(last=False)
+        return toks
+    whole = _WHOLE.get(text)
+    if whole is not None and slices_whole(text, base, len(text) if end is None else end):
+        cut = _cut(whole, text, src or Source(text), base, len(text) if end is None else end)
+        if cut is not None:
+            return cut
+    return _tokenize(text, src, base, end)
+
+
+_WHOLE: OrderedDict[str, tuple[Token, ...]] = OrderedDict()
+_WHOLE_MAX_ENTRIES = 32
+_WHOLE_MAX_CHARS = 1 << 16
+_new = tuple.__new__
+
+
+def _cut(whole: tuple[Token, ...], text: str, src: Source, base: int, end: int) -> list[Token] | None:
+    """``tokenize(text, src, base, end)`` from the whole text's tokens, or ``None`` where a token crosses
+    ``base`` or ``end`` (then the range is read on its own, as :func:`lean_gym.lean.lexer.lex` does).
+
+    The whole text lexed without an error and the lexer reads the range as a slice of the whole
+    (:func:`~lean_gym.lean.lexer.slices_whole`), so the range holds the same tokens; only the first is the
+    first of its line for the reader of the range, and the range ends in its own ``eof``.
+    """
+    n = len(whole) - 1  # the last is the whole text's eof
+    lo, hi = 0, n
+    while lo < hi:  # the first token ending after base
+        mid = (lo + hi) // 2
+        if whole[mid].end <= base:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo
+    if i < n and whole[i].start < base:
+        return None
+    lo, hi = i, n
+    while lo < hi:  # the first token ending after end
+        mid = (lo + hi) // 2
+        if whole[mid].end <= end:
+            lo = mid + 1
+        else:
+            hi = mid
+    j = lo
+    if j < n and whole[j].start < end:
+        return None
+    out = list(whole[i:j])
+    if out and not out[0].first:
+        t = out[0]
+        out[0] = _new(Token, (t.kind, t.text, t.start, t.end, t.line, t.col, True))
+    line, col = src.position(end)
+    out.append(Token("eof", "", end, end, line, col, True))
+    return out
+
+
+def _tokenize(text: str, src: Source | None, base: int, end: int | None) -> list[Token]:
     src = src or Source(text)
+    lines = lex_lines(text) if base == 0 and end is None else None
+    if lines is not None:
+        return _tokenize_lines(text, src, lines)
     toks: list[Token] = []
     append = toks.append
     starts = src.line_starts
@@ -156,6 +231,47 @@ def tokenize(text: str, src: Source | None = None, base: int = 0, end: int | Non
         last_line = line
         prev_end = lt.end
     n = len(text) if end is None else end
+    line, col = src.position(n)
+    toks.append(Token("eof", "", n, n, line, col, True))
+    return toks
+
+
+def _tokenize_lines(text: str, src: Source, lines: list[tuple[int, tuple[Any, ...]]]) -> list[Token]:
+    """:func:`_tokenize` of a whole text from its lines' tokens (no token runs past its line, no error)."""
+    toks: list[Token] = []
+    append = toks.append
+    kinds = _SIM_KIND
+    prev_end = -1
+    for li, (off, line_toks) in enumerate(lines, 1):
+        first = True
+        for kind, s, e, tx, _, _ in line_toks:
+            if kind == "comment" or kind == "doc":
+                continue
+            start = off + s
+            if kind == "num" and prev_end == start and len(toks) >= 2:
+                dot, name = toks[-1], toks[-2]
+                if dot.kind == "sym" and dot.text == "." and name.kind == "ident" and name.end == dot.start:
+                    del toks[-2:]
+                    append(
+                        _new(
+                            Token,
+                            (
+                                "ident",
+                                name.text + "." + tx,
+                                name.start,
+                                off + e,
+                                name.line,
+                                name.col,
+                                name.first,
+                            ),
+                        )
+                    )
+                    prev_end = off + e
+                    continue
+            append(_new(Token, (kinds.get(kind, "sym"), tx, start, off + e, li, s, first)))
+            first = False
+            prev_end = off + e
+    n = len(text)
     line, col = src.position(n)
     toks.append(Token("eof", "", n, n, line, col, True))
     return toks

@@ -379,7 +379,7 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
         integer = tname in ("ℕ", "ℤ")
         nonneg = conv.nat_atoms
         ctx.tick(50 + 10 * (len(hyps) + len(ex)) ** 2)
-        budget = max(100, min(20_000, (ctx._limit - ctx.heartbeats) // 5))
+        budget = max(100, min(20_000, ctx.heartbeats_left(100_000) // 5))
         try:
             if nonlinear:
                 all_terms = (
@@ -769,7 +769,7 @@ def _omega_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             None,
             nat_atoms=nat_atoms,
             disjunctions=disj,
-            budget=min(20_000, max(100, (ctx._limit - ctx.heartbeats) // 5)),
+            budget=min(20_000, max(100, ctx.heartbeats_left(100_000) // 5)),
         )
     except ArithBudgetExceeded:
         ok = False

@@ -86,6 +86,9 @@ budget but never raise it past the cap (``0`` in the text means "up to the cap")
 
 STANDARD_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
 
+MEMO_EXACT = 1 << 62
+"""The need of a memoised run whose answer depended on the exact budget left: it is never replayed."""
+
 
 class TacticError(Exception):
     """A tactic failed; ``message`` is Lean's text.
@@ -218,6 +221,8 @@ class TacticContext:
     src: Source | None = None
     _limit: int = 0
     _deadline: float | None = None
+    memo_frames: list[list[int]] = field(default_factory=list)
+    hidden_sorry: bool = False
 
     def __post_init__(self) -> None:
         if self.max_heartbeats is not None:
@@ -243,6 +248,39 @@ class TacticContext:
             raise HeartbeatsExceeded(timeout_message(int(shown)))
         if self._deadline is not None and time.monotonic() > self._deadline:
             raise WallClockTimeout("the simulator ran past its wall-clock deadline")
+
+    def heartbeats_left(self, upto: int) -> int:
+        """The heartbeats left before the budget runs out, but at most ``upto``.
+
+        A tactic whose work depends on the budget left (``linarith``'s and ``omega``'s search bounds) reads
+        it here and only here, so that a memoised answer (see :mod:`lean_gym.sim.memo`) is replayed only
+        where the tactic would read the same value: with at least ``upto`` left, any larger budget reads the
+        same; with less, only the same budget does.
+        """
+        left = self._limit - self.heartbeats
+        if left >= upto:
+            self.note_need(upto)
+            return upto
+        for f in self.memo_frames:
+            f[1] = MEMO_EXACT
+        return left
+
+    def heartbeats_left_at_least(self, need: int) -> bool:
+        """Whether ``need`` heartbeats are left; when they are, memoised runs in progress record the need
+        (a replayed answer that needed them)."""
+        if self._limit - self.heartbeats < need:
+            return False
+        self.note_need(need)
+        return True
+
+    def note_need(self, need: int) -> None:
+        """Record, for every memoised run in progress, that from here on its answer needs ``need``
+        heartbeats left (what a replayed inner answer needed, or a budget read at its cap)."""
+        hb = self.heartbeats
+        for f in self.memo_frames:
+            n = need + hb - f[0]
+            if n > f[1]:
+                f[1] = n
 
     def lookup(self, name: str) -> Decl | None:
         """A declaration or built-in library lemma by name (honouring ``open``)."""

@@ -53,11 +53,14 @@ __all__ = [
     "Term",
     "const_names",
     "free_vars",
+    "fvar_mark",
+    "fvar_serial",
     "is_prop_type",
     "mk_num",
     "new_fvar",
     "num_value",
     "pretty",
+    "rename_fvars",
     "replace_const",
     "subst",
     "type_name",
@@ -82,11 +85,31 @@ _TYPE_CACHE: dict[str, Term] = {}
 _FVAR_SERIAL = count(1)
 FVAR_SEP = "\x00"
 """Separates a local's user name from its serial in an fvar id (no Lean identifier contains it)."""
+SERIAL_DIGITS = 12
+"""Serials are written with this many digits, so that ids of one user name compare (as text, and inside
+``repr``, which orders polynomial atoms and permutation rewrites) in the order the locals were made, whatever
+the process made before: a check's answer must not depend on how many locals earlier checks created (the
+simulator's memo tables rely on it, see :mod:`lean_gym.sim.memo`)."""
+
+
+def fvar_mark() -> int:
+    """A serial no local made before the call has and every local made after it exceeds (see
+    :func:`fvar_serial`)."""
+    return next(_FVAR_SERIAL)
+
+
+def fvar_serial(fid: str) -> int:
+    """The serial of local id ``fid`` (``-1`` for a plain name)."""
+    i = fid.find(FVAR_SEP)
+    if i < 0:
+        return -1
+    tail = fid[i + 1 :]
+    return int(tail) if tail.isdigit() else -1
 
 
 def new_fvar(name: str) -> str:
     """A fresh local id for a local whose user name is ``name`` (never equal to any other id)."""
-    return f"{user_name(name)}{FVAR_SEP}{next(_FVAR_SERIAL)}"
+    return f"{user_name(name)}{FVAR_SEP}{next(_FVAR_SERIAL):012d}"
 
 
 def user_name(fid: str) -> str:
@@ -222,6 +245,44 @@ def replace_const(t: Term, name: str, val: Term) -> Term:
         return ("app", replace_const(t[1], name, val), tuple(replace_const(a, name, val) for a in t[2]))
     out = tuple(replace_const(c, name, val) if type(c) is tuple else c for c in t)
     return t if out == t else out
+
+
+_LEAVES = frozenset({"var", "num", "type", "True", "False", "bool", "sorry", "const"})
+
+
+def rename_fvars(t: Term, ids: dict[str, str], seen: set[str] | None = None) -> Term:
+    """``t`` with every local id ``i`` in ``ids`` replaced by ``ids[i]`` (a renaming of locals, no capture
+    possible: ids are never bound names). Ids met that are not in ``ids`` are added to ``seen``.
+
+    Sub-terms that mention no renamed local are returned as they are (the same objects).
+    """
+    h = t[0]
+    if h == "fvar":
+        new = ids.get(t[1])
+        if new is None:
+            if seen is not None:
+                seen.add(t[1])
+            return t
+        return ("fvar", new)
+    if h in _LEAVES:
+        return t
+    if h == "app":
+        f = rename_fvars(t[1], ids, seen)
+        args = t[2]
+        args2 = tuple(rename_fvars(a, ids, seen) for a in args)
+        if f is t[1] and all(a is b for a, b in zip(args, args2)):
+            return t
+        return ("app", f, args2)
+    changed = False
+    out: list[Any] = [h]
+    for c in t[1:]:
+        if type(c) is tuple:
+            c2 = rename_fvars(c, ids, seen)
+            changed = changed or c2 is not c
+            out.append(c2)
+        else:
+            out.append(c)
+    return tuple(out) if changed else t
 
 
 def _fresh(base: str, avoid: set[str]) -> str:

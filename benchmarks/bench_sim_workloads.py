@@ -1,0 +1,189 @@
+"""Three simulator workloads where RL spends its time, timed in one process (issue 22).
+
+* ``aesop``: ``LeanAesop-v0`` (satp-v1, in-process ``SimBackend``, verdict cache off) on the test split,
+  ``--steps`` uniformly random actions, each on a random goal; one figure per step.
+* ``calib``: the 192-config calibration of ``bench_sim_calibration.py`` (plain aesop, the stored static
+  config and 192 seeded random actions) on the first ``--goals`` goals of the test split, one process, the
+  same checks in the same order; one figure per goal (194 checks).
+* ``proof``: ``LeanProof-v0`` (in-process ``SimBackend``, verdict cache off) on the test split with a fixed
+  mix of tactic proofs (``linarith``, ``nlinarith``, ``simp``, ``norm_num``, ``omega``, ``aesop``,
+  combinators, multi-line proofs); one figure per step.
+
+It reads only the public API, so it can time an older tree: ``PYTHONPATH=<tree> python
+bench_sim_workloads.py`` (``bench_sim_speed_vs.py`` does that). ``--json`` prints the per-item seconds and a
+digest of every verdict (so two trees can be checked to agree) as one JSON object; ``--profile`` prints the
+top of a cProfile instead. Every figure comes from the simulator (backend ``sim``), not from Lean.
+
+Usage::
+
+    python benchmarks/bench_sim_workloads.py aesop [--steps 400] [--profile]
+    python benchmarks/bench_sim_workloads.py calib [--goals 300]
+    python benchmarks/bench_sim_workloads.py proof [--steps 600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import io
+import json
+import os
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+if "PYTHONPATH" not in os.environ:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+# A fixed tactic mix for LeanProof-v0: what a policy writes (closers, hints, combinators, multi-line
+# blocks, failures). Names that a goal lacks are errors, as they would be on Lean.
+PROOF_MIX = (
+    "linarith",
+    "nlinarith [sq_nonneg (a - b), sq_nonneg (a + b)]",
+    "nlinarith [h₀, h₁]",
+    "positivity",
+    "norm_num",
+    "norm_num [h₀] at *",
+    "simp",
+    "simp_all",
+    "omega",
+    "decide",
+    "ring_nf",
+    "aesop",
+    "first | linarith | nlinarith | positivity",
+    "constructor <;> linarith",
+    "intro h\n  linarith",
+    "have h := h₀\n  linarith",
+    "rcases h₀ with ⟨a, b⟩\n  simp_all",
+    "field_simp\n  ring",
+    "norm_num at h₀ ⊢\n  linarith",
+    "try simp at *\n  omega",
+)
+
+
+def _digest(parts: list[str]) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()[:16]
+
+
+def _verdict(r: object) -> str:
+    msgs = getattr(r, "messages", ())
+    return getattr(r, "status", "?") + "|" + "|".join(getattr(m, "data", str(m)) for m in msgs)
+
+
+def workload_aesop(steps: int, seed: int) -> tuple[list[float], list[str]]:
+    from lean_gym.backends.sim import SimBackend
+    from lean_gym.envs.aesop_env import LeanAesopEnv
+
+    env = LeanAesopEnv(backend=SimBackend(), split="test", cache_size=0)
+    env.action_space.seed(seed)
+    rng = np.random.default_rng(seed)
+    times: list[float] = []
+    verdicts: list[str] = []
+    for _ in range(steps):
+        env.reset(options={"index": int(rng.integers(len(env.theorems)))})
+        a = env.action_space.sample()
+        t0 = time.perf_counter()
+        _, _, _, _, info = env.step(a)
+        times.append(time.perf_counter() - t0)
+        verdicts.append(info["status"] + "|" + str(info["messages"]))
+    return times, verdicts
+
+
+def workload_calib(goals: int, seed: int) -> tuple[list[float], list[str]]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_sim_calibration as bc
+    from bench_sim_calibration import _goal_row, _init
+
+    from lean_gym.aesop import best_static_action
+    from lean_gym.aesop import layout as get_layout
+
+    _init("sim", "test", goals, 200_000)
+    lay = get_layout("satp-v1")
+    rng = np.random.default_rng(seed)
+    randoms = rng.integers(0, np.asarray(lay.nvec), size=(192, len(lay.nvec)))
+    actions = np.concatenate([lay.default_action()[None], best_static_action("satp-v1")[None], randoms])
+    times: list[float] = []
+    verdicts: list[str] = []
+    for i in range(len(bc._ENV.theorems)):
+        t0 = time.perf_counter()
+        _, row, parsed = _goal_row((i, actions))
+        times.append(time.perf_counter() - t0)
+        verdicts.append(("P" if parsed else "-") + "".join("1" if v else "0" for v in row))
+    return times, verdicts
+
+
+def workload_proof(steps: int, seed: int) -> tuple[list[float], list[str]]:
+    from lean_gym.backends.sim import SimBackend
+    from lean_gym.envs.proof_env import LeanProofEnv
+
+    env = LeanProofEnv(backend=SimBackend(), split="test", cache_size=0)
+    rng = np.random.default_rng(seed)
+    times: list[float] = []
+    verdicts: list[str] = []
+    for k in range(steps):
+        env.reset(options={"index": int(rng.integers(len(env.theorems)))})
+        action = "  " + PROOF_MIX[k % len(PROOF_MIX)]
+        t0 = time.perf_counter()
+        _, _, _, _, info = env.step(action)
+        times.append(time.perf_counter() - t0)
+        verdicts.append(f"{info['status']}|{info['accepted']}|{info['hack_class']}|{info['messages']}")
+    return times, verdicts
+
+
+WORKLOADS: dict[str, Callable[[int, int], tuple[list[float], list[str]]]] = {
+    "aesop": workload_aesop,
+    "calib": workload_calib,
+    "proof": workload_proof,
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("workload", choices=sorted(WORKLOADS))
+    ap.add_argument("--steps", type=int, default=0, help="aesop/proof: steps (default 400 / 600)")
+    ap.add_argument("--goals", type=int, default=300, help="calib: the first N test goals")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true", help="print per-item seconds and a verdict digest")
+    ap.add_argument("--profile", type=int, default=0, metavar="K", help="print the top K of a cProfile")
+    ap.add_argument("--dump", default="", help="write every verdict, one a line, to this file")
+    args = ap.parse_args()
+    n = args.goals if args.workload == "calib" else (args.steps or (400 if args.workload == "aesop" else 600))
+    fn = WORKLOADS[args.workload]
+    prof = cProfile.Profile() if args.profile else None
+    t0 = time.perf_counter()
+    if prof is not None:
+        prof.enable()
+    times, verdicts = fn(n, args.seed)
+    if prof is not None:
+        prof.disable()
+    wall = time.perf_counter() - t0
+    if args.dump:
+        Path(args.dump).write_text("".join(v.replace("\n", "\\n") + "\n" for v in verdicts), encoding="utf-8")
+    if args.json:
+        print(json.dumps({"times": times, "digest": _digest(verdicts), "wall": wall}))
+        return
+    t = np.array(times)
+    print(
+        f"{args.workload}: n={len(t)} total {t.sum():.2f} s, median {1000 * statistics.median(times):.2f} ms, "
+        f"mean {1000 * t.mean():.2f} ms, p90 {1000 * np.percentile(t, 90):.2f} ms "
+        f"(verdict digest {_digest(verdicts)}; backend sim)"
+    )
+    if prof is not None:
+        for key in ("tottime", "cumulative"):
+            s = io.StringIO()
+            pstats.Stats(prof, stream=s).sort_stats(key).print_stats(args.profile)
+            print(s.getvalue())
+
+
+if __name__ == "__main__":
+    main()

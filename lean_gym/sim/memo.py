@@ -1,0 +1,152 @@
+"""Bounded, per-process memo tables for the simulator's pure functions, and the switch that turns them off.
+
+RL asks the simulator the same questions many times (the same goal under thousands of aesop configs, the
+same rule tactic on the same goal inside different searches, the same lines of source in every check), and
+the simulator's answers are deterministic. The tables here remember them:
+
+* every table is an LRU bounded both by entries and by an estimate of the memory its entries hold;
+* every table lives in this process only (nothing is written to disk or shared);
+* the caller can switch all of them off: ``LEAN_GYM_SIM_CACHE=0`` in the environment (read at import), the
+  :func:`caching` context manager (what ``SimBackend(cache=False)``, ``SimRepl(cache=False)`` and
+  ``python -m lean_gym.sim --no-cache`` use), or :func:`set_default`.
+
+Whoever memoises must make the key capture everything the result depends on and replay every effect of the
+original call (heartbeats included); ``tests/test_sim_memo.py`` compares verdicts, messages and heartbeats
+with and without the tables.
+
+Example:
+    >>> t = Memo("example", max_entries=2)
+    >>> t.put("a", 1); t.put("b", 2); t.put("c", 3)
+    >>> t.get("a") is MISS, t.get("c")
+    (True, 3)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator
+from typing import Any
+
+__all__ = ["MISS", "Memo", "caching", "clear_all", "enabled", "set_default", "stats", "tables"]
+
+
+class _Miss:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISS"
+
+
+MISS: Any = _Miss()
+"""What :meth:`Memo.get` returns for a key it does not hold (``None`` can be a memoised value)."""
+
+_DEFAULT = os.environ.get("LEAN_GYM_SIM_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+_ON: contextvars.ContextVar[bool | None] = contextvars.ContextVar("lean_gym_sim_cache", default=None)
+_TABLES: list[Memo] = []
+
+
+def enabled() -> bool:
+    """Whether memo tables are consulted and filled in the current context."""
+    on = _ON.get()
+    return _DEFAULT if on is None else on
+
+
+@contextlib.contextmanager
+def caching(on: bool) -> Iterator[None]:
+    """Switch the simulator's memo tables on or off inside the block (the tables keep their entries)."""
+    token = _ON.set(bool(on))
+    try:
+        yield
+    finally:
+        _ON.reset(token)
+
+
+def set_default(on: bool) -> None:
+    """Switch the memo tables on or off for this process (outside any :func:`caching` block)."""
+    global _DEFAULT
+    _DEFAULT = bool(on)
+
+
+class Memo:
+    """An LRU memo table bounded by entries and by an estimate of bytes held.
+
+    Args:
+        name: Shown by :func:`stats`.
+        max_entries: The most entries kept.
+        max_bytes: The most (estimated) bytes kept: :meth:`put` takes each entry's estimate.
+    """
+
+    __slots__ = ("_data", "bytes", "evictions", "hits", "max_bytes", "max_entries", "misses", "name")
+
+    def __init__(self, name: str, max_entries: int, max_bytes: int = 1 << 62) -> None:
+        if max_entries < 1 or max_bytes < 1:
+            raise ValueError("a memo table needs room for at least one entry")
+        self.name = name
+        self.max_entries = int(max_entries)
+        self.max_bytes = int(max_bytes)
+        self._data: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self.bytes = 0
+        self.hits = 0
+        self.misses = 0
+        self.evictions = 0
+        _TABLES.append(self)
+
+    def get(self, key: Hashable) -> Any:
+        """The value stored under ``key`` (now the most recently used), or :data:`MISS`."""
+        hit = self._data.get(key)
+        if hit is None:
+            self.misses += 1
+            return MISS
+        self._data.move_to_end(key)
+        self.hits += 1
+        return hit[0]
+
+    def put(self, key: Hashable, value: Any, size: int = 64) -> None:
+        """Store ``value`` under ``key`` (``size``: its estimated bytes), evicting the least recently used."""
+        data = self._data
+        old = data.pop(key, None)
+        if old is not None:
+            self.bytes -= old[1]
+        if size > self.max_bytes:
+            return
+        data[key] = (value, size)
+        self.bytes += size
+        while len(data) > self.max_entries or self.bytes > self.max_bytes:
+            _, (_, s) = data.popitem(last=False)
+            self.bytes -= s
+            self.evictions += 1
+
+    def clear(self) -> None:
+        self._data.clear()
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def tables() -> tuple[Memo, ...]:
+    """Every memo table of this process."""
+    return tuple(_TABLES)
+
+
+def clear_all() -> None:
+    """Empty every memo table (benchmarks call it to measure cold runs)."""
+    for t in _TABLES:
+        t.clear()
+
+
+def stats() -> dict[str, dict[str, int]]:
+    """``name → {entries, bytes, hits, misses, evictions}`` for every table."""
+    return {
+        t.name: {
+            "entries": len(t),
+            "bytes": t.bytes,
+            "hits": t.hits,
+            "misses": t.misses,
+            "evictions": t.evictions,
+        }
+        for t in _TABLES
+    }
