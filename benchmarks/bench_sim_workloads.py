@@ -67,6 +67,9 @@ PROOF_MIX = (
 )
 
 
+_clock = time.perf_counter
+
+
 def _digest(parts: list[str]) -> str:
     h = hashlib.sha256()
     for p in parts:
@@ -92,32 +95,42 @@ def workload_aesop(steps: int, seed: int) -> tuple[list[float], list[str]]:
     for _ in range(steps):
         env.reset(options={"index": int(rng.integers(len(env.theorems)))})
         a = env.action_space.sample()
-        t0 = time.perf_counter()
+        t0 = _clock()
         _, _, _, _, info = env.step(a)
-        times.append(time.perf_counter() - t0)
+        times.append(_clock() - t0)
         verdicts.append(info["status"] + "|" + str(info["messages"]))
     return times, verdicts
 
 
 def workload_calib(goals: int, seed: int) -> tuple[list[float], list[str]]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import bench_sim_calibration as bc
-    from bench_sim_calibration import _goal_row, _init
-
+    # the checks of bench_sim_calibration.py (its _init and _goal_row, restated here so that an older tree is
+    # timed with its own simulator: that script puts its own tree first on sys.path)
     from lean_gym.aesop import best_static_action
     from lean_gym.aesop import layout as get_layout
+    from lean_gym.backends.sim import SimBackend
+    from lean_gym.envs.aesop_env import LeanAesopEnv
 
-    _init("sim", "test", goals, 200_000)
+    env = LeanAesopEnv(backend=SimBackend(), source="sim", split="test", cache_size=0, max_heartbeats=200_000)
+    env.theorems = env.theorems[:goals]
     lay = get_layout("satp-v1")
     rng = np.random.default_rng(seed)
     randoms = rng.integers(0, np.asarray(lay.nvec), size=(192, len(lay.nvec)))
     actions = np.concatenate([lay.default_action()[None], best_static_action("satp-v1")[None], randoms])
     times: list[float] = []
     verdicts: list[str] = []
-    for i in range(len(bc._ENV.theorems)):
-        t0 = time.perf_counter()
-        _, row, parsed = _goal_row((i, actions))
-        times.append(time.perf_counter() - t0)
+    for i in range(len(env.theorems)):
+        t0 = _clock()
+        env.reset(options={"index": i})
+        thm = env.theorems[i]
+        parsed = env.backend.check(thm.formal_statement + "  sorry\n", header=thm.header).status == "sorry"
+        seen: dict[str, bool] = {}
+        row = []
+        for a in actions:
+            p = env.prepare(a)
+            if p.code not in seen:
+                seen[p.code] = env.backend.check(p.code, header=p.header).status == "proved"
+            row.append(seen[p.code])
+        times.append(_clock() - t0)
         verdicts.append(("P" if parsed else "-") + "".join("1" if v else "0" for v in row))
     return times, verdicts
 
@@ -133,9 +146,9 @@ def workload_proof(steps: int, seed: int) -> tuple[list[float], list[str]]:
     for k in range(steps):
         env.reset(options={"index": int(rng.integers(len(env.theorems)))})
         action = "  " + PROOF_MIX[k % len(PROOF_MIX)]
-        t0 = time.perf_counter()
+        t0 = _clock()
         _, _, _, _, info = env.step(action)
-        times.append(time.perf_counter() - t0)
+        times.append(_clock() - t0)
         verdicts.append(f"{info['status']}|{info['accepted']}|{info['hack_class']}|{info['messages']}")
     return times, verdicts
 
@@ -156,27 +169,34 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print per-item seconds and a verdict digest")
     ap.add_argument("--profile", type=int, default=0, metavar="K", help="print the top K of a cProfile")
     ap.add_argument("--dump", default="", help="write every verdict, one a line, to this file")
+    ap.add_argument("--cpu", action="store_true", help="time with the process's CPU clock (a loaded machine)")
     args = ap.parse_args()
+    global _clock
+    if args.cpu:
+        _clock = time.process_time
     n = args.goals if args.workload == "calib" else (args.steps or (400 if args.workload == "aesop" else 600))
     fn = WORKLOADS[args.workload]
     prof = cProfile.Profile() if args.profile else None
-    t0 = time.perf_counter()
+    t0 = _clock()
     if prof is not None:
         prof.enable()
     times, verdicts = fn(n, args.seed)
     if prof is not None:
         prof.disable()
-    wall = time.perf_counter() - t0
+    wall = _clock() - t0
     if args.dump:
         Path(args.dump).write_text("".join(v.replace("\n", "\\n") + "\n" for v in verdicts), encoding="utf-8")
+    import lean_gym
+
+    tree = str(Path(lean_gym.__file__).resolve().parents[1])
     if args.json:
-        print(json.dumps({"times": times, "digest": _digest(verdicts), "wall": wall}))
+        print(json.dumps({"times": times, "digest": _digest(verdicts), "wall": wall, "tree": tree}))
         return
     t = np.array(times)
     print(
         f"{args.workload}: n={len(t)} total {t.sum():.2f} s, median {1000 * statistics.median(times):.2f} ms, "
         f"mean {1000 * t.mean():.2f} ms, p90 {1000 * np.percentile(t, 90):.2f} ms "
-        f"(verdict digest {_digest(verdicts)}; backend sim)"
+        f"(verdict digest {_digest(verdicts)}; backend sim; simulator of {tree})"
     )
     if prof is not None:
         for key in ("tottime", "cumulative"):

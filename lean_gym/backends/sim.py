@@ -21,6 +21,7 @@ from lean_gym.lean.affinity import Affinity
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
 from lean_gym.lean.result import check_arguments, header_env_or_error, invalid_text_result
+from lean_gym.sim.memo import gc_paused
 from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, WallClockTimeout, wall_clock_deadline
 
 __all__ = ["SimBackend"]
@@ -124,6 +125,10 @@ class SimBackend(BatchMixin):
         t0 = time.perf_counter()
         timeout = check_arguments(code, header, timeout)
         timeout = self.timeout if timeout is None else timeout
+        with gc_paused():  # see lean_gym.sim.memo.gc_paused: a check's working set dies young
+            return self._check(code, header, timeout, t0)
+
+    def _check(self, code: str, header: str, timeout: float | None, t0: float) -> CheckResult:
         bad = invalid_text_result(code, header, backend=self.name)
         if bad is not None:
             return bad

@@ -46,7 +46,7 @@ from bisect import bisect_left
 from collections import OrderedDict
 from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = [
     "AMBIGUOUS_QUOTE",
@@ -740,13 +740,14 @@ _LINE_CACHE_ON = os.environ.get("LEAN_GYM_SIM_CACHE", "1").strip().lower() not i
 _LINE_MAX_CHARS = 4096
 _LINE_MAX_ENTRIES = 16_384
 _LINE_MAX_BYTES = 16 << 20
-_LINES: OrderedDict[str, tuple[tuple[LexToken, ...] | None, int]] = OrderedDict()
+_LINES: OrderedDict[str, tuple[tuple[Any, ...] | None, int]] = OrderedDict()
 _line_bytes = 0
 _new_token = tuple.__new__
 
 
-def _line_tokens(line: str) -> tuple[LexToken, ...] | None:
-    """The tokens of ``line`` read alone, or ``None`` when one of them is an error (see above)."""
+def _line_tokens(line: str) -> tuple[Any, ...] | None:
+    """The tokens of ``line`` read alone (as plain tuples of :class:`LexToken`'s fields), or ``None`` when
+    one of them is an error (see above)."""
     global _line_bytes
     hit = _LINES.get(line)
     if hit is not None:
@@ -754,7 +755,8 @@ def _line_tokens(line: str) -> tuple[LexToken, ...] | None:
         return hit[0]
     lx = _Lexer(line, len(line))
     lx.run(0)
-    toks: tuple[LexToken, ...] | None = tuple(lx.out)
+    # plain tuples: the collector stops tracking a tuple of strings and ints, never a named tuple
+    toks: tuple[Any, ...] | None = tuple(tuple(t) for t in lx.out)
     if any(t.kind == "error" or t.message for t in lx.out):
         toks = None
     if len(line) <= _LINE_MAX_CHARS:
@@ -766,15 +768,16 @@ def _line_tokens(line: str) -> tuple[LexToken, ...] | None:
     return toks
 
 
-def lex_lines(text: str) -> list[tuple[int, tuple[LexToken, ...]]] | None:
-    """The tokens of ``text`` line by line: ``(offset of the line, its tokens with offsets into the line)``
+def lex_lines(text: str) -> list[tuple[int, tuple[Any, ...]]] | None:
+    """The tokens of ``text`` line by line: ``(offset of the line, its tokens with offsets into the line)``,
+    each token a plain tuple of :class:`LexToken`'s fields (``kind, start, end, text, message, interpolated``)
     for every line, or ``None`` when ``text`` cannot be read line by line (a string literal, or a token that
     runs past its line or is an error: then use :func:`lex`). Where it answers, shifting each line's tokens by
     its offset gives exactly :func:`lex`'s tokens. Lines are remembered (see above), so reading a text that
     repeats lines of earlier ones costs little."""
     if not _LINE_CACHE_ON or '"' in text:
         return None
-    out: list[tuple[int, tuple[LexToken, ...]]] = []
+    out: list[tuple[int, tuple[Any, ...]]] = []
     off = 0
     for line in text.split("\n"):
         toks = _line_tokens(line)
@@ -791,12 +794,7 @@ def _lex_by_lines(text: str) -> list[LexToken] | None:
         return None
     out: list[LexToken] = []
     for off, toks in lines:
-        if off:
-            out.extend(
-                [_new_token(LexToken, (k, s + off, e + off, tx, m, ip)) for k, s, e, tx, m, ip in toks]
-            )
-        else:
-            out.extend(toks)
+        out.extend([_new_token(LexToken, (k, s + off, e + off, tx, m, ip)) for k, s, e, tx, m, ip in toks])
     return out
 
 
@@ -808,7 +806,9 @@ def clear_line_cache() -> None:
     _lex_cached.cache_clear()
 
 
-@lru_cache(maxsize=512)
+# Few texts (the readers of one check share them): named tuples stay tracked by the garbage collector,
+# whose full collections scan them all.
+@lru_cache(maxsize=16)
 def _lex_cached(text: str) -> tuple[tuple[LexToken, ...], tuple[int, ...], tuple[int, ...]]:
     """Tokens, their starts, and the number of error tokens before each (a prefix count)."""
     out = _lex_by_lines(text) if "\n" in text else None

@@ -458,7 +458,8 @@ def _is_rewrite(decl: Any) -> bool:
 
 _RESULTS = Memo("aesop.rule_results", max_entries=100_000, max_bytes=96 << 20)
 _NODES = Memo("aesop.rule_syntax", max_entries=20_000, max_bytes=16 << 20)
-_CALLS = Memo("aesop.calls", max_entries=4096, max_bytes=16 << 20)
+_CALLS = Memo("aesop.calls", max_entries=512, max_bytes=8 << 20)
+_STEPS = Memo("aesop.builtin_steps", max_entries=100_000, max_bytes=64 << 20)
 _GOAL_IDS = Memo("aesop.canonical_goals", max_entries=200_000, max_bytes=64 << 20)
 _CANON: dict[int, tuple[Goal, int, dict[str, str]]] = {}
 _SERIAL = itertools.count()
@@ -471,7 +472,7 @@ def clear_cache() -> None:
 
 
 def _remember_canon(goal: Goal, n: int, ren: dict[str, str]) -> None:
-    if len(_CANON) >= 8192:
+    if len(_CANON) >= 2048:  # only goals of the searches in progress need it
         _CANON.clear()
     _CANON[id(goal)] = (goal, n, ren)  # the goal is kept alive with its id, so the id is never reused
 
@@ -482,28 +483,33 @@ def _goal_key(goal: Goal) -> tuple[int, dict[str, str]]:
     if hit is not None and hit[0] is goal:
         return hit[1], hit[2]
     cgoal, ren = canonical_goal(goal.with_tag(None))
-    n = _GOAL_IDS.get(cgoal)
+    ckey = (cgoal.hyps, cgoal.target, cgoal.ascii)  # a plain tuple: the collector stops tracking it
+    n = _GOAL_IDS.get(ckey)
     if n is MISS:
         n = next(_SERIAL)
-        _GOAL_IDS.put(cgoal, n, 100 + 64 * _nodes(goal))
+        _GOAL_IDS.put(ckey, n, 100 + 64 * _nodes(goal))
     _remember_canon(goal, n, ren)
     return n, ren
 
 
-_Entry = tuple[Any, Any, bool, "tuple[int, dict[str, str]] | None"]
+# One goal of a remembered answer: its context (``None``: the input's; else per local, an int ``k`` for the
+# input's k-th local, unchanged, or a canonical ``(id, type)``), its target (``None``: the input's), tag
+# (``_SAME``: the input's), ``ascii``, and its own canonical key with the renaming from the answer's ids.
+_Entry = tuple[Any, Any, Any, bool, "tuple[int, tuple[tuple[str, str], ...]] | None"]
+_SAME = object()
 
 
 def _abstract(goal: Goal, ren: dict[str, str], new: list[Goal], mark: int) -> tuple[Any, ...] | None:
-    """The answer ``new`` of a run on ``goal`` in replayable form, or ``None`` when it mentions a local that
-    is neither ``goal``'s nor made by the run (after ``mark``)."""
+    """The answer ``new`` of a run on ``goal`` in replayable form (see ``_Entry``), or ``None`` when it
+    mentions a local that is neither ``goal``'s nor made by the run (after ``mark``)."""
+    pos = {id(e): k for k, e in enumerate(goal.hyps)}
     made: set[str] = set()
     mentioned: list[set[str]] = []
     for g in new:
         ids: set[str] = set()
-        if g.hyps is not goal.hyps:
-            for n, t in g.hyps:
-                ids.add(n)
-                free_vars(t, ids)
+        for e in g.hyps:
+            ids.add(e[0])
+            free_vars(e[1], ids)
         free_vars(g.target, ids)
         mentioned.append(ids)
         made.update(i for i in ids if i not in ren and FVAR_SEP in i)
@@ -516,17 +522,23 @@ def _abstract(goal: Goal, ren: dict[str, str], new: list[Goal], mark: int) -> tu
         full[fid] = hole = f"{user_name(fid)}{FVAR_SEP}n{j}"
         holes.append(hole)
     entries: list[_Entry] = []
+    old = goal.hyps
     for g, ids in zip(new, mentioned):
-        hyps = (
-            None if g.hyps is goal.hyps else tuple((full.get(n, n), rename_fvars(t, full)) for n, t in g.hyps)
-        )
+        hyps: Any = None
+        if g.hyps is not old:
+            parts: list[Any] = []
+            for e in g.hyps:
+                k = pos.get(id(e))
+                parts.append(k if k is not None and old[k] is e else (full.get(e[0], e[0]), rename_fvars(e[1], full)))
+            hyps = tuple(parts)
         target = None if g.target is goal.target else rename_fvars(g.target, full)
+        tag = _SAME if g.tag == goal.tag else g.tag
         own = {n for n, _ in g.hyps}
         key = None
         if all(i in own or FVAR_SEP not in i for i in ids):
             gk, gren = _goal_key(g)  # a replayed goal's canonical form is this one's (same order of locals)
-            key = (gk, {full[x]: c for x, c in gren.items()})
-        entries.append((hyps, target, g.ascii, key))
+            key = (gk, tuple((full[x], c) for x, c in gren.items()))
+        entries.append((hyps, target, tag, g.ascii, key))
     return tuple(holes), tuple(entries)
 
 
@@ -534,18 +546,24 @@ def _instantiate(
     goal: Goal, ren: dict[str, str], holes: tuple[str, ...], entries: tuple[_Entry, ...]
 ) -> list[Goal]:
     """A remembered answer replayed on ``goal`` (canonical renaming ``ren``): fresh locals for the holes."""
+    if not entries:
+        return []
     back = {c: fid for fid, c in ren.items()}
     for h in holes:
         back[h] = new_fvar(user_name(h))
     out: list[Goal] = []
-    for hyps_s, target_s, ascii, key in entries:
-        hyps = (
-            goal.hyps if hyps_s is None else tuple((back.get(n, n), rename_fvars(t, back)) for n, t in hyps_s)
-        )
+    old = goal.hyps
+    for hyps_s, target_s, tag, ascii, key in entries:
+        if hyps_s is None:
+            hyps = old
+        else:
+            hyps = tuple(
+                old[x] if type(x) is int else (back.get(x[0], x[0]), rename_fvars(x[1], back)) for x in hyps_s
+            )
         target = goal.target if target_s is None else rename_fvars(target_s, back)
-        g = Goal(hyps, target, None, ascii)
+        g = Goal(hyps, target, goal.tag if tag is _SAME else tag, ascii)
         if key is not None:
-            _remember_canon(g, key[0], {back.get(x, x): c for x, c in key[1].items()})
+            _remember_canon(g, key[0], {back.get(x, x): c for x, c in key[1]})
         out.append(g)
     return out
 
@@ -589,7 +607,7 @@ def _run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
             if answer is None:
                 return None
             ctx.axioms.update(axioms)
-            return _instantiate(goal, ren, answer[0], answer[1])
+            return _instantiate(goal if goal.tag is None else goal.with_tag(None), ren, answer[0], answer[1])
     mark = fvar_mark()
     frame = [ctx.heartbeats, 0]
     saved_axioms, saved_hidden = ctx.axioms, ctx.hidden_sorry
@@ -607,12 +625,12 @@ def _run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
     if frame[1] < MEMO_EXACT:
         size = 160 + 64 * _nodes(goal)
         if new is None:
-            _RESULTS.put(key, (cost, frame[1], None, frozenset()), size)
+            _RESULTS.put(key, (cost, frame[1], None, ()), size)
         else:
             answer = _abstract(goal.with_tag(None), ren, new, mark)
             if answer is not None:
                 size += 64 * sum(_nodes(g) for g in new)
-                _RESULTS.put(key, (cost, frame[1], answer, frozenset(added)), size)
+                _RESULTS.put(key, (cost, frame[1], answer, tuple(sorted(added))), size)
     return new
 
 
@@ -746,6 +764,46 @@ def _assumption(goal: Goal) -> str | None:
     return None
 
 
+def _one(r: tuple[Goal, Any] | None) -> tuple[list[Goal], str] | None:
+    if r is None:
+        return None
+    g, script = r
+    return [g], script if isinstance(script, str) else "intro " + " ".join(script)
+
+
+_NORM_STEPS: dict[str, Any] = {
+    "intros": lambda g: _one(_intros(g)),
+    "subst": lambda g: _one(_subst_step(g)),
+    "destructProducts": lambda g: _one(_destruct_products(g)),
+    "false_hyp": lambda g: (lambda s: None if s is None else ([], s))(_false_hyp(g)),
+}
+
+
+def _memo_step(kind: str, goal: Goal, fn: Any) -> tuple[list[Goal], Any] | None:
+    """``fn(goal)``, ``(goals, data)`` or ``None``, for a builtin step: a function of the goal alone (up to
+    the renaming of its locals; it may make new ones; ``data`` holds no local), memoised as ``_run_sub``'s
+    answers are (heartbeats are charged by the caller, whether memoised or not)."""
+    if not memo_enabled():
+        return fn(goal)
+    gkey, ren = _goal_key(goal)
+    key = (kind, gkey, goal.tag)
+    hit = _STEPS.get(key)
+    if hit is not MISS:
+        if hit is None:
+            return None
+        answer, data = hit
+        return _instantiate(goal, ren, answer[0], answer[1]), data
+    mark = fvar_mark()
+    res = fn(goal)
+    if res is None:
+        _STEPS.put(key, None, 100)
+        return None
+    answer = _abstract(goal, ren, res[0], mark)
+    if answer is not None:
+        _STEPS.put(key, (answer, res[1]), 200 + 64 * sum(_nodes(g) for g in res[0]))
+    return res
+
+
 @dataclass
 class Expansion:
     """What applying a rule produced: new goals (possibly none) and a script step."""
@@ -757,6 +815,32 @@ class Expansion:
 def _apply_builtin(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) -> list[Expansion]:
     ctx.tick(COST_BUILTIN)
     k = rule.arg
+    if k == "rfl" or k == "apply_hyps":
+        return _builtin_steps(k, goal, ctx)
+    got = _memo_step(k, goal, _expansions_of(k))
+    if got is None:
+        return []
+    goals, scripts = got
+    out: list[Expansion] = []
+    i = 0
+    for script, n in scripts:
+        out.append(Expansion(goals[i : i + n], script))
+        i += n
+    return out
+
+
+def _expansions_of(k: str) -> Any:
+    def run(goal: Goal) -> tuple[list[Goal], tuple[tuple[str, int], ...]] | None:
+        exps = _builtin_steps(k, goal, None)
+        if not exps:
+            return None
+        return [g for e in exps for g in e.goals], tuple((e.script, len(e.goals)) for e in exps)
+
+    return run
+
+
+def _builtin_steps(k: str, goal: Goal, ctx: TacticContext | None) -> list[Expansion]:
+    """The rule applications of builtin rule ``k``; only ``rfl`` and ``applyHyps`` run tactics (``ctx``)."""
     t = goal.target
     if k == "assumption":
         s = _assumption(goal)
@@ -766,7 +850,7 @@ def _apply_builtin(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOption
             return [Expansion([], "rfl")]
         if t[0] == "↔" and defeq(t[1], t[2]):
             return [Expansion([], "rfl")]
-        if t[0] == "=":
+        if t[0] == "=" and ctx is not None:
             new = _run_sub(goal, "rfl", ctx)
             if new is not None and not new:
                 return [Expansion([], "rfl")]
@@ -807,7 +891,7 @@ def _apply_builtin(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOption
         if t[0] == "∨":
             return [Expansion([goal.with_target(t[1])], "left"), Expansion([goal.with_target(t[2])], "right")]
         return []
-    if k == "apply_hyps":
+    if k == "apply_hyps" and ctx is not None:
         out: list[Expansion] = []
         for hn, ty in goal.hyps:
             if ty[0] in ("→", "∀", "¬", "≠"):
@@ -1248,19 +1332,14 @@ class Search:
         if rule.kind == "builtin":
             k = rule.arg
             ctx.tick(COST_BUILTIN)
-            if k == "intros":
-                r = _intros(goal)
-                return (r[0], False, "intro " + " ".join(r[1])) if r else None
-            if k == "subst":
-                r2 = _subst_step(goal)
-                return (r2[0], False, r2[1]) if r2 else None
-            if k == "destructProducts":
-                r3 = _destruct_products(goal)
-                return (r3[0], False, r3[1]) if r3 else None
-            if k == "false_hyp":
-                s = _false_hyp(goal)
-                return (None, True, s) if s else None
-            return None
+            step = _NORM_STEPS.get(k)
+            if step is None:
+                return None
+            got = _memo_step(k, goal, step)
+            if got is None:
+                return None
+            goals, script = got
+            return (goals[0], False, script) if goals else (None, True, script)
         exps = _apply_rule(rule, goal, ctx, self.opts)
         if not exps:
             return None

@@ -369,19 +369,18 @@ def _clause_ends(text: str) -> dict[int, int]:
     stack: list[tuple[str, int]] = []
     lines = lex_lines(text)
     for off, toks in lines if lines is not None else [(0, tuple(lex(text)))]:
-        for tok in toks:
-            if tok.kind != "sym":
+        for kind, s, e, c, *_ in toks:
+            if kind != "sym":
                 continue
-            c = tok.text
             if c in pairs:
-                stack.append((pairs[c], off + tok.start))
+                stack.append((pairs[c], off + s))
             elif c in ")]}⟩":
                 if not stack or stack[-1][0] != c:
                     stack.clear()  # badly nested: nothing before this point is matched
                     continue
                 _, start = stack.pop()
                 if c == ")":
-                    out[start] = off + tok.end
+                    out[start] = off + e
     return out
 
 

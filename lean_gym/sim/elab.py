@@ -25,10 +25,12 @@ from lean_gym.sim.terms import (
     PROP,
     TRUE,
     Term,
+    canonical_id,
     free_vars,
     fvar_mark,
     fvar_serial,
     new_fvar,
+    remember_renaming,
     rename_fvars,
     type_term,
     user_name,
@@ -890,8 +892,17 @@ def parse_signature_ex(
         holes, flags, target, is_type = hit
         ids = {h: new_fvar(user_name(h)) for h in holes}
         ts.i = j
-        hyps = [(ids[h], rename_fvars(ty, ids), e) for h, (ty, e) in zip(holes, flags)]
-        return hyps, None if target is None else rename_fvars(target, ids), is_type
+        hyps = []
+        for h, (ty, e, cty, occ) in zip(holes, flags):
+            t = rename_fvars(ty, ids)
+            # the goal made of these binders is canonically these terms (its k-th local is binder k)
+            remember_renaming(t, cty, tuple((ids.get(x, x), c) for x, c in occ))
+            hyps.append((ids[h], t, e))
+        tgt = None
+        if target is not None:
+            tgt = rename_fvars(target[0], ids)
+            remember_renaming(tgt, target[1], tuple((ids.get(x, x), c) for x, c in target[2]))
+        return hyps, tgt, is_type
     mark = fvar_mark()
     hyps, target, is_type = _parse_signature(ts, env, src, allow_no_type)
     if ts.i == j:
@@ -909,9 +920,18 @@ def parse_signature_ex(
         ):
             holes = tuple(f"{user_name(f)}{FVAR_SEP}n{k}" for k, f in enumerate(made))
             ren = dict(zip(made, holes))
-            flags = tuple((rename_fvars(ty, ren), e) for _, ty, e in hyps)
-            tgt = None if target is None else rename_fvars(target, ren)
-            _STATEMENTS.put(key, (holes, flags, tgt, is_type), 200 + 100 * (j - i0))
+            canon = {h: canonical_id(h, k) for k, h in enumerate(holes)}
+
+            def forms(t: Term) -> tuple[Term, Term, tuple[tuple[str, str | None], ...]]:
+                stored = rename_fvars(t, ren)
+                return stored, rename_fvars(stored, canon), tuple((x, canon.get(x)) for x in free_vars(stored))
+
+            flags = []
+            for _, ty, e in hyps:
+                stored, cty, occ = forms(ty)
+                flags.append((stored, e, cty, occ))
+            tgt = None if target is None else forms(target)
+            _STATEMENTS.put(key, (holes, tuple(flags), tgt, is_type), 200 + 100 * (j - i0))
     return hyps, target, is_type
 
 

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from lean_gym.sim.terms import (
     FVAR_SEP,
     Term,
+    canonical_id,
     free_vars,
     fvar_serial,
     is_prop_type,
     new_fvar,
     pretty,
-    rename_fvars,
+    rename_remembered,
     subst,
     user_name,
 )
@@ -234,9 +235,9 @@ def canonical_goal(goal: Goal) -> tuple[Goal, dict[str, str]]:
     else:
         ids = [n for n, _ in hyps if FVAR_SEP in n]
         ids.sort(key=fvar_serial)
-        ren = {fid: f"{user_name(fid)}{FVAR_SEP}c{k}" for k, fid in enumerate(ids)}
-        chyps = tuple((ren.get(n, n), rename_fvars(t, ren)) for n, t in hyps)
+        ren = {fid: canonical_id(fid, k) for k, fid in enumerate(ids)}
+        chyps = tuple((ren.get(n, n), rename_remembered(t, ren)) for n, t in hyps)
         if len(_HYPS_CANON) >= 4096:
             _HYPS_CANON.clear()
         _HYPS_CANON[id(hyps)] = (hyps, chyps, ren)  # kept alive with its id: the id is never reused
-    return Goal(chyps, rename_fvars(goal.target, ren), goal.tag, goal.ascii), ren
+    return Goal(chyps, rename_remembered(goal.target, ren), goal.tag, goal.ascii), ren

@@ -131,7 +131,7 @@ def tokenize(text: str, src: Source | None = None, base: int = 0, end: int | Non
 
 
 _WHOLE: OrderedDict[str, tuple[Token, ...]] = OrderedDict()
-_WHOLE_MAX_ENTRIES = 32
+_WHOLE_MAX_ENTRIES = 4  # a check reads its text whole, then its ranges: the last few texts are enough
 _WHOLE_MAX_CHARS = 1 << 16
 _new = tuple.__new__
 

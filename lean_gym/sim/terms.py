@@ -42,6 +42,8 @@ from fractions import Fraction
 from itertools import count
 from typing import Any
 
+from lean_gym.sim.memo import MISS, IdentityMemo
+
 __all__ = [
     "ARITH_OPS",
     "FALSE",
@@ -51,6 +53,7 @@ __all__ = [
     "REL_OPS",
     "TRUE",
     "Term",
+    "canonical_id",
     "const_names",
     "free_vars",
     "fvar_mark",
@@ -60,7 +63,9 @@ __all__ = [
     "new_fvar",
     "num_value",
     "pretty",
+    "remember_renaming",
     "rename_fvars",
+    "rename_remembered",
     "replace_const",
     "subst",
     "type_name",
@@ -283,6 +288,36 @@ def rename_fvars(t: Term, ids: dict[str, str], seen: set[str] | None = None) -> 
         else:
             out.append(c)
     return tuple(out) if changed else t
+
+
+def canonical_id(fid: str, k: int) -> str:
+    """The canonical id of a goal's ``k``-th oldest local ``fid`` (see ``goals.canonical_goal``)."""
+    return f"{user_name(fid)}{FVAR_SEP}c{k}"
+
+
+_RENAMED = IdentityMemo("terms.canonical_terms", 1 << 16)
+
+
+def remember_renaming(t: Term, renamed: Term, pairs: tuple[tuple[str, str | None], ...]) -> None:
+    """Record that renaming the term object ``t`` by any map that sends each id of ``pairs`` to its partner
+    (``None``: not renamed) gives ``renamed``."""
+    _RENAMED.put(t, (renamed, pairs))
+
+
+def rename_remembered(t: Term, ids: dict[str, str]) -> Term:
+    """:func:`rename_fvars` ``(t, ids)``, remembered by the object ``t`` (goals share their terms)."""
+    hit = _RENAMED.get(t)
+    if hit is not MISS:
+        renamed: Term = hit[0]
+        pairs: tuple[tuple[str, str | None], ...] = hit[1]
+        for i, c in pairs:
+            if ids.get(i) != c:
+                break
+        else:
+            return renamed
+    renamed = rename_fvars(t, ids)
+    _RENAMED.put(t, (renamed, tuple((i, ids.get(i)) for i in free_vars(t))))
+    return renamed
 
 
 def _fresh(base: str, avoid: set[str]) -> str:
