@@ -42,6 +42,7 @@ def make_backend(
         **kwargs: Passed to the backend's constructor (``pool_size``, ``timeout``, ``memory_limit_mb``, ...).
             ``max_heartbeats`` (the simulator's heartbeat cap, which checked code cannot raise) is taken by
             ``"sim"`` and ``"sim-repl"``; real Lean bounds a check by its wall-clock ``timeout`` instead.
+            So is ``cache`` (``False``: the simulator without its memo tables, see ``docs/simulator.md``).
 
     Raises:
         WorkspaceNotFoundError: ``"repl"`` without a built workspace.
@@ -81,7 +82,7 @@ def make_backend(
         from lean_gym.backends.repl import ReplBackend, sim_command
 
         cap = kwargs.pop("max_heartbeats", None)
-        return ReplBackend(command=sim_command(cap), **kwargs)
+        return ReplBackend(command=sim_command(cap, kwargs.pop("cache", None)), **kwargs)
     if spec == "repl":
         from lean_gym.backends.repl import ReplBackend
         from lean_gym.workspace import find_workspace, repl_command

@@ -15,16 +15,19 @@ from lean_gym.lean.pool import PoolStats, ReplPool
 __all__ = ["ReplBackend", "sim_command"]
 
 
-def sim_command(max_heartbeats: int | None = None) -> list[str]:
+def sim_command(max_heartbeats: int | None = None, cache: bool | None = None) -> list[str]:
     """The command line of the simulator's protocol server (``python -m lean_gym.sim``).
 
     Args:
         max_heartbeats: The heartbeat cap of every check (``None``: the simulator's default, 400000);
             ``set_option maxHeartbeats`` in checked code may lower it, never raise it.
+        cache: ``False`` runs it with ``--no-cache`` (no memo tables; the same answers, recomputed).
     """
     cmd = [sys.executable, "-m", "lean_gym.sim"]
     if max_heartbeats is not None:
         cmd += ["--max-heartbeats", str(int(max_heartbeats))]
+    if cache is False:
+        cmd.append("--no-cache")
     return cmd
 
 

@@ -21,7 +21,7 @@ from lean_gym.lean.affinity import Affinity
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
 from lean_gym.lean.result import check_arguments, header_env_or_error, invalid_text_result
-from lean_gym.sim.memo import gc_paused
+from lean_gym.sim.memo import caching, gc_paused
 from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, WallClockTimeout, wall_clock_deadline
 
 __all__ = ["SimBackend"]
@@ -55,6 +55,10 @@ class SimBackend(BatchMixin):
         max_heartbeats: The heartbeat cap of every check (``0``: the hard cap of 5,000,000).
         timeout: The wall-clock deadline of a check, in seconds, when the call gives none (``None``: no
             deadline beyond the heartbeat cap).
+        cache: Use the simulator's memo tables (``lean_gym.sim.memo``: answers of rule tactics, parsed
+            calls and statements, remembered with the heartbeats they cost, so verdicts, messages and
+            budgets are the same either way); ``False`` recomputes everything; ``None`` (the default): as the
+            process says (``LEAN_GYM_SIM_CACHE=0`` in the environment turns them off).
     """
 
     max_workers = 1  # pure Python under the GIL: threads would only add overhead
@@ -66,6 +70,7 @@ class SimBackend(BatchMixin):
         name: str = "sim",
         max_heartbeats: int = DEFAULT_HEARTBEAT_CAP,
         timeout: float | None = DEFAULT_TIMEOUT_S,
+        cache: bool | None = None,
     ) -> None:
         if max_heartbeats < 0:
             raise ValueError(f"max_heartbeats must be >= 0 (0: the hard cap), got {max_heartbeats}")
@@ -75,6 +80,7 @@ class SimBackend(BatchMixin):
         self.recycle_after = recycle_after
         self.max_heartbeats = int(max_heartbeats)
         self.timeout = timeout
+        self.cache = cache
         self.checks = 0
         self._lock = threading.Lock()
         self._repl: Any = None
@@ -85,7 +91,7 @@ class SimBackend(BatchMixin):
     def _fresh(self) -> Any:
         from lean_gym.sim import SimRepl
 
-        self._repl = SimRepl(max_heartbeats=self.max_heartbeats)
+        self._repl = SimRepl(max_heartbeats=self.max_heartbeats, cache=self.cache)
         self._header_env = {}
         self._uses = 0
         self.generation += 1
@@ -125,7 +131,10 @@ class SimBackend(BatchMixin):
         t0 = time.perf_counter()
         timeout = check_arguments(code, header, timeout)
         timeout = self.timeout if timeout is None else timeout
-        with gc_paused():  # see lean_gym.sim.memo.gc_paused: a check's working set dies young
+        with (
+            gc_paused(),
+            caching(self.cache),
+        ):  # gc_paused: see lean_gym.sim.memo (a check's working set dies young)
             return self._check(code, header, timeout, t0)
 
     def _check(self, code: str, header: str, timeout: float | None, t0: float) -> CheckResult:
@@ -187,7 +196,7 @@ class SimBackend(BatchMixin):
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy in another process is a fresh simulator with the same settings (locks do not pickle).
-        return {"recycle_after": self.recycle_after, "name": self.name}
+        return {"recycle_after": self.recycle_after, "name": self.name, "cache": self.cache}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from lean_gym.lean.lexer import is_id_rest
 from lean_gym.sim.aesop_syntax import AesopCall, AesopOptions, AesopSyntaxError, RuleSpec, parse_aesop
 from lean_gym.sim.elab import env_key
 from lean_gym.sim.goals import Goal, canonical_goal
@@ -594,7 +595,7 @@ def _run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
     if not memo_enabled() or ctx.tactic_log is not None:
         return _run_sub_plain(goal, text, ctx)
     name = ctx.decl_name
-    if name is not None and name.rsplit(".", 1)[-1] in text:
+    if name is not None and _mentions(text, name.rsplit(".", 1)[-1]):
         return _run_sub_plain(goal, text, ctx)  # it may name the theorem itself: its answer is this proof's
     sorry_before = ctx.hidden_sorry or "sorryAx" in ctx.axioms
     gkey, ren = _goal_key(goal)
@@ -632,6 +633,17 @@ def _run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
                 size += 64 * sum(_nodes(g) for g in new)
                 _RESULTS.put(key, (cost, frame[1], answer, tuple(sorted(added))), size)
     return new
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether ``name`` may occur in ``text`` as (a part of) an identifier: not inside a longer name."""
+    i = text.find(name)
+    while i >= 0:
+        j = i + len(name)
+        if (i == 0 or not is_id_rest(text[i - 1])) and (j == len(text) or not is_id_rest(text[j])):
+            return True
+        i = text.find(name, i + 1)
+    return False
 
 
 def _nodes(goal: Goal) -> int:

@@ -37,6 +37,8 @@ class CommandOutput:
     messages: list[Msg] = field(default_factory=list)
     sorries: list[tuple[Goal, int, int, str | None]] = field(default_factory=list)
     tactics: list[tuple[str, tuple[Goal, ...], int, int]] = field(default_factory=list)
+    heartbeats: list[tuple[str, int]] = field(default_factory=list)
+    """Simulated heartbeats each declaration's proof used (name, heartbeats), in order (tests compare them)."""
 
 
 _DECL_KW = {
@@ -452,6 +454,7 @@ class _Runner:
             except ElabError as e:
                 ctx.messages.append(LogMessage("error", e.message, e.start, e.end))
                 ctx.axioms.add("sorryAx")
+        self.out.heartbeats.append((name, ctx.heartbeats))
         # messages, in the order they were logged
         had_error = False
         for m in ctx.messages:

@@ -67,8 +67,12 @@ def enabled() -> bool:
 
 
 @contextlib.contextmanager
-def caching(on: bool) -> Iterator[None]:
-    """Switch the simulator's memo tables on or off inside the block (the tables keep their entries)."""
+def caching(on: bool | None) -> Iterator[None]:
+    """Switch the simulator's memo tables on or off inside the block (the tables keep their entries);
+    ``None`` leaves the setting as it is."""
+    if on is None:
+        yield
+        return
     token = _ON.set(bool(on))
     try:
         yield

@@ -24,7 +24,7 @@ from lean_gym.sim.commands import Msg, run_commands
 from lean_gym.sim.elab import Decl, Env
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.jsonfmt import lean_order
-from lean_gym.sim.memo import gc_paused
+from lean_gym.sim.memo import caching, gc_paused
 from lean_gym.sim.syntax import ParseError, Source
 from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, heartbeat_cap
 from lean_gym.sim.terms import FVAR_SEP, new_fvar
@@ -64,12 +64,15 @@ class SimRepl:
             ``set_option maxHeartbeats N`` gets ``min(N, max_heartbeats)`` (``N = 0``: the cap), so the
             checked text can lower its budget but never raise it. ``0``: the hard cap
             (:data:`~lean_gym.sim.tactics.HARD_HEARTBEAT_CAP`).
+        cache: Use the simulator's memo tables (:mod:`lean_gym.sim.memo`); ``False`` recomputes
+            everything (the answers are the same either way); ``None``: as the process says.
     """
 
-    def __init__(self, max_heartbeats: int = DEFAULT_HEARTBEAT_CAP) -> None:
+    def __init__(self, max_heartbeats: int = DEFAULT_HEARTBEAT_CAP, cache: bool | None = None) -> None:
         if max_heartbeats < 0:
             raise ValueError(f"max_heartbeats must be >= 0 (0: the hard cap), got {max_heartbeats}")
         self.max_heartbeats = int(max_heartbeats)
+        self.cache = cache
         self._s = _Counters()
 
     # ------------------------------------------------------------------------------------ dispatch
@@ -83,7 +86,7 @@ class SimRepl:
         if not isinstance(request, dict):
             raise ProtocolError(f"a request must be a JSON object, got {type(request).__name__}")
         try:
-            with heartbeat_cap(self.max_heartbeats), gc_paused():
+            with heartbeat_cap(self.max_heartbeats), caching(self.cache), gc_paused():
                 return self._dispatch(request)
         except RecursionError:
             # Lean reports runaway recursion as an error too; the Python stack is the simulator's analogue

@@ -49,7 +49,10 @@ def _invalid_unicode(value: object) -> str | None:
 
 
 def serve(
-    stdin: IO[str] | None = None, stdout: IO[str] | None = None, max_heartbeats: int | None = None
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    max_heartbeats: int | None = None,
+    cache: bool | None = None,
 ) -> int:
     """Answer requests until EOF; returns the process exit status (0 at EOF, 1 on a fatal request).
 
@@ -58,12 +61,17 @@ def serve(
         stdout: Where responses go (default ``sys.stdout``).
         max_heartbeats: The caller's heartbeat cap (``SimRepl``'s; ``None``: its default). Requests can
             lower their budget with ``set_option maxHeartbeats``, never raise it past this.
+        cache: Use the simulator's memo tables (``SimRepl``'s ``cache``).
     """
     from lean_gym.sim.repl import SimRepl
 
     inp = stdin or sys.stdin
     out = stdout or sys.stdout
-    repl = SimRepl() if max_heartbeats is None else SimRepl(max_heartbeats=max_heartbeats)
+    repl = (
+        SimRepl(cache=cache)
+        if max_heartbeats is None
+        else SimRepl(max_heartbeats=max_heartbeats, cache=cache)
+    )
     while True:
         text = _read_request(inp)
         if text is None:
