@@ -21,7 +21,8 @@ from lean_gym.lean.affinity import Affinity
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
 from lean_gym.lean.result import check_arguments, header_env_or_error, invalid_text_result
-from lean_gym.sim.memo import caching, gc_paused
+from lean_gym.sim.memo import caching
+from lean_gym.sim.memo import request as sim_request
 from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, WallClockTimeout, wall_clock_deadline
 
 __all__ = ["SimBackend"]
@@ -132,7 +133,7 @@ class SimBackend(BatchMixin):
         timeout = check_arguments(code, header, timeout)
         timeout = self.timeout if timeout is None else timeout
         with (
-            gc_paused(),
+            sim_request(),
             caching(self.cache),
         ):  # gc_paused: see lean_gym.sim.memo (a check's working set dies young)
             return self._check(code, header, timeout, t0)

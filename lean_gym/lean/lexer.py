@@ -56,6 +56,7 @@ __all__ = [
     "LexError",
     "LexToken",
     "code_tokens",
+    "forget_texts",
     "ident_value",
     "interpolated_reading",
     "is_id_first",
@@ -799,10 +800,16 @@ def _lex_by_lines(text: str) -> list[LexToken] | None:
 
 
 def clear_line_cache() -> None:
-    """Forget the remembered line tokens."""
+    """Forget the remembered line tokens (and texts)."""
     global _line_bytes
     _LINES.clear()
     _line_bytes = 0
+    forget_texts()
+
+
+def forget_texts() -> None:
+    """Forget the tokens of the last texts read whole (the simulator does at the end of each request: kept
+    named tuples cost the garbage collector)."""
     _lex_cached.cache_clear()
 
 

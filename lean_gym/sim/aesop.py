@@ -47,7 +47,7 @@ from lean_gym.lean.lexer import is_id_rest
 from lean_gym.sim.aesop_syntax import AesopCall, AesopOptions, AesopSyntaxError, RuleSpec, parse_aesop
 from lean_gym.sim.elab import env_key
 from lean_gym.sim.goals import Goal, canonical_goal
-from lean_gym.sim.memo import MISS, Memo, clear_all
+from lean_gym.sim.memo import MISS, Memo, clear_all, request_scoped
 from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.syntax import ParseError, Source
 from lean_gym.sim.tactics import (
@@ -463,6 +463,7 @@ _CALLS = Memo("aesop.calls", max_entries=512, max_bytes=8 << 20)
 _STEPS = Memo("aesop.builtin_steps", max_entries=100_000, max_bytes=64 << 20)
 _GOAL_IDS = Memo("aesop.canonical_goals", max_entries=200_000, max_bytes=64 << 20)
 _CANON: dict[int, tuple[Goal, int, dict[str, str]]] = {}
+request_scoped(_CANON.clear)  # about the goal objects of the request in progress
 _SERIAL = itertools.count()
 
 
@@ -530,7 +531,9 @@ def _abstract(goal: Goal, ren: dict[str, str], new: list[Goal], mark: int) -> tu
             parts: list[Any] = []
             for e in g.hyps:
                 k = pos.get(id(e))
-                parts.append(k if k is not None and old[k] is e else (full.get(e[0], e[0]), rename_fvars(e[1], full)))
+                parts.append(
+                    k if k is not None and old[k] is e else (full.get(e[0], e[0]), rename_fvars(e[1], full))
+                )
             hyps = tuple(parts)
         target = None if g.target is goal.target else rename_fvars(g.target, full)
         tag = _SAME if g.tag == goal.tag else g.tag
@@ -624,13 +627,13 @@ def _run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
         ctx.axioms.update(added)
     cost = ctx.heartbeats - frame[0]
     if frame[1] < MEMO_EXACT:
-        size = 160 + 64 * _nodes(goal)
+        # the goal itself is held once, in the canonical goals' table; an answer holds its own goals
         if new is None:
-            _RESULTS.put(key, (cost, frame[1], None, ()), size)
+            _RESULTS.put(key, (cost, frame[1], None, ()), 200)
         else:
             answer = _abstract(goal.with_tag(None), ren, new, mark)
             if answer is not None:
-                size += 64 * sum(_nodes(g) for g in new)
+                size = 200 + 64 * sum(_nodes(g) for g in new)
                 _RESULTS.put(key, (cost, frame[1], answer, tuple(sorted(added))), size)
     return new
 
@@ -1386,19 +1389,31 @@ class Search:
     def safe_prefix_goals(self) -> list[Goal]:
         """The goals left after normalisation and safe rules only, from the root (Aesop's safe prefix)."""
         out: list[Goal] = []
-
-        def walk(g: GNode) -> None:
-            if g.proved:
-                return
-            safe = [r for r in g.rapps if r.rule.phase == "safe"]
-            if safe:
-                for c in safe[0].children:
-                    walk(c)
-            else:
-                out.append(g.goal)
-
-        walk(self.root)
+        self._safe_prefix(self.root, out)
         return out
+
+    def _safe_prefix(self, g: GNode, out: list[Goal]) -> None:
+        if g.proved:
+            return
+        safe = [r for r in g.rapps if r.rule.phase == "safe"]
+        if safe:
+            for c in safe[0].children:
+                self._safe_prefix(c, out)
+        else:
+            out.append(g.goal)
+
+    def release(self) -> None:
+        """Cut the tree's links from parents to children, so that reference counting frees it at once (the
+        collector would otherwise have to find its cycles)."""
+        stack = [self.root]
+        while stack:
+            g = stack.pop()
+            for r in g.rapps:
+                stack.extend(r.children)
+                r.children = []
+            g.rapps = []
+            g.proof_rapp = None
+        self.queue, self.stack, self.fifo = [], [], deque()
 
     def made_progress(self) -> bool:
         if self.root.goal != self.root_initial:
@@ -1450,6 +1465,8 @@ def run_aesop(goal: Goal, text: str, ctx: TacticContext) -> AesopResult:
         return AesopResult(
             False, tuple(search.safe_prefix_goals()), (), search.n_rapps, search.n_goals, f.message
         )
+    finally:
+        search.release()
 
 
 def _locate(ctx: TacticContext, text: str) -> tuple[int, int]:
@@ -1478,8 +1495,16 @@ def aesop_tactic(goal: Goal, text: str, ctx: TacticContext) -> list[Goal]:
         raise TacticError(parsed.message)
     rules = _elab_rules(parsed, goal, ctx)
     search = Search(goal, parsed, rules, ctx)
-    o = parsed.options
     start, end = _locate(ctx, text)
+    try:
+        return _finish(search, goal, ctx, start, end)
+    finally:
+        search.release()
+
+
+def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int) -> list[Goal]:
+    """Run the search and turn its end into the tactic's answer, warning or error."""
+    o = search.opts
     try:
         result = search.run()
     except AesopFailure as f:

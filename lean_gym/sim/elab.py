@@ -924,7 +924,11 @@ def parse_signature_ex(
 
             def forms(t: Term) -> tuple[Term, Term, tuple[tuple[str, str | None], ...]]:
                 stored = rename_fvars(t, ren)
-                return stored, rename_fvars(stored, canon), tuple((x, canon.get(x)) for x in free_vars(stored))
+                return (
+                    stored,
+                    rename_fvars(stored, canon),
+                    tuple((x, canon.get(x)) for x in free_vars(stored)),
+                )
 
             flags = []
             for _, ty, e in hyps:

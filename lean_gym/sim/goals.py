@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from lean_gym.sim.memo import request_scoped
 from lean_gym.sim.terms import (
     FVAR_SEP,
     Term,
@@ -219,6 +220,7 @@ class Goal:
 
 
 _HYPS_CANON: dict[int, tuple[tuple[tuple[str, Term], ...], tuple[tuple[str, Term], ...], dict[str, str]]] = {}
+request_scoped(_HYPS_CANON.clear)
 
 
 def canonical_goal(goal: Goal) -> tuple[Goal, dict[str, str]]:

@@ -37,8 +37,11 @@ __all__ = [
     "Memo",
     "caching",
     "clear_all",
+    "clear_request_scoped",
     "enabled",
     "gc_paused",
+    "request",
+    "request_scoped",
     "set_default",
     "stats",
     "tables",
@@ -87,6 +90,34 @@ def set_default(on: bool) -> None:
 
 
 _PAUSE_GC = os.environ.get("LEAN_GYM_SIM_PAUSE_GC", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+_REQUEST_SCOPED: list[Any] = []
+
+
+def clear_request_scoped() -> None:
+    """Empty the tables that only serve the request in progress (what was computed about its own objects)."""
+    for clear in _REQUEST_SCOPED:
+        clear()
+
+
+def request_scoped(clear: Any) -> Any:
+    """Register ``clear()`` to run at the end of every simulator request (see :func:`request`)."""
+    _REQUEST_SCOPED.append(clear)
+    return clear
+
+
+@contextlib.contextmanager
+def request() -> Iterator[None]:
+    """One simulator request: the garbage collector paused (:func:`gc_paused`), and the request-scoped
+    tables emptied at its end, before the collector looks at what the request left (they hold the request's
+    own objects: kept, they would be scanned and moved to the old generation, whose full collections scan
+    everything kept)."""
+    with gc_paused():
+        try:
+            yield
+        finally:
+            clear_request_scoped()
 
 
 @contextlib.contextmanager
@@ -173,11 +204,13 @@ class IdentityMemo:
 
     __slots__ = ("_data", "max_entries", "name")
 
-    def __init__(self, name: str, max_entries: int) -> None:
+    def __init__(self, name: str, max_entries: int, per_request: bool = False) -> None:
         self.name = name
         self.max_entries = int(max_entries)
         self._data: dict[int, tuple[Any, Any]] = {}
         _IDENTITY.append(self)
+        if per_request:  # about objects of one request: emptied when it ends (see `request`)
+            _REQUEST_SCOPED.append(self.clear)
 
     def get(self, obj: Any) -> Any:
         """What was stored for ``obj`` (the very object), or :data:`MISS`."""

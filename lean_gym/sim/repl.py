@@ -24,7 +24,8 @@ from lean_gym.sim.commands import Msg, run_commands
 from lean_gym.sim.elab import Decl, Env
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.jsonfmt import lean_order
-from lean_gym.sim.memo import caching, gc_paused
+from lean_gym.sim.memo import caching
+from lean_gym.sim.memo import request as memo_request
 from lean_gym.sim.syntax import ParseError, Source
 from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, heartbeat_cap
 from lean_gym.sim.terms import FVAR_SEP, new_fvar
@@ -86,7 +87,7 @@ class SimRepl:
         if not isinstance(request, dict):
             raise ProtocolError(f"a request must be a JSON object, got {type(request).__name__}")
         try:
-            with heartbeat_cap(self.max_heartbeats), caching(self.cache), gc_paused():
+            with heartbeat_cap(self.max_heartbeats), caching(self.cache), memo_request():
                 return self._dispatch(request)
         except RecursionError:
             # Lean reports runaway recursion as an error too; the Python stack is the simulator's analogue

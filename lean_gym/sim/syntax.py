@@ -16,8 +16,9 @@ from collections import OrderedDict
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from lean_gym.lean.lexer import LexError, lex, lex_lines, numeral_value, slices_whole
+from lean_gym.lean.lexer import LexError, forget_texts, lex, lex_lines, numeral_value, slices_whole
 from lean_gym.sim.memo import enabled as memo_enabled
+from lean_gym.sim.memo import request_scoped
 
 __all__ = [
     "CONFIG_ONLY_TACTICS",
@@ -131,6 +132,8 @@ def tokenize(text: str, src: Source | None = None, base: int = 0, end: int | Non
 
 
 _WHOLE: OrderedDict[str, tuple[Token, ...]] = OrderedDict()
+request_scoped(_WHOLE.clear)  # a check reads its own text: named tuples kept past it only cost collections
+request_scoped(forget_texts)
 _WHOLE_MAX_ENTRIES = 4  # a check reads its text whole, then its ranges: the last few texts are enough
 _WHOLE_MAX_CHARS = 1 << 16
 _new = tuple.__new__

@@ -1169,21 +1169,35 @@ def _eq_sides(inst: Instance, concl: Term, rev: bool, term: Syn) -> tuple[Instan
 
 def kabstract(t: Term, lhs: Term, rhs: Term, asg: dict) -> tuple[Term, bool]:
     """Replace every instance of ``lhs`` in ``t`` by ``rhs``; the first match fixes the metavariables."""
-    found = [False]
     # free names of the rule and of the term: a binder with one of these names is renamed while we work
     # under it, and a match may not use a bound variable (Lean's `rw` cannot rewrite under binders with it)
     avoid = free_vars(lhs) | free_vars(rhs) | free_vars(t)
     for v in list(asg.values()):
         if isinstance(v, tuple):
             free_vars(v, avoid)
+    st = _Kabstract(lhs, rhs, asg, avoid)
+    out = st.go(t, frozenset())
+    return out, st.found
 
-    def go(u: Term, bound: frozenset[str]) -> Term:
-        if not found[0]:
+
+class _Kabstract:
+    """The state of one :func:`kabstract` walk (a class, not a closure: a recursive closure is a cycle that
+    only the garbage collector frees)."""
+
+    __slots__ = ("asg", "avoid", "found", "lhs", "rhs")
+
+    def __init__(self, lhs: Term, rhs: Term, asg: dict, avoid: set[str]) -> None:
+        self.lhs, self.rhs, self.asg, self.avoid = lhs, rhs, asg, avoid
+        self.found = False
+
+    def go(self, u: Term, bound: frozenset[str]) -> Term:
+        lhs, rhs, asg, avoid, go = self.lhs, self.rhs, self.asg, self.avoid, self.go
+        if not self.found:
             trial = dict(asg)
             if match(lhs, u, trial) and not (bound and free_vars(u) & bound):
                 asg.clear()
                 asg.update(trial)
-                found[0] = True
+                self.found = True
                 return instantiate(rhs, asg)
         elif canon(instantiate(lhs, asg)) == canon(u) and not (bound and free_vars(u) & bound):
             return instantiate(rhs, asg)
@@ -1202,9 +1216,6 @@ def kabstract(t: Term, lhs: Term, rhs: Term, asg: dict) -> tuple[Term, bool]:
                 return (h, x, u[2], subst(new_body, x2, ("var", x)))
             return (h, x2, u[2], new_body)
         return tuple(go(c, bound) if type(c) is tuple else c for c in u)
-
-    out = go(t, frozenset())
-    return out, found[0]
 
 
 def rewrite_once(

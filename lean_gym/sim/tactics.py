@@ -657,7 +657,7 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
                 raise
             except TacticError as e:
                 ctx.restore(snap)
-                last = e
+                last = e.with_traceback(None)  # kept past its frames: no frame ↔ traceback cycle to collect
             finally:
                 ctx.recover = saved_recover
         raise last or TacticError("first failed")
@@ -716,7 +716,7 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
                 if k == "all_goals":
                     raise
                 ctx.restore(snap)
-                last_err = e
+                last_err = e.with_traceback(None)
                 out.append(g)
             finally:
                 ctx.recover = saved_recover

@@ -295,7 +295,7 @@ def canonical_id(fid: str, k: int) -> str:
     return f"{user_name(fid)}{FVAR_SEP}c{k}"
 
 
-_RENAMED = IdentityMemo("terms.canonical_terms", 1 << 16)
+_RENAMED = IdentityMemo("terms.canonical_terms", 1 << 16, per_request=True)
 
 
 def remember_renaming(t: Term, renamed: Term, pairs: tuple[tuple[str, str | None], ...]) -> None:
