@@ -782,6 +782,8 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         return _apply_data(goal, term, ctx)
     pending, concl, inst, holes = _apply_telescope(goal, term, ctx)
     target = goal.target
+    target_head = canon(target)[0]
+    binder_ids = {b.name for b in pending}
     # Lean tries the conclusion after consuming every possible number of remaining binders, fewest first
     for k in range(len(pending) + 1):
         ctx.tick(5)
@@ -789,6 +791,16 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         c = concl
         for b in reversed(left):
             c = _pi(b, c)
+        # `match` compares the normal forms head first, and instantiating the binders with metavariables
+        # changes no head but a binder's own: a conclusion whose head differs cannot match (nothing to try)
+        cc = canon(c)
+        head = cc[0]
+        if (
+            head != target_head
+            and head not in ("mvar", "var")
+            and not (head == "fvar" and cc[1] in binder_ids)
+        ):
+            continue
         trial = Instance.__new__(Instance)
         trial.__dict__ = {}
         asg = dict(inst.asg)
