@@ -402,8 +402,7 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
             ctx.tick(budget * 5)
         if ok:
             return []
-    msg = _linarith_failed(goal, neg_shown)
-    raise TacticError(msg)
+    raise TacticError(lambda: _linarith_failed(goal, neg_shown))
 
 
 def _negate_for_display(rel: Term) -> Term:
@@ -663,7 +662,9 @@ def _positivity(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ctx.use_standard_axioms()
         return []
     what = {"pos": "positive", "nonneg": "nonnegative", "nonzero": "nonzero"}.get(want or "", "positive")
-    raise TacticError(f"failed to prove positivity: could not show that `{pretty(e, goal.ascii)}` is {what}")
+    raise TacticError(
+        lambda: f"failed to prove positivity: could not show that `{pretty(e, goal.ascii)}` is {what}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------- omega

@@ -79,12 +79,12 @@ def _skip(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("done")
 def _done(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    raise TacticError("unsolved goals\n" + goal.pretty())
+    raise TacticError(lambda: "unsolved goals\n" + goal.pretty())
 
 
 @builtin("fail")
 def _fail(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    raise TacticError("tactic 'fail' failed\n" + goal.pretty())
+    raise TacticError(lambda: "tactic 'fail' failed\n" + goal.pretty())
 
 
 # --------------------------------------------------------------------------------------------- intro
@@ -553,7 +553,7 @@ def _by_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 def _assumption(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if _hyp_closes(goal, goal.target) is not None:
         return []
-    raise TacticError("Tactic `assumption` failed\n\n" + goal.pretty())
+    raise TacticError(lambda: "Tactic `assumption` failed\n\n" + goal.pretty())
 
 
 def _contradiction_found(goal: Goal) -> bool:
@@ -574,7 +574,7 @@ def _contradiction_found(goal: Goal) -> bool:
 def _contradiction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if _contradiction_found(goal):
         return []
-    raise TacticError("Tactic `contradiction` failed\n\n" + goal.pretty())
+    raise TacticError(lambda: "Tactic `contradiction` failed\n\n" + goal.pretty())
 
 
 @builtin("exfalso")
@@ -623,9 +623,11 @@ def _constructor(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if t == TRUE:
         return []
     raise TacticError(
-        f"Tactic `constructor` failed: target is not an inductive datatype\n\n{goal.pretty()}"
-        if t[0] != "∃"
-        else "the simulator's `constructor` does not create witness metavariables; use `use`/`exists`/`refine ⟨w, ?_⟩`"
+        lambda: (
+            f"Tactic `constructor` failed: target is not an inductive datatype\n\n{goal.pretty()}"
+            if t[0] != "∃"
+            else "the simulator's `constructor` does not create witness metavariables; use `use`/`exists`/`refine ⟨w, ?_⟩`"
+        )
     )
 
 
@@ -634,7 +636,9 @@ def _left_right(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
     if t[0] != "∨":
         raise TacticError(
-            f"Tactic `{syn.name}` failed: target is not an inductive datatype with two constructors\n\n{goal.pretty()}"
+            lambda: (
+                f"Tactic `{syn.name}` failed: target is not an inductive datatype with two constructors\n\n{goal.pretty()}"
+            )
         )
     return [goal.with_target(t[1] if syn.name == "left" else t[2]).with_tag("h")]
 
@@ -845,7 +849,9 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         for mv in holes:
             if mv not in asg:
                 raise TacticError(
-                    f"Tactic `apply` failed: don't know how to synthesize placeholder\n\n{goal.pretty()}"
+                    lambda: (
+                        f"Tactic `apply` failed: don't know how to synthesize placeholder\n\n{goal.pretty()}"
+                    )
                 )
         for mv, b in inst.mvars:
             if mv not in asg:
@@ -856,7 +862,9 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     at = goal.ascii
     shown = instantiate(concl, inst.asg)
     raise TacticError(
-        f"Tactic `apply` failed: could not unify the conclusion of `{_syn_src(syn, term)}`\n  {pretty(shown, at)}\nwith the goal\n  {pretty(target, at)}\n\n{goal.pretty()}"
+        lambda: (
+            f"Tactic `apply` failed: could not unify the conclusion of `{_syn_src(syn, term)}`\n  {pretty(shown, at)}\nwith the goal\n  {pretty(target, at)}\n\n{goal.pretty()}"
+        )
     )
 
 
@@ -1257,7 +1265,9 @@ def rewrite_once(
         at = goal.ascii
         what = "target expression" if where is None else "expression"
         raise TacticError(
-            f"Tactic `rewrite` failed: Did not find an instance of the pattern in the {what}\n  {pretty(instantiate(lhs, asg), at)}\n\n{goal.pretty()}"
+            lambda: (
+                f"Tactic `rewrite` failed: Did not find an instance of the pattern in the {what}\n  {pretty(instantiate(lhs, asg), at)}\n\n{goal.pretty()}"
+            )
         )
     from lean_gym.sim.proofs import _has_mvars
 
@@ -1331,7 +1341,7 @@ def _rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if syn.name == "rwa":
         if _hyp_closes(goal, goal.target) is not None:
             return side
-        raise TacticError("Tactic `assumption` failed\n\n" + goal.pretty())
+        raise TacticError(lambda: "Tactic `assumption` failed\n\n" + goal.pretty())
     if rfl_after_rw(goal):
         return side
     return [goal, *side]

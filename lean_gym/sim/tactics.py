@@ -94,7 +94,8 @@ class TacticError(Exception):
     """A tactic failed; ``message`` is Lean's text.
 
     Attributes:
-        message: The error text as Lean words it (``linarith failed to find a contradiction``, …).
+        message: The error text as Lean words it (``linarith failed to find a contradiction``, …); it may
+            be given as a function of no arguments, called when the text is first read.
         start: Absolute source offset of the error (``None``: the whole failing tactic).
         end: End offset.
         recover: ``True`` for elaboration errors Lean logs and recovers from (the goal is closed with a
@@ -102,13 +103,30 @@ class TacticError(Exception):
     """
 
     def __init__(
-        self, message: str, start: int | None = None, end: int | None = None, recover: bool = False
+        self,
+        message: str | Callable[[], str],
+        start: int | None = None,
+        end: int | None = None,
+        recover: bool = False,
     ) -> None:
-        super().__init__(message)
-        self.message = message
+        super().__init__()
+        self._message = message  # a function for texts that cost (a goal printed): most failures go unread
         self.start = start
         self.end = end
         self.recover = recover
+
+    @property
+    def message(self) -> str:
+        m = self._message
+        if not isinstance(m, str):
+            m = self._message = m()
+        return m
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.start, self.end, self.recover))
 
 
 class HeartbeatsExceeded(TacticError):
