@@ -461,6 +461,7 @@ _RESULTS = Memo("aesop.rule_results", max_entries=100_000, max_bytes=96 << 20)
 _NODES = Memo("aesop.rule_syntax", max_entries=20_000, max_bytes=16 << 20)
 _CALLS = Memo("aesop.calls", max_entries=512, max_bytes=8 << 20)
 _STEPS = Memo("aesop.builtin_steps", max_entries=100_000, max_bytes=64 << 20)
+_NORMS = Memo("aesop.normalisations", max_entries=50_000, max_bytes=64 << 20)
 _GOAL_IDS = Memo("aesop.canonical_goals", max_entries=200_000, max_bytes=64 << 20)
 _CANON: dict[int, tuple[Goal, int, dict[str, str]]] = {}
 request_scoped(_CANON.clear)  # about the goal objects of the request in progress
@@ -600,42 +601,68 @@ def _run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
     name = ctx.decl_name
     if name is not None and _mentions(text, name.rsplit(".", 1)[-1]):
         return _run_sub_plain(goal, text, ctx)  # it may name the theorem itself: its answer is this proof's
+    # the key drops the goal's tag (the rule runs without it) and the answer's goals have none
+    new, _ = _tracked(_RESULTS, text, goal, ctx, lambda: (_run_sub_plain(goal, text, ctx), None), False)
+    return new
+
+
+def _tracked(
+    table: Memo, what: Any, goal: Goal, ctx: TacticContext, run: Any, keep_axioms_on_none: bool
+) -> tuple[list[Goal] | None, Any]:
+    """``run()`` (``(goals or None, data)``: a function of the goal up to renaming, of ``what`` and of the
+    context's environment and flags), memoised in ``table`` with everything a replay needs: the heartbeats
+    it cost and needed left (or the exact budget it read), and the axioms it used. ``None`` goals keep the
+    axioms only when ``keep_axioms_on_none`` (a failed rule keeps none)."""
     sorry_before = ctx.hidden_sorry or "sorryAx" in ctx.axioms
     gkey, ren = _goal_key(goal)
-    key = (env_key(ctx.env), text, gkey, ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before)
-    hit = _RESULTS.get(key)
+    key = (env_key(ctx.env), what, gkey, ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before)
+    hit = table.get(key)
+    ok = False
     if hit is not MISS:
-        cost, need, answer, axioms = hit
-        if ctx.heartbeats_left_at_least(cost if cost > need else need):
-            ctx.tick(cost)
-            if answer is None:
-                return None
-            ctx.axioms.update(axioms)
-            return _instantiate(goal if goal.tag is None else goal.with_tag(None), ren, answer[0], answer[1])
+        cost, need, _, answer, axioms, data = hit
+        ok = ctx.heartbeats_left_at_least(cost if cost > need else need)
+    if not ok:  # an answer that read the budget below its cap is kept apart, under the budget it read
+        hit = table.get((key, ctx.left_for_bookkeeping()))
+        if hit is not MISS:
+            cost, need, exact, answer, axioms, data = hit
+            ok = ctx.heartbeats_left_exactly(exact)
+    if ok:
+        ctx.tick(cost)
+        if answer is None:
+            if keep_axioms_on_none:
+                ctx.axioms.update(axioms)
+            return None, data
+        ctx.axioms.update(axioms)
+        return _instantiate(goal, ren, answer[0], answer[1]), data
     mark = fvar_mark()
+    left = ctx.left_for_bookkeeping()
     frame = [ctx.heartbeats, 0]
     saved_axioms, saved_hidden = ctx.axioms, ctx.hidden_sorry
     ctx.axioms, ctx.hidden_sorry = set(), sorry_before
     ctx.memo_frames.append(frame)
     try:
-        new = _run_sub_plain(goal, text, ctx)
+        new, data = run()
     finally:
         ctx.memo_frames.pop()
         ctx.hidden_sorry = saved_hidden
         added, ctx.axioms = ctx.axioms, saved_axioms
-    if new is not None:
+    if new is not None or keep_axioms_on_none:
         ctx.axioms.update(added)
     cost = ctx.heartbeats - frame[0]
-    if frame[1] < MEMO_EXACT:
-        # the goal itself is held once, in the canonical goals' table; an answer holds its own goals
-        if new is None:
-            _RESULTS.put(key, (cost, frame[1], None, ()), 200)
-        else:
-            answer = _abstract(goal.with_tag(None), ren, new, mark)
-            if answer is not None:
-                size = 200 + 64 * sum(_nodes(g) for g in new)
-                _RESULTS.put(key, (cost, frame[1], answer, tuple(sorted(added))), size)
-    return new
+    # a run that read the budget below its cap is replayed only with the very budget it had
+    exact = left if frame[1] >= MEMO_EXACT else None
+    need = 0 if exact is not None else frame[1]
+    axioms = tuple(sorted(added)) if new is not None or keep_axioms_on_none else ()
+    # the goal itself is held once, in the canonical goals' table; an answer holds its own goals
+    where = key if exact is None else (key, exact)
+    if new is None:
+        table.put(where, (cost, need, exact, None, axioms, data), 200)
+    else:
+        answer = _abstract(goal, ren, new, mark)
+        if answer is not None:
+            size = 200 + 64 * sum(_nodes(g) for g in new)
+            table.put(where, (cost, need, exact, answer, axioms, data), size)
+    return new, data
 
 
 def _mentions(text: str, name: str) -> bool:
@@ -1259,10 +1286,44 @@ class Search:
         return f"simp{lst} at *"
 
     def _normalize(self, g: GNode) -> Goal | None:
-        """Run the norm phase to a fixpoint; ``None`` when it proves the goal."""
+        """Run the norm phase to a fixpoint; ``None`` when it proves the goal.
+
+        Memoised as a whole (as a rule's answer is): configs share their norm rules and simp call far more
+        often than anything else, and a goal's normalisation is a function of the goal and of them.
+        """
+        ctx = self.ctx
+        if not memo_enabled() or ctx.tactic_log is not None or self._norm_names_decl():
+            res, scripts = self._normalize_goal(g.goal)
+        else:
+            what = ("norm", self._norm_key())
+            new, scripts = _tracked(_NORMS, what, g.goal, ctx, lambda: self._norm_run(g.goal), True)
+            res = new[0] if new else None
+        g.norm_script.extend(scripts)
+        return res
+
+    def _norm_key(self) -> tuple[Any, ...]:
+        o, r = self.opts, self.rules
+        return (tuple(r.norm_pre), tuple(r.norm_post), r.unfold_defs, o.enable_unfold, self.simp_text,
+                o.max_norm_iterations)  # fmt: skip
+
+    def _norm_names_decl(self) -> bool:
+        name = self.ctx.decl_name
+        if name is None:
+            return False
+        short = name.rsplit(".", 1)[-1]
+        texts = [r.arg for r in (*self.rules.norm_pre, *self.rules.norm_post)]
+        texts += [*self.rules.unfold_defs, self.simp_text or ""]
+        return any(_mentions(t, short) for t in texts)
+
+    def _norm_run(self, goal: Goal) -> tuple[list[Goal], tuple[str, ...]]:
+        res, scripts = self._normalize_goal(goal)
+        return ([] if res is None else [res]), tuple(scripts)
+
+    def _normalize_goal(self, goal: Goal) -> tuple[Goal | None, list[str]]:
+        """The norm phase on ``goal``: the normal goal (``None``: proved) and the script of its steps."""
         ctx = self.ctx
         o = self.opts
-        goal = g.goal
+        norm_script: list[str] = []
         limit = o.max_norm_iterations or 100_000
         iteration = 0
         step = 0
@@ -1308,17 +1369,17 @@ class Search:
                         changed, proved, script = r
                         break
             if proved:
-                g.norm_script.append(script)
-                return None
+                norm_script.append(script)
+                return None, norm_script
             if changed is not None and changed != goal:
-                g.norm_script.append(script)
+                norm_script.append(script)
                 goal = changed
                 iteration += 1
                 step = 0
                 continue
             step += 1
             if step == 4:
-                return goal
+                return goal, norm_script
 
     def _unfold_text(self, goal: Goal) -> str | None:
         """``unfold d₁ d₂ at h … ⊢`` for the locations that mention an unfold rule's definition."""

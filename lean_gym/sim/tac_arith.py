@@ -32,6 +32,7 @@ from lean_gym.sim.arith import (
 from lean_gym.sim.arith import linarith as _linarith
 from lean_gym.sim.arith import nlinarith as _nlinarith
 from lean_gym.sim.arith import omega as _omega
+from lean_gym.sim.arith.errors import WorkBudget
 from lean_gym.sim.evaluate import _bound_of, decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import ProofChecker
@@ -379,7 +380,9 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
         integer = tname in ("ℕ", "ℤ")
         nonneg = conv.nat_atoms
         ctx.tick(50 + 10 * (len(hyps) + len(ex)) ** 2)
-        budget = max(100, min(20_000, ctx.heartbeats_left(100_000) // 5))
+        sized = ctx.search_budget(100, 20_000, 5)
+        budget = sized.value
+        meter = WorkBudget(budget * 3 if nonlinear else budget)
         try:
             if nonlinear:
                 all_terms = (
@@ -393,13 +396,15 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
                     squares=sq,
                     integer=integer,
                     nonneg_atoms=nonneg,
-                    budget=budget * 3,
+                    budget=meter,
                 )
             else:
-                ok = _linarith([*ex, *hyps], gc, integer=integer, nonneg_atoms=nonneg, budget=budget)
+                ok = _linarith([*ex, *hyps], gc, integer=integer, nonneg_atoms=nonneg, budget=meter)
         except ArithBudgetExceeded:
             ok = False
             ctx.tick(budget * 5)
+        finally:
+            sized.settle(meter, 3 if nonlinear else 1)
         if ok:
             return []
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
@@ -764,16 +769,14 @@ def _omega_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if ty == "ℕ":
         nat_atoms |= _all_atoms(hyps, disj)
     ctx.tick(100 + 20 * len(hyps))
+    sized = ctx.search_budget(100, 20_000, 5)
+    meter = WorkBudget(sized.value)
     try:
-        ok = _omega(
-            hyps,
-            None,
-            nat_atoms=nat_atoms,
-            disjunctions=disj,
-            budget=min(20_000, max(100, ctx.heartbeats_left(100_000) // 5)),
-        )
+        ok = _omega(hyps, None, nat_atoms=nat_atoms, disjunctions=disj, budget=meter)
     except ArithBudgetExceeded:
         ok = False
+    finally:
+        sized.settle(meter)
     if ok:
         ctx.use_axiom("propext")
         return []

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lean_gym.sim.arith.errors import ArithBudgetExceeded
+from lean_gym.sim.arith.errors import ArithBudgetExceeded, WorkBudget
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature
 from lean_gym.sim.goals import Goal
@@ -63,6 +63,7 @@ __all__ = [
     "HARD_HEARTBEAT_CAP",
     "Goal",
     "HeartbeatsExceeded",
+    "SearchBudget",
     "TacSyntax",
     "TacticContext",
     "TacticError",
@@ -283,6 +284,20 @@ class TacticContext:
             f[1] = MEMO_EXACT
         return left
 
+    def left_for_bookkeeping(self) -> int:
+        """The heartbeats left, for a memo's records only: what a tactic does may not depend on it (that
+        reads :meth:`heartbeats_left`, which the memo accounts for)."""
+        return self._limit - self.heartbeats
+
+    def heartbeats_left_exactly(self, left: int) -> bool:
+        """Whether exactly ``left`` heartbeats are left; when they are, memoised runs in progress record that
+        their answer needs that very budget (a replayed answer that read it)."""
+        if self._limit - self.heartbeats != left:
+            return False
+        for f in self.memo_frames:
+            f[1] = MEMO_EXACT
+        return True
+
     def heartbeats_left_at_least(self, need: int) -> bool:
         """Whether ``need`` heartbeats are left; when they are, memoised runs in progress record the need
         (a replayed answer that needed them)."""
@@ -291,14 +306,22 @@ class TacticContext:
         self.note_need(need)
         return True
 
-    def note_need(self, need: int) -> None:
-        """Record, for every memoised run in progress, that from here on its answer needs ``need``
-        heartbeats left (what a replayed inner answer needed, or a budget read at its cap)."""
-        hb = self.heartbeats
+    def note_need(self, need: int, at: int | None = None) -> None:
+        """Record, for every memoised run in progress, that its answer needs ``need`` heartbeats left at
+        the point where ``at`` heartbeats had been used (default: now): what a replayed inner answer
+        needed, or what a search sized by the budget really used."""
+        hb = self.heartbeats if at is None else at
         for f in self.memo_frames:
             n = need + hb - f[0]
             if n > f[1]:
                 f[1] = n
+
+    def search_budget(self, lo: int, hi: int, per: int) -> SearchBudget:
+        """The work budget of a decision procedure sized by the heartbeats left: ``max(lo, min(hi, left //
+        per))`` steps. Settle it after the search (:meth:`SearchBudget.settle`), so that a memoised answer
+        is replayed exactly where the search would have done the same work."""
+        left = self._limit - self.heartbeats
+        return SearchBudget(self, self.heartbeats, max(lo, min(hi, left // per)), lo, hi, per)
 
     def lookup(self, name: str) -> Decl | None:
         """A declaration or built-in library lemma by name (honouring ``open``)."""
@@ -331,6 +354,34 @@ class TacticContext:
         self.axioms = set(ax)
         self.synthetic_sorry = syn
         self.self_reference = selfref
+
+
+@dataclass
+class SearchBudget:
+    """A decision procedure's work budget, sized by the heartbeats left (see
+    :meth:`TacticContext.search_budget`); ``value`` is the number of steps."""
+
+    ctx: TacticContext
+    at: int
+    value: int
+    lo: int
+    hi: int
+    per: int
+
+    def settle(self, meter: WorkBudget, scale: int = 1) -> None:
+        """After the search ran on ``meter`` (``scale * value`` steps): record what it depended on. It did the
+        same work for any budget whose steps cover ``meter.need``; when it ran out below the cap, only for
+        this very budget."""
+        if meter.exact and self.value < self.hi:
+            for f in self.ctx.memo_frames:
+                f[1] = MEMO_EXACT
+            return
+        if meter.exact:
+            need_left = self.per * self.hi  # ran out at the cap: the same for every budget at the cap
+        else:
+            steps = -(-meter.need // scale)
+            need_left = 0 if steps <= self.lo else self.per * steps
+        self.ctx.note_need(need_left, self.at)
 
 
 # ------------------------------------------------------------------------------------------ syntax

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lean_gym.errors import LeanGymError
 
-__all__ = ["ArithBudgetExceeded", "EvalTooExpensive"]
+__all__ = ["ArithBudgetExceeded", "EvalTooExpensive", "WorkBudget"]
 
 
 class ArithBudgetExceeded(LeanGymError):
@@ -29,17 +29,38 @@ class EvalTooExpensive(ArithBudgetExceeded):
 class WorkBudget:
     """A count of work steps left; :meth:`spend` raises :class:`ArithBudgetExceeded` once it runs out.
 
-    Subclasses name the procedure (``what``) for the message.
+    Subclasses name the procedure (``what``) for the message. It also knows how much of its total the work
+    depended on (:attr:`need`, :attr:`exact`): any total of at least ``need`` would have done the same work,
+    unless ``exact`` (it ran out, or a decision read how much was left below a cap).
     """
 
-    __slots__ = ("left", "total")
+    __slots__ = ("_cap_need", "exact", "left", "total")
     what = "search"
 
     def __init__(self, total: int) -> None:
         self.total = total
         self.left = total
+        self._cap_need = 0
+        self.exact = False
 
     def spend(self, n: int = 1) -> None:
         self.left -= n
         if self.left < 0:
+            self.exact = True
             raise ArithBudgetExceeded(f"{self.what} exceeded its budget of {self.total} steps")
+
+    def left_upto(self, cap: int) -> int:
+        """What is left, but at most ``cap`` (for a decision that reads it: recorded in :attr:`need`)."""
+        if self.left >= cap:
+            need = self.total - self.left + cap
+            if need > self._cap_need:
+                self._cap_need = need
+            return cap
+        self.exact = True
+        return self.left
+
+    @property
+    def need(self) -> int:
+        """The least total that would have done the same work (when not :attr:`exact`)."""
+        spent = self.total - self.left
+        return spent if spent > self._cap_need else self._cap_need

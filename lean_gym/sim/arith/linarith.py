@@ -333,7 +333,7 @@ class _Budget(WorkBudget):
     what = "linear arithmetic search"
 
 
-def _refute(rows: list[_Row], budget: _Budget) -> _Row | None:
+def _refute(rows: list[_Row], budget: WorkBudget) -> _Row | None:
     """Return a contradictory row derived from ``rows`` (a certificate), or ``None``."""
     eqs: list[_Row] = []
     ineqs: list[_Row] = []
@@ -470,10 +470,10 @@ def _goal_branches(goal: Constraint | None, integer: bool) -> list[Constraint | 
     return branches
 
 
-def _certificate(constraints: list[Constraint], budget: _Budget, want_mult: bool) -> Certificate | None:
+def _certificate(constraints: list[Constraint], budget: WorkBudget, want_mult: bool) -> Certificate | None:
     """Refute ``constraints``: Fourier–Motzkin first (fast on small problems), then the simplex oracle."""
     rows = [_row_from(c, i, want_mult) for i, c in enumerate(constraints)]
-    fm = _Budget(min(budget.left, FM_FIRST_BUDGET))
+    fm = _Budget(budget.left_upto(FM_FIRST_BUDGET))
     try:
         row = _refute(rows, fm)
     except ArithBudgetExceeded:
@@ -489,7 +489,7 @@ def _certificate(constraints: list[Constraint], budget: _Budget, want_mult: bool
     return Certificate(tuple(constraints), mults)
 
 
-def _simplex(constraints: list[Constraint], budget: _Budget) -> Certificate | None:
+def _simplex(constraints: list[Constraint], budget: WorkBudget) -> Certificate | None:
     usable = [c for c in constraints if c.op != "!="]
     rows = [({m: Fraction(q) for m, q in c.poly.terms().items()}, c.op) for c in usable]
     mult = simplex_certificate(rows, budget.spend)
@@ -505,12 +505,12 @@ def _run(
     goal: Constraint | None,
     integer: bool,
     nonneg_atoms: Iterable[Any],
-    budget: int | None,
+    budget: int | WorkBudget | None,
     want_mult: bool,
     default_budget: int,
 ) -> tuple[Certificate, ...] | None:
     base = _prepare_hyps(hyps, integer, nonneg_atoms)
-    b = _Budget(default_budget if budget is None else budget)
+    b = budget if isinstance(budget, WorkBudget) else _Budget(default_budget if budget is None else budget)
     certs = []
     for neg in _goal_branches(goal, integer):
         cs = base if neg is None else [*base, neg]
@@ -527,7 +527,7 @@ def linarith(
     *,
     integer: bool = False,
     nonneg_atoms: Iterable[Any] = (),
-    budget: int | None = None,
+    budget: int | WorkBudget | None = None,
 ) -> bool:
     """Whether ``hyps`` entail ``goal`` (or are contradictory when ``goal`` is ``None``) linearly.
 
@@ -560,7 +560,7 @@ def linarith_certificate(
     *,
     integer: bool = False,
     nonneg_atoms: Iterable[Any] = (),
-    budget: int | None = None,
+    budget: int | WorkBudget | None = None,
 ) -> tuple[Certificate, ...] | None:
     """Like :func:`linarith`, returning one :class:`Certificate` per refuted branch, or ``None``.
 
@@ -625,13 +625,17 @@ def _nl_run(
     degree: int,
     integer: bool,
     nonneg_atoms: Iterable[Any],
-    budget: int | None,
+    budget: int | WorkBudget | None,
     want_mult: bool,
 ) -> tuple[Certificate, ...] | None:
     if degree not in (1, 2):
         raise ValueError(f"nlinarith supports degree 2 (Lean's products of pairs) or 1, got {degree}")
     base = _prepare_hyps([*extra_terms, *hyps], integer, nonneg_atoms)
-    b = _Budget(DEFAULT_NLINARITH_BUDGET if budget is None else budget)
+    b = (
+        budget
+        if isinstance(budget, WorkBudget)
+        else _Budget(DEFAULT_NLINARITH_BUDGET if budget is None else budget)
+    )
     certs = []
     for neg in _goal_branches(goal, integer):
         cs = base if neg is None else [*base, neg]
@@ -653,7 +657,7 @@ def nlinarith(
     degree: int = 2,
     integer: bool = False,
     nonneg_atoms: Iterable[Any] = (),
-    budget: int | None = None,
+    budget: int | WorkBudget | None = None,
 ) -> bool:
     """``linarith`` after Mathlib's ``nlinarith`` preprocessing.
 
@@ -690,7 +694,7 @@ def nlinarith_certificate(
     degree: int = 2,
     integer: bool = False,
     nonneg_atoms: Iterable[Any] = (),
-    budget: int | None = None,
+    budget: int | WorkBudget | None = None,
 ) -> tuple[Certificate, ...] | None:
     """Like :func:`nlinarith`, returning the certificates (over the products as atoms-level facts)."""
     return _nl_run(hyps, goal, extra_terms, squares, degree, integer, nonneg_atoms, budget, True)

@@ -146,7 +146,7 @@ def _bal_mod(a: int, m: int) -> int:
     return a - m * ((2 * a + m) // (2 * m))
 
 
-def _solve(rows: list[_Row], budget: _Budget, fresh: itertools.count[int]) -> bool:
+def _solve(rows: list[_Row], budget: WorkBudget, fresh: itertools.count[int]) -> bool:
     """``True`` when ``rows`` are shown to have no integer solution."""
     try:
         return _solve_inner(rows, budget, fresh)
@@ -154,7 +154,7 @@ def _solve(rows: list[_Row], budget: _Budget, fresh: itertools.count[int]) -> bo
         return True
 
 
-def _solve_inner(rows: list[_Row], budget: _Budget, fresh: itertools.count[int]) -> bool:
+def _solve_inner(rows: list[_Row], budget: WorkBudget, fresh: itertools.count[int]) -> bool:
     eqs: list[_Row] = []
     ineqs: list[_Row] = []
     for r in rows:
@@ -275,7 +275,7 @@ def omega(
     *,
     nat_atoms: Iterable[Any] = (),
     disjunctions: Sequence[Sequence[Sequence[Constraint]]] = (),
-    budget: int | None = None,
+    budget: int | WorkBudget | None = None,
 ) -> bool:
     """Whether ``hyps`` entail ``goal`` (or are contradictory when ``goal`` is ``None``) over ℤ.
 
@@ -330,7 +330,11 @@ def omega(
     if n_branches > MAX_OMEGA_BRANCHES:
         raise ArithBudgetExceeded(f"omega would explore {n_branches} case-split branches")
     nat = frozenset(nat_atoms)
-    b = _Budget(DEFAULT_OMEGA_BUDGET if budget is None else budget)
+    b = (
+        budget
+        if isinstance(budget, WorkBudget)
+        else _Budget(DEFAULT_OMEGA_BUDGET if budget is None else budget)
+    )
     fresh = itertools.count()
     for choice in itertools.product(*alternatives):
         branch = [*plain, *(c for conj in choice for c in conj)]
