@@ -71,7 +71,9 @@ def _workload(tree: Path, name: str, args: argparse.Namespace) -> tuple[float, s
         cmd += ["--steps", str(args.steps if name == "aesop" else args.proof_steps)]
     if args.cpu:
         cmd.append("--cpu")
-    proc = subprocess.run(cmd, cwd=tempfile.gettempdir(), env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        cmd, cwd=tempfile.gettempdir(), env=env, capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         raise SystemExit(f"{name} failed on {tree}:\n{proc.stderr[-3000:]}")
     data = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -97,7 +99,9 @@ def main() -> None:
     if unknown or args.rounds < 1:
         ap.error(f"unknown workload {unknown[0]!r}" if unknown else "--rounds must be at least 1")
     clock = "CPU" if args.cpu else "wall"
-    print(f"simulator speed, {args.ref} vs this tree (backend: sim; simulator figures, not Lean); {clock} clock")
+    print(
+        f"simulator speed, {args.ref} vs this tree (backend: sim; simulator figures, not Lean); {clock} clock"
+    )
     print(f"load before: {_uptime()}")
     with tempfile.TemporaryDirectory() as tmp:
         ref_tree = Path(tmp)

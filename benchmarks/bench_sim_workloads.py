@@ -35,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -102,20 +103,27 @@ def workload_aesop(steps: int, seed: int) -> tuple[list[float], list[str]]:
     return times, verdicts
 
 
-def workload_calib(goals: int, seed: int) -> tuple[list[float], list[str]]:
-    # the checks of bench_sim_calibration.py (its _init and _goal_row, restated here so that an older tree is
-    # timed with its own simulator: that script puts its own tree first on sys.path)
+def _calib_env(goals: int, first: int) -> tuple[Any, np.ndarray]:
+    """``LeanAesop-v0`` as the calibration builds it, on test goals ``first .. first + goals``, and its actions
+    (plain aesop, the stored static config, 192 seeded random configs)."""
     from lean_gym.aesop import best_static_action
     from lean_gym.aesop import layout as get_layout
     from lean_gym.backends.sim import SimBackend
     from lean_gym.envs.aesop_env import LeanAesopEnv
 
     env = LeanAesopEnv(backend=SimBackend(), source="sim", split="test", cache_size=0, max_heartbeats=200_000)
-    env.theorems = env.theorems[:goals]
+    env.theorems = env.theorems[first : first + goals]
     lay = get_layout("satp-v1")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(0)
     randoms = rng.integers(0, np.asarray(lay.nvec), size=(192, len(lay.nvec)))
     actions = np.concatenate([lay.default_action()[None], best_static_action("satp-v1")[None], randoms])
+    return env, actions
+
+
+def workload_calib(goals: int, seed: int, first: int = 0) -> tuple[list[float], list[str]]:
+    # the checks of bench_sim_calibration.py (its _init and _goal_row, restated here so that an older tree is
+    # timed with its own simulator: that script puts its own tree first on sys.path)
+    env, actions = _calib_env(goals, first)
     times: list[float] = []
     verdicts: list[str] = []
     for i in range(len(env.theorems)):
@@ -132,6 +140,46 @@ def workload_calib(goals: int, seed: int) -> tuple[list[float], list[str]]:
             row.append(seen[p.code])
         times.append(_clock() - t0)
         verdicts.append(("P" if parsed else "-") + "".join("1" if v else "0" for v in row))
+    return times, verdicts
+
+
+def workload_calib_observe(goals: int, seed: int, first: int = 0) -> tuple[list[float], list[str]]:
+    """The calibration's checks through the simulator's command layer, observing everything a check
+    produces: every message (text and position), every sorry, the heartbeats each declaration used. Run it
+    with ``LEAN_GYM_SIM_CACHE=0`` and without: the digests must be equal (this tree only)."""
+    from lean_gym.sim.commands import run_commands
+    from lean_gym.sim.elab import Env
+    from lean_gym.sim.memo import request
+    from lean_gym.sim.tactics import heartbeat_cap
+
+    env, actions = _calib_env(goals, first)
+    headers: dict[str, Any] = {}
+    times: list[float] = []
+    verdicts: list[str] = []
+    for i in range(len(env.theorems)):
+        t0 = _clock()
+        env.reset(options={"index": i})
+        seen: set[str] = set()
+        for a in actions:
+            p = env.prepare(a)
+            if p.code in seen:
+                continue
+            seen.add(p.code)
+            with heartbeat_cap(400_000), request():
+                h = headers.get(p.header)
+                if h is None:
+                    h = headers[p.header] = run_commands(p.header, Env(), True).env
+                out = run_commands(p.code, h, False)
+            verdicts.append(
+                repr(
+                    (
+                        [(m.severity, m.start, m.end, m.data) for m in out.messages],
+                        [(g.pretty(), s, e, d) for g, s, e, d in out.sorries],
+                        out.heartbeats,
+                    )
+                )
+            )
+        times.append(_clock() - t0)
     return times, verdicts
 
 
@@ -153,9 +201,10 @@ def workload_proof(steps: int, seed: int) -> tuple[list[float], list[str]]:
     return times, verdicts
 
 
-WORKLOADS: dict[str, Callable[[int, int], tuple[list[float], list[str]]]] = {
+WORKLOADS: dict[str, Callable[..., tuple[list[float], list[str]]]] = {
     "aesop": workload_aesop,
     "calib": workload_calib,
+    "calib-observe": workload_calib_observe,
     "proof": workload_proof,
 }
 
@@ -164,7 +213,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("workload", choices=sorted(WORKLOADS))
     ap.add_argument("--steps", type=int, default=0, help="aesop/proof: steps (default 400 / 600)")
-    ap.add_argument("--goals", type=int, default=300, help="calib: the first N test goals")
+    ap.add_argument("--goals", type=int, default=300, help="calib: N test goals")
+    ap.add_argument("--first", type=int, default=0, help="calib: from this test goal on")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true", help="print per-item seconds and a verdict digest")
     ap.add_argument("--profile", type=int, default=0, metavar="K", help="print the top K of a cProfile")
@@ -174,13 +224,14 @@ def main() -> None:
     global _clock
     if args.cpu:
         _clock = time.process_time
-    n = args.goals if args.workload == "calib" else (args.steps or (400 if args.workload == "aesop" else 600))
+    calib = args.workload.startswith("calib")
+    n = args.goals if calib else (args.steps or (6000 if args.workload == "aesop" else 600))
     fn = WORKLOADS[args.workload]
     prof = cProfile.Profile() if args.profile else None
     t0 = _clock()
     if prof is not None:
         prof.enable()
-    times, verdicts = fn(n, args.seed)
+    times, verdicts = fn(n, args.seed, args.first) if calib else fn(n, args.seed)
     if prof is not None:
         prof.disable()
     wall = _clock() - t0
