@@ -6,7 +6,9 @@ fresh process on that tree and on this one, alternately (``--rounds`` rounds; th
 so machine load hits both sides alike):
 
 * ``aesop``: random satp-v1 actions on ``LeanAesop-v0``, test split, in-process simulator, verdict cache
-  off: the figure is the median step;
+  off, each on a random goal (``--steps``, default 6000: the length of SB3's PPO example): the figure is
+  the median step (the median of the first 300 steps, before the memo tables have seen most goals, is
+  printed beside it);
 * ``calib``: the 192-config calibration (``bench_sim_calibration.py``'s checks) on the first ``--goals`` test
   goals: the figure is the total time;
 * ``proof``: ``LeanProof-v0`` with a fixed mix of tactic proofs: the median step;
@@ -48,8 +50,9 @@ def _uptime() -> str:
         return f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
 
 
-def _workload(tree: Path, name: str, args: argparse.Namespace) -> tuple[float, str]:
-    """One run of workload ``name`` on ``tree``'s simulator: its figure (seconds) and verdict digest."""
+def _workload(tree: Path, name: str, args: argparse.Namespace) -> tuple[float, str, float]:
+    """One run of workload ``name`` on ``tree``'s simulator: its figure (seconds), verdict digest, and the
+    median of its first 300 items."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     if name == "speed":
         out = subprocess.run(
@@ -63,7 +66,7 @@ def _workload(tree: Path, name: str, args: argparse.Namespace) -> tuple[float, s
         m = _SPEED_ALL.search(out)
         if m is None:
             raise SystemExit(f"unexpected output from bench_sim_speed.py in {tree}:\n{out}")
-        return int(m.group(1)) * float(m.group(2)) / 1000, "-"
+        return int(m.group(1)) * float(m.group(2)) / 1000, "-", float("nan")
     cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_sim_workloads.py"), name, "--json"]
     if name == "calib":
         cmd += ["--goals", str(args.goals)]
@@ -81,7 +84,7 @@ def _workload(tree: Path, name: str, args: argparse.Namespace) -> tuple[float, s
         raise SystemExit(f"{name} ran the simulator of {data['tree']}, not of {tree}")
     times = data["times"]
     figure = sum(times) if name == "calib" else statistics.median(times)
-    return figure, data["digest"]
+    return figure, data["digest"], statistics.median(times[:300])
 
 
 def main() -> None:
@@ -89,7 +92,7 @@ def main() -> None:
     ap.add_argument("--ref", default="main", help="the git ref to compare with (the tree before the change)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workloads", default=WORKLOADS, help=f"comma-separated, of {WORKLOADS},speed")
-    ap.add_argument("--steps", type=int, default=400, help="aesop: steps per run")
+    ap.add_argument("--steps", type=int, default=6000, help="aesop: steps per run")
     ap.add_argument("--proof-steps", type=int, default=600, help="proof: steps per run")
     ap.add_argument("--goals", type=int, default=300, help="calib: the first N test goals")
     ap.add_argument("--cpu", action="store_true", help="time with each process's CPU clock")
@@ -113,13 +116,15 @@ def main() -> None:
         with tarfile.open(tar_path) as tar:
             tar.extractall(ref_tree, filter="data")
         results: dict[str, dict[str, list[float]]] = {w: {"ref": [], "this": []} for w in names}
+        early: dict[str, dict[str, list[float]]] = {w: {"ref": [], "this": []} for w in names}
         digests: dict[str, dict[str, set[str]]] = {w: {"ref": set(), "this": set()} for w in names}
         for r in range(args.rounds):
             for w in names:
                 order = [("ref", ref_tree), ("this", ROOT)]
                 for side, tree in order if r % 2 == 0 else order[::-1]:
-                    fig, dig = _workload(tree, w, args)
+                    fig, dig, first = _workload(tree, w, args)
                     results[w][side].append(fig)
+                    early[w][side].append(first)
                     digests[w][side].add(dig)
             print(f"  round {r + 1}/{args.rounds} done; load: {_uptime().split('load average:')[-1].strip()}")
     print(f"load after: {_uptime()}")
@@ -135,6 +140,12 @@ def main() -> None:
             f"ref/this = {mr / mt:5.2f}x | verdicts {'identical' if same else 'DIFFER'}"
             f" {sorted(digests[w]['ref'])} vs {sorted(digests[w]['this'])}"
         )
+        if w == "aesop":
+            er, et = statistics.median(early[w]["ref"]), statistics.median(early[w]["this"])
+            print(
+                f"{'':6s} first 300 steps' median: {args.ref} {1000 * er:.2f} ms | this tree {1000 * et:.2f} ms |"
+                f" ref/this = {er / et:5.2f}x"
+            )
 
 
 if __name__ == "__main__":
