@@ -444,10 +444,11 @@ def _is_rewrite(decl: Any) -> bool:
 # locals (``goals.canonical_goal``: an answer depends on locals only through their names, types and the
 # order they were made in), whether errors are recovered from, and the flags that make any rule fail (a
 # sorry or a self-reference already in the proof). Beside the answer it keeps the heartbeats the run cost,
-# the heartbeats it needed left (``TacticContext.heartbeats_left``: linarith and omega size their search by
-# the budget), and the axioms it used, so a replay charges, records and fails exactly as the run would; a
-# run that cannot be replayed with the budget left (it would time out part-way, or it read a budget it
-# would now read differently) is run again. The answer keeps the goal's locals canonical and writes each
+# the heartbeats it needed left (``TacticContext.search_budget``: linarith and omega size their search by
+# the budget, and report how much of it they needed), and the axioms it used, so a replay charges, records
+# and fails exactly as the run would; a run that cannot be replayed with the budget left (it would time out
+# part-way, or its search would have seen a smaller budget) is run again. The same holds for builtin steps
+# and whole normalisations (``_memo_step``, ``Search._normalize``). The answer keeps the goal's locals canonical and writes each
 # local the tactic made as ``name␀n<j>`` (j in the order they were made): a replay maps the first back and
 # makes fresh locals for the second, in that order, as the tactic would have, so no two goals share a
 # local they did not share without the memo.
