@@ -139,6 +139,10 @@ _WHOLE_MAX_CHARS = 1 << 16
 _new = tuple.__new__
 
 
+def _token_end(t: Token) -> int:
+    return t.end
+
+
 def _cut(whole: tuple[Token, ...], text: str, src: Source, base: int, end: int) -> list[Token] | None:
     """``tokenize(text, src, base, end)`` from the whole text's tokens, or ``None`` where a token crosses
     ``base`` or ``end`` (then the range is read on its own, as :func:`lean_gym.lean.lexer.lex` does).
@@ -148,24 +152,10 @@ def _cut(whole: tuple[Token, ...], text: str, src: Source, base: int, end: int) 
     first of its line for the reader of the range, and the range ends in its own ``eof``.
     """
     n = len(whole) - 1  # the last is the whole text's eof
-    lo, hi = 0, n
-    while lo < hi:  # the first token ending after base
-        mid = (lo + hi) // 2
-        if whole[mid].end <= base:
-            lo = mid + 1
-        else:
-            hi = mid
-    i = lo
+    i = bisect_right(whole, base, 0, n, key=_token_end)  # the first token ending after base
     if i < n and whole[i].start < base:
         return None
-    lo, hi = i, n
-    while lo < hi:  # the first token ending after end
-        mid = (lo + hi) // 2
-        if whole[mid].end <= end:
-            lo = mid + 1
-        else:
-            hi = mid
-    j = lo
+    j = bisect_right(whole, end, i, n, key=_token_end)  # the first token ending after end
     if j < n and whole[j].start < end:
         return None
     out = list(whole[i:j])
