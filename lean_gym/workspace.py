@@ -309,7 +309,7 @@ def _sim_check() -> Check:
     try:
         from lean_gym.backends.sim import SimBackend
 
-        res = SimBackend().check("theorem doctor_sim (x : ℕ) : x + 0 = x := by simp")
+        res = SimBackend().check("theorem doctor_sim (x : ℕ) : x + 0 = x := by simp", header="import Mathlib")
         ok = res.status == "proved"
         detail = f"built-in simulator answers ({res.status}); used when no Lean is set up (not Lean)"
     except Exception as e:

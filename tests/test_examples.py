@@ -7,7 +7,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -68,9 +67,14 @@ def test_sb3_ppo_ctrl_c_is_one_line() -> None:
     )
     assert proc.stdout is not None and proc.stderr is not None
     try:
-        first = proc.stdout.readline()  # "backend: …": torch is loaded, training is about to start
+        first = proc.stdout.readline()  # "backend: …": torch is loaded
         assert first.startswith("backend:"), first + proc.stderr.read()
-        time.sleep(0.5)
+        # the last line before `model.learn`: from here on the process is training (a million steps)
+        for line in proc.stdout:
+            if line.startswith("test success, PPO before training"):
+                break
+        else:
+            raise AssertionError("sb3_ppo.py ended before training: " + proc.stderr.read())
         proc.send_signal(signal.SIGINT)
         err = proc.stderr.read()
         assert proc.wait(timeout=60) == 130

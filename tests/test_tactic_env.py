@@ -352,7 +352,7 @@ def test_a_timed_out_tactic_costs_one_step_and_the_state_comes_back() -> None:
     env.reset(seed=0)
     obs1, *_ = env.step(OR_PATH[0])
     env.session.timeout = 1e-9  # type: ignore[union-attr]  # the next request runs past its deadline
-    obs, r, term, trunc, info = env.step("nlinarith")
+    obs, r, term, trunc, info = env.step("simp_all")
     assert info["status"] == "timeout" and obs == obs1 and r == 0.0 and not (term or trunc)
     env.session.timeout = None  # type: ignore[union-attr]
     obs, _, _, _, info = env.step(OR_PATH[1])

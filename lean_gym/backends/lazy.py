@@ -24,7 +24,7 @@ class LazyBackend:
         >>> backend = LazyBackend("sim")
         >>> backend.built
         False
-        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring").status
+        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring", header="import Mathlib").status
         'proved'
         >>> backend.built, backend.name
         (True, 'sim')

@@ -161,7 +161,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
 
     Example:
         >>> import gymnasium as gym, lean_gym
-        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : ℕ) : a + b = b + a := by\\n"}
+        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : Nat) : a + b = b + a := by\\n"}
         >>> env = gym.make("LeanProof-v0", backend="sim", theorems=[thm], max_turns=2)
         >>> obs, info = env.reset(seed=0)
         >>> obs, reward, terminated, truncated, info = env.step("  sorry")
