@@ -69,6 +69,27 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data(args: argparse.Namespace) -> int:
+    from lean_gym.data.remote import REMOTE_DATASETS, cache_dir, dataset_path, fetch_dataset
+    from lean_gym.errors import LeanGymError
+
+    if args.data_command == "list":
+        for name, ds in REMOTE_DATASETS.items():
+            try:
+                where = str(dataset_path(name))
+            except LeanGymError:
+                where = f"not downloaded (`lean-gym data fetch {name}`)"
+            print(f"{name}: {ds.describes}\n  {where}")
+        print(f"cache: {cache_dir()} (set $LEAN_GYM_DATA to move it)")
+        return 0
+    ds = REMOTE_DATASETS.get(args.name)
+    if ds is not None and args.url is None and not args.force:
+        print(f"downloading {args.name} ({ds.size // 1000} kB) from {ds.url}", file=sys.stderr)
+    path = fetch_dataset(args.name, url=args.url, force=args.force, timeout=args.timeout)
+    print(path)
+    return 0
+
+
 def _eval(args: argparse.Namespace) -> int:
     from lean_gym.evaluation import run_eval
 
@@ -279,9 +300,29 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     b.set_defaults(func=_bench)
 
+    dt = sub.add_parser(
+        "data",
+        help="datasets lean-gym knows by name but does not ship (the full miniF2F): fetch, list",
+        description="Fetch a named dataset into the user cache (checked by SHA-256), or list them. "
+        "`load_theorems(NAME)`, `lean-gym eval --dataset NAME` and the examples then find it there.",
+    )
+    dsub = dt.add_subparsers(dest="data_command", required=True)
+    df = dsub.add_parser("fetch", help="download a dataset (one try, no retries) and print its path")
+    df.add_argument("name", choices=["minif2f"], help="minif2f: miniF2F in Lean 4, 488 rows (valid, test)")
+    df.add_argument("--url", default=None, help="download from this mirror instead (the hash must match)")
+    df.add_argument("--force", action="store_true", help="download again even if a verified copy exists")
+    df.add_argument("--timeout", type=_positive_seconds, default=30.0, help="seconds to wait (default 30)")
+    dsub.add_parser("list", help="the named datasets and where each is")
+    dt.set_defaults(func=_data)
+
     e = sub.add_parser("eval", help="pass@k of a JSONL of candidate proofs against a dataset")
     e.add_argument("candidates", help="JSONL with one candidate per line: {'name': ..., 'proof': ...}")
-    e.add_argument("--dataset", default="sim", help="'sim', a miniF2F-format JSONL path, or a dataset name")
+    e.add_argument(
+        "--dataset",
+        default="sim",
+        help="'sim', 'minif2f' (after `lean-gym data fetch minif2f`), 'minif2f-sample', a miniF2F-format "
+        "JSONL path, or a Hugging Face dataset name",
+    )
     e.add_argument(
         "--split",
         required=True,

@@ -33,7 +33,9 @@ def test_satp_loop_runs_end_to_end_with_a_tiny_budget(
     loop = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "satp_loop", loop)  # dataclasses look their module up
     spec.loader.exec_module(loop)
-    assert loop.main(["--quick", "--suite", "both", "--out", str(tmp_path), "--no-progress"]) == 0
+    # the 8-row miniF2F sample ships with the package: a fresh clone runs this without ../shared
+    argv = ["--quick", "--suite", "both", "--minif2f", "minif2f-sample", "--out", str(tmp_path), "--no-progress"]
+    assert loop.main(argv) == 0
     out = capsys.readouterr().out
     for suite in ("sim", "minif2f"):
         assert f"[{suite}] test:" in out

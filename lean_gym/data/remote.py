@@ -152,6 +152,7 @@ def fetch_dataset(name: str, *, url: str | None = None, timeout: float = 30.0, f
             raise DownloadError(
                 f"the file downloaded from {src} has SHA-256 {got}, not {name}'s {ds.sha256}; nothing was saved"
             )
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a cached dataset is an ordinary file
         os.replace(tmp, dest)
         return dest
     finally:
