@@ -122,30 +122,38 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def format_eval(report: dict[str, Any], detail_file: str | None = None) -> str:
-    """The short table ``lean-gym eval`` prints: the backend, which problems count, pass@k per k."""
+    """The tables ``lean-gym eval`` prints: the backend, pass@k over the whole split, then coverage per k."""
     backend = report["backend"]
     note = "  (the simulator, not Lean)" if backend.startswith("sim") else ""
-    with_cands = report["n_problems"] - len(report["missing"])
+    n = report["n_problems"]
+    with_cands = n - len(report["missing"])
     lines = [
         f"backend: {backend}{note}",
-        f"split {report['split']}: {report['n_problems']} problems, {with_cands} with candidates "
+        f"split {report['split']}: {n} problems, {with_cands} with candidates "
         f"({report['n_candidates']} candidates, {report['accepted']} accepted)",
     ]
     if report["unknown_names"]:
         lines.append(f"ignored: candidates for {len(report['unknown_names'])} names not in the dataset")
-    if report["common_k"] is None:
-        lines.append("pass@k: no problem has candidates")
-    else:
+    lines.append(f"pass@k over all {n} problems of the split (a missing candidate counts as a failure):")
+    lines.append(f"{'k':>6}  {'pass@k':>8}")
+    for key, value in report["pass@k"].items():
+        lines.append(f"{key[5:]:>6}  {_fmt(value):>8}")
+    lines.append("coverage: pass@k over only the problems with at least k candidates:")
+    lines.append(f"{'k':>6}  {'pass@k':>8}  {'problems':>8}")
+    for key, value in report["pass@k_each"].items():
+        lines.append(f"{key[5:]:>6}  {_fmt(value):>8}  {report['problems_each'][key]:>8}")
+    short = {key[5:]: m for key, m in report["short_each"].items() if m}
+    if report["missing"]:
         lines.append(
-            f"pass@k over the same {report['problems']} problems (those with >= {report['common_k']} "
-            "candidates); 'each k' uses every problem with >= k candidates:"
+            f"note: {len(report['missing'])} of {n} problems have no candidate (each scores 0 above)"
         )
-        lines.append(f"{'k':>6}  {'pass@k':>8}  {'each k':>8}  {'problems':>8}")
-        for key, value in report["pass@k"].items():
-            each = report["pass@k_each"][key]
-            lines.append(
-                f"{key[5:]:>6}  {_fmt(value):>8}  {_fmt(each):>8}  {report['problems_each'][key]:>8}"
-            )
+    if short:
+        most = max((row["n"] for row in report["per_problem"]), default=0)
+        which = ", ".join(f"{m} for k={k}" for k, m in short.items())
+        lines.append(
+            f"note: problems with fewer than k candidates ({which}; the most any has is {most}): their missing "
+            "candidates count as failures above"
+        )
     if report["hack_classes"]:
         lines.append("rejections: " + ", ".join(f"{k}={v}" for k, v in report["hack_classes"].items()))
     lines.append(
