@@ -58,12 +58,14 @@ def _bench(args: argparse.Namespace) -> int:
     report = run_bench(
         args.env_id,
         backend=args.backend,
-        modes=[m.strip() for m in args.modes.split(",") if m.strip()],
+        modes=None if args.modes is None else [m.strip() for m in args.modes.split(",") if m.strip()],
         sizes=parse_sizes(args.num_envs),
         steps=args.steps,
         seed=args.seed,
         ray_actors=args.ray_actors,
         progress=None if args.json else (lambda line: print(line, file=sys.stderr)),
+        source=args.source,
+        split=args.split,
     )
     print(report_json(report) if args.json else format_report(report))
     return 0
@@ -209,11 +211,13 @@ _BACKENDS = ("auto", "sim", "sim-repl", "repl")
 
 def _backend_or_ray(text: str) -> str:
     """A backend name, or ``ray:<name>`` (a RayBackend whose actors each hold that backend)."""
-    inner = text[4:] if text.startswith("ray:") else text
-    if inner not in _BACKENDS:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a backend: choose from {', '.join(_BACKENDS)}, or ray:<one of them>"
-        )
+    from lean_gym.backends.factory import check_backend_spec
+    from lean_gym.errors import ConfigError
+
+    try:
+        check_backend_spec(text)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     return text
 
 
@@ -240,8 +244,19 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--json", action="store_true", help="machine-readable output")
     d.set_defaults(func=_doctor)
 
-    s = sub.add_parser("setup", help="create and build the Lean workspace (needs internet)")
-    s.add_argument("--workspace", default=None)
+    s = sub.add_parser(
+        "setup",
+        help="create and build the Lean workspace for real Lean (needs internet, ~5 GB of disk)",
+        description="Create lean_workspace/ (Lean v4.27.0, Mathlib, Aesop and the leanprover-community REPL at "
+        "their v4.27.0 tags) and build it, step by step, stopping at the first step that fails: installs "
+        "elan (the Lean toolchain manager) if it is absent, then `lake update`, `lake exe cache get` "
+        "(Mathlib's prebuilt oleans), `lake build` and the REPL binary. Needs: internet access to GitHub and "
+        "Mathlib's cache; about 5 GB of disk for Mathlib's oleans, plus about 1 GB for the toolchain; memory: "
+        "a REPL process that imports Mathlib holds several GB (lean-gym caps each at 12 GB by default); "
+        "time: mostly the download of several GB. "
+        "`--dry-run` prints the steps without running them; `lean-gym doctor` says what is missing.",
+    )
+    s.add_argument("--workspace", default=None, help="where to build it (default: lean_workspace/)")
     s.add_argument("--dry-run", action="store_true", help="print the steps without running them")
     s.add_argument("--force", action="store_true", help="rewrite the workspace files")
     s.set_defaults(func=_setup)
@@ -290,15 +305,23 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--backend",
         default="auto",
-        choices=_BACKENDS,
+        type=_backend_or_ray,
         help="auto (real Lean if set up, else the simulator), sim, sim-repl or repl; in ray mode, what each "
-        "actor holds",
+        "actor holds; ray:<one of them> runs the ray mode with actors holding it",
     )
     b.add_argument(
         "--modes",
-        default="sync,async,pooled",
-        help="comma-separated among sync, async, pooled, ray (ray needs the ray extra); default sync,async,pooled",
+        default=None,
+        help="comma-separated among sync, async, pooled, ray (ray needs the ray extra); default sync,async,pooled "
+        "(ray with --backend ray:<spec>)",
     )
+    b.add_argument(
+        "--source",
+        default=None,
+        help="the envs' theorems: a JSONL of your own (see the README), minif2f, minif2f-sample "
+        "(default: the simulator's families)",
+    )
+    b.add_argument("--split", default=None, help="the split of --source (default: the env's, train)")
     b.add_argument(
         "-n", "--num-envs", default="1,2,4,8", help="comma-separated vector env sizes N (default 1,2,4,8)"
     )

@@ -92,7 +92,7 @@ def make(**kw: object) -> LeanAesopEnv:
 
 
 # ------------------------------------------------------------------------------------------- check_env
-@pytest.mark.parametrize("env_id", ["LeanAesop-v0", "LeanAesop-v1"])
+@pytest.mark.parametrize("env_id", ["LeanAesop-v0", "LeanAesopV2-v0"])
 @pytest.mark.parametrize("max_attempts", [1, 3])
 def test_check_env_passes(env_id: str, max_attempts: int) -> None:
     env = gym.make(env_id, backend=FakeBackend(), theorems=theorems(), max_attempts=max_attempts)
@@ -102,7 +102,7 @@ def test_check_env_passes(env_id: str, max_attempts: int) -> None:
 
 def test_check_env_passes_on_the_simulator() -> None:
     pytest.importorskip("lean_gym.sim.families", reason="the simulator's goal families have not landed")
-    for env_id in ("LeanAesop-v0", "LeanAesop-v1"):
+    for env_id in ("LeanAesop-v0", "LeanAesopV2-v0"):
         env = gym.make(env_id, backend="sim")
         check_env(env.unwrapped)
         _obs, info = env.reset(seed=0)

@@ -198,5 +198,5 @@ def test_k_above_every_count_says_so_and_still_scores_the_split(
     assert main([*argv, "--backend", "sim"]) == 0
     out = capsys.readouterr().out
     # a: 1 of 2 accepted, 3 missing counted as failures: pass@5 = 1; b and c: no candidate: 0
-    assert [line.split() for line in out.splitlines() if line.strip().startswith("5 ")][0] == ["5", "0.3333"]
+    assert next(line.split() for line in out.splitlines() if line.strip().startswith("5 ")) == ["5", "0.3333"]
     assert "note: problems with fewer than k candidates (1 for k=5; the most any has is 2)" in out
