@@ -222,7 +222,9 @@ def _make_vec(env_id: str, mode: str, n: int, backend: Any, data: dict[str, Any]
         )
     vector_kwargs: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
     if mode == "async":
-        vector_kwargs["shared_memory"] = False  # gymnasium's shared memory returns blank Text observations
+        # strings pickled through the pipes, as the documented figures were measured (the default shared
+        # memory gives the real strings too: lean_gym.envs.spaces registers gymnasium's hooks for LeanText)
+        vector_kwargs["shared_memory"] = False
     return gym.make_vec(env_id, num_envs=n, vectorization_mode=mode, vector_kwargs=vector_kwargs, **kwargs)
 
 

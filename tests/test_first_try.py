@@ -234,3 +234,25 @@ def test_the_cli_help_lists_source_and_split_for_bench(capsys: pytest.CaptureFix
         main(["bench", "--help"])
     out = capsys.readouterr().out
     assert "--source" in out and "--split" in out and "ray:<one of them>" in out
+
+
+def test_the_runner_says_where_a_dpo_checkpoint_comes_from_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("lean_gym_agents")
+    import lean_gym_agents.run as run
+
+    def no_env(*a: object, **k: object) -> None:
+        raise AssertionError("an env was built before the arguments were checked")
+
+    monkeypatch.setattr(run, "build_env", no_env)
+    for argv, says in (
+        (
+            ["--agent", "dpo", "--checkpoint", str(tmp_path / "policy.pt"), "--eval"],
+            "satp_loop.py --suite sim",
+        ),
+        (["--agent", "dpo", "--eval"], "needs --checkpoint"),
+    ):
+        with pytest.raises(SystemExit) as info:
+            run.main(argv)
+        assert info.value.code == 2 and says in capsys.readouterr().err

@@ -165,5 +165,5 @@ def test_toy_example_runs_and_names_the_missing_extra():
     out = subprocess.run([sys.executable, "-c", hide], capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines() == [
-        'grpo_toy.py needs torch and transformers (transformers is missing): pip install torch==2.13.0 "lean-gym[agents,hf]"'
+        'grpo_toy.py needs torch and transformers (transformers is missing): pip install torch==2.13.0 -e ".[agents,hf]" (in a clone of lean-gym)'
     ]

@@ -4,7 +4,7 @@ The name is not ``agents`` on purpose: that import name belongs to the openai-ag
 
 Every agent implements :class:`Agent` (``act`` on a batch of observations, ``update`` from a batch of
 :class:`Transitions`), and :func:`run_agent` trains or evaluates any of them on any lean-gym env. The DPO
-policy needs torch (``pip install 'lean-gym[agents]'``); it is imported only when asked for, so this package
+policy needs torch (``pip install -e '.[agents]'``); it is imported only when asked for, so this package
 imports without it. See ``docs/agents.md``.
 """
 

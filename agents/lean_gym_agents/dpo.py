@@ -227,7 +227,7 @@ def _transformers() -> Any:
         import transformers
     except ImportError as e:
         raise MissingDependencyError(
-            "a Hugging Face encoder needs transformers: `pip install transformers` (or 'lean-gym[hf]')"
+            "a Hugging Face encoder needs transformers: `pip install transformers` (or -e '.[hf]')"
         ) from e
     return transformers
 

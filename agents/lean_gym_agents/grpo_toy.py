@@ -148,7 +148,7 @@ def tiny_causal_lm(vocab_size: int, *, seed: int = 0, n_layer: int = 2, n_embd: 
     """A randomly initialised 2-layer GPT-2 built from a config (no download).
 
     Raises:
-        ImportError: without ``transformers`` (``pip install "lean-gym[hf]"``).
+        ImportError: without ``transformers`` (``pip install -e ".[hf]"``).
     """
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel

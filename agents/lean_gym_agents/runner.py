@@ -308,7 +308,7 @@ def plot_curve(
     """A learning curve PNG: ``keys`` against ``step``, its title naming the backend that gave the rewards.
 
     Raises:
-        MissingDependencyError: matplotlib is not installed (``pip install 'lean-gym[agents]'``).
+        MissingDependencyError: matplotlib is not installed (``pip install -e '.[agents]'``).
     """
     try:
         import matplotlib
@@ -317,7 +317,7 @@ def plot_curve(
         import matplotlib.pyplot as plt
     except ImportError as e:
         raise MissingDependencyError(
-            "the learning-curve PNG needs matplotlib: install it with `pip install 'lean-gym[agents]'`"
+            "the learning-curve PNG needs matplotlib: install it with `pip install -e '.[agents]'`"
         ) from e
     steps = [row["step"] for row in metrics]
     fig, ax = plt.subplots(figsize=(6, 3.5))

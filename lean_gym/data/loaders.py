@@ -39,9 +39,9 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
     * A path to a JSONL or ``.parquet`` file in SATP's dataset schema (``context_theorem``,
       ``context_goal_state``, ``context_lemmas``, ``context_lemma_scores``; ``uuid_goal`` when present).
       Rows that repeat a goal (the replay buffer has many per goal) are kept once. Parquet needs
-      ``pyarrow`` (``pip install lean-gym[parquet]``).
+      ``pyarrow`` (``pip install -e '.[parquet]'``).
     * Any other string: a Hugging Face dataset name, loaded with ``datasets.load_dataset`` (needs
-      ``pip install lean-gym[hf]``); rows in either schema.
+      ``pip install -e '.[hf]'``); rows in either schema.
 
     Args:
         source: ``"sim"``, a file path or a dataset name.
@@ -157,7 +157,7 @@ def _read_parquet(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
         import pyarrow.parquet as pq
     except ImportError as e:
         raise ImportError(
-            f"reading {path} needs pyarrow; install it with `pip install lean-gym[parquet]`"
+            f"reading {path} needs pyarrow; install it with `pip install -e '.[parquet]'`"
         ) from e
     table = pq.read_table(path)
     for i, row in enumerate(table.to_pylist()):
@@ -170,7 +170,7 @@ def _read_hf(name: str, split: str | None) -> Iterable[tuple[str, Mapping[str, A
     except ImportError as e:
         raise MissingDependencyError(
             f"{name!r} is not a file and not 'sim'; loading it as a Hugging Face dataset needs the `datasets` "
-            "package: `pip install lean-gym[hf]`"
+            "package: `pip install -e '.[hf]'`"
         ) from e
     ds = datasets.load_dataset(name, split=split or "train")
     for i, row in enumerate(ds):

@@ -143,7 +143,7 @@ def _import_ray() -> Any:
         import ray
     except ImportError as e:
         raise MissingDependencyError(
-            'RayBackend needs Ray: pip install "lean-gym[ray]" (or pip install ray)'
+            'RayBackend needs Ray: pip install -e ".[ray]" (or pip install ray)'
         ) from e
     return ray
 

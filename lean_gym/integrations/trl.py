@@ -192,7 +192,7 @@ def grpo_dataset(
     """:func:`grpo_rows` as a ``datasets.Dataset`` for ``GRPOTrainer(train_dataset=…)``.
 
     Raises:
-        MissingDependencyError: without ``datasets`` (``pip install 'lean-gym[hf]'``).
+        MissingDependencyError: without ``datasets`` (``pip install -e '.[hf]'``).
     """
     from lean_gym.buffers.export import as_hf_dataset
 
