@@ -29,7 +29,9 @@ def main() -> int:
             return 0
         got = json.loads(text)
         if got != expected:
-            sys.stdout.write(json.dumps({"message": f"replay mismatch: got {got}, expected {expected}"}) + "\n\n")
+            sys.stdout.write(
+                json.dumps({"message": f"replay mismatch: got {got}, expected {expected}"}) + "\n\n"
+            )
         else:
             sys.stdout.write(lean_json(response) + "\n\n")
         sys.stdout.flush()

@@ -309,10 +309,13 @@ def test_close_only_closes_an_owned_backend() -> None:
             str(SHARED / "data" / "minif2f.jsonl"),
             244,
             id="full",
-            marks=pytest.mark.skipif(
-                not (SHARED / "data" / "minif2f.jsonl").exists(),
-                reason="the full miniF2F (../shared) is extra",
-            ),
+            marks=[
+                pytest.mark.shared,
+                pytest.mark.skipif(
+                    not (SHARED / "data" / "minif2f.jsonl").exists(),
+                    reason="the full miniF2F (../shared) is extra",
+                ),
+            ],
         ),
     ],
 )

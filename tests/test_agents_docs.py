@@ -24,6 +24,7 @@ def test_the_custom_agent_example_in_the_docs_runs(capsys: pytest.CaptureFixture
     assert m is not None and 0 <= int(m.group(1)) <= 100
 
 
+@pytest.mark.slow
 def test_satp_loop_runs_end_to_end_with_a_tiny_budget(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -34,7 +35,16 @@ def test_satp_loop_runs_end_to_end_with_a_tiny_budget(
     monkeypatch.setitem(sys.modules, "satp_loop", loop)  # dataclasses look their module up
     spec.loader.exec_module(loop)
     # the 8-row miniF2F sample ships with the package: a fresh clone runs this without ../shared
-    argv = ["--quick", "--suite", "both", "--minif2f", "minif2f-sample", "--out", str(tmp_path), "--no-progress"]
+    argv = [
+        "--quick",
+        "--suite",
+        "both",
+        "--minif2f",
+        "minif2f-sample",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    ]
     assert loop.main(argv) == 0
     out = capsys.readouterr().out
     for suite in ("sim", "minif2f"):

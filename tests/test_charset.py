@@ -69,6 +69,7 @@ def test_every_character_of_the_minif2f_sample_and_the_sim_families() -> None:
     assert _outside(s for t in sim for s in (t.formal_statement, t.goal, t.header, *t.context_lemmas)) == {}
 
 
+@pytest.mark.shared
 @pytest.mark.skipif(
     not (SHARED / "data" / "minif2f.jsonl").is_file(), reason="the full miniF2F is extra (../shared/data)"
 )

@@ -20,7 +20,10 @@ MINIF2F_FILES = [
     pytest.param(
         FULL,
         id="full",
-        marks=pytest.mark.skipif(not FULL.exists(), reason=f"{FULL} (the full miniF2F) is extra"),
+        marks=[
+            pytest.mark.shared,
+            pytest.mark.skipif(not FULL.exists(), reason=f"{FULL} (the full miniF2F) is extra"),
+        ],
     ),
 ]
 
@@ -132,7 +135,7 @@ def test_missing_file_and_missing_hf(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(FileNotFoundError):
         load_theorems(tmp_path / "nope.jsonl")
     monkeypatch.setitem(sys.modules, "datasets", None)  # as if the `hf` extra were not installed
-    with pytest.raises(ImportError, match=r"pip install lean-gym\[hf\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[hf\]'"):
         load_theorems("someone/some-dataset")
 
 

@@ -78,6 +78,7 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
+@pytest.mark.shared
 def test_the_pinned_hash_is_that_of_the_full_file() -> None:
     ds = REMOTE_DATASETS["minif2f"]
     assert ds.url.endswith("/2c4ba9119eef74d0d611f494261b2c5bae98c69a/datasets/minif2f.jsonl")
@@ -179,6 +180,7 @@ def test_a_near_miss_of_a_known_name_gets_a_did_you_mean(monkeypatch: pytest.Mon
     assert len(load_theorems("minif2f-sample")) == 8 and calls == []
 
 
+@pytest.mark.shared
 def test_the_shared_copy_is_used_when_nothing_was_fetched(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

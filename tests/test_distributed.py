@@ -17,6 +17,8 @@ from lean_gym.backends import CheckResult, SimBackend
 from lean_gym.distributed import RayBackend, plan_batch
 from lean_gym.errors import LeanGymError
 
+pytestmark = pytest.mark.slow  # a local Ray cluster per module: seconds to start, many to run
+
 H_A = "import Mathlib"
 H_B = "import Mathlib\nopen Real"
 GOOD = "theorem t{} (a b : ℕ) : a + b + {} = b + a + {} := by ring"

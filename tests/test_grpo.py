@@ -149,6 +149,7 @@ def test_grpo_steps_on_cuda():
     assert all(np.isfinite(h["loss"]) for h in history)
 
 
+@pytest.mark.slow
 def test_toy_example_runs_and_names_the_missing_extra():
     from pathlib import Path
 

@@ -375,9 +375,10 @@ FULL_MINIF2F = SHARED / "data" / "minif2f.jsonl"
             FULL_MINIF2F,
             488,
             id="full",
-            marks=pytest.mark.skipif(
-                not FULL_MINIF2F.exists(), reason="the full miniF2F (../shared) is extra"
-            ),
+            marks=[
+                pytest.mark.shared,
+                pytest.mark.skipif(not FULL_MINIF2F.exists(), reason="the full miniF2F (../shared) is extra"),
+            ],
         ),
     ],
 )

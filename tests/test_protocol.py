@@ -108,7 +108,12 @@ def test_parsed_fields_keep_positions_and_goals() -> None:
     assert first.env == 0
     (err,) = first.messages
     assert (err.severity, err.pos.line, err.pos.column, err.end_pos.line, err.end_pos.column) == (
-        "error", 1, 33, 2, 28)
+        "error",
+        1,
+        33,
+        2,
+        28,
+    )
     assert err.data.startswith("unsolved goals")
     (s,) = first.sorries
     assert s.goal == "x : Int\n⊢ x = 1" and s.proof_state == 0
@@ -122,8 +127,12 @@ def test_sorry_warning_wording_of_older_lean_is_still_a_sorry() -> None:
     old = {
         "env": 0,
         "messages": [
-            {"severity": "warning", "pos": {"line": 1, "column": 8}, "endPos": None,
-             "data": "declaration uses 'sorry'"}
+            {
+                "severity": "warning",
+                "pos": {"line": 1, "column": 8},
+                "endPos": None,
+                "data": "declaration uses 'sorry'",
+            }
         ],
     }
     assert classify(old) == "sorry"

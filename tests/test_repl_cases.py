@@ -56,7 +56,9 @@ def test_each_case_follows_the_format_and_cites_its_transcript(name: str) -> Non
     assert all(isinstance(x, dict) and x for x in case["requests"] + case["responses"])
     # every file the transcript reads and does not write itself is listed
     written = {r["pickleTo"] for r in case["requests"] if "pickleTo" in r}
-    read = [r.get("path") or r.get("unpickleEnvFrom") or r.get("unpickleProofStateFrom") for r in case["requests"]]
+    read = [
+        r.get("path") or r.get("unpickleEnvFrom") or r.get("unpickleProofStateFrom") for r in case["requests"]
+    ]
     assert case.get("needs_files", []) == [p for p in read if p and p not in written]
     if "in_text" in case:
         assert split_requests(case["in_text"]) == case["requests"]
@@ -68,9 +70,13 @@ def test_the_cases_are_package_data() -> None:
     assert '"conformance/cases/*/*.jsonl"' in text
 
 
-needs_shared = pytest.mark.skipif(
-    not FIXTURES.is_dir(), reason=f"{FIXTURES} not found: the cross-check against the copied fixtures is extra"
-)
+def needs_shared(test):  # type: ignore[no-untyped-def]
+    """An extra cross-check against ../shared/fixtures/repl: marked ``shared``, skipped where it is absent."""
+    skip = pytest.mark.skipif(
+        not FIXTURES.is_dir(),
+        reason=f"{FIXTURES} not found: the cross-check against the copied fixtures is extra",
+    )
+    return pytest.mark.shared(skip(test))
 
 
 @needs_shared
@@ -104,7 +110,18 @@ def test_a_built_wheel_holds_the_cases_and_the_sample(tmp_path: Path) -> None:
     skip = shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__", "lean_workspace")
     shutil.copytree(root, src, ignore=skip)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), "."],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            ".",
+        ],
         check=True,
         capture_output=True,
         cwd=src,

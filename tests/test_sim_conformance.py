@@ -138,7 +138,9 @@ def _producer(name: str) -> str | None:
         return None
     mathlib = name.startswith("Mathlib/")
     for other, case in cases.items():
-        if other.startswith("Mathlib/") == mathlib and any(r.get("pickleTo") == needs[0] for r in case["requests"]):
+        if other.startswith("Mathlib/") == mathlib and any(
+            r.get("pickleTo") == needs[0] for r in case["requests"]
+        ):
             return other
     raise AssertionError(f"{name}: nothing pickles {needs[0]}")
 
@@ -161,7 +163,9 @@ def test_every_case_is_in_exactly_one_list() -> None:
 
 
 @pytest.mark.parametrize("name", CONFORMS)
-def test_transcript_conforms_byte_for_byte(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_transcript_conforms_byte_for_byte(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)  # pickles go to test/*.olean relative to the working directory
     for i, (got, want) in enumerate(_replay(name)):
         where = f"{name} response {i}"
@@ -208,8 +212,11 @@ def test_outside_transcripts_get_well_formed_answers_and_never_a_stronger_verdic
 def test_known_stronger_answers_are_still_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     runs = _replay("name_generator")
-    still = {("name_generator", i) for i, (got, want) in enumerate(runs)
-             if classify_response(got) == "proved" != classify_response(want)}
+    still = {
+        ("name_generator", i)
+        for i, (got, want) in enumerate(runs)
+        if classify_response(got) == "proved" != classify_response(want)
+    }
     assert still == KNOWN_STRONGER, "update KNOWN_STRONGER"
 
 
@@ -217,5 +224,5 @@ def test_a_file_request_is_answered_as_lean_answers_a_missing_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    (got, _want), = _replay("file")
+    ((got, _want),) = _replay("file")
     assert got["message"].startswith("Lean error:\nno such file or directory")

@@ -86,6 +86,7 @@ def test_goal_pretty_matches_lean(stmt: str, shown: str) -> None:
     assert goal(stmt).pretty() == shown
 
 
+@pytest.mark.shared
 def test_minif2f_goals_in_subset_print_as_lean(shared_dir) -> None:  # type: ignore[no-untyped-def]
     import json
 

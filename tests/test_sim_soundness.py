@@ -1028,12 +1028,14 @@ def test_near_misses_are_never_proved_by_core_tactics() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 def test_near_misses_are_never_proved() -> None:
     stmts = [s for s in NEAR_MISSES if s.counterexample() is not None]
     failures = _check_all(stmts, [t for t in TACTICS if t not in CORE_TACTICS])
     assert not failures, _report(failures)
 
 
+@pytest.mark.slow
 @pytest.mark.slow
 def test_random_statements_are_never_proved() -> None:
     stmts = list(statements(seed=20261129, n_random=200, n_linear=100, n_cast=100, n_prec=150))[
@@ -1060,6 +1062,7 @@ def test_tactic_mode_never_proves_near_misses() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 def test_lemma_hosts_never_prove_near_misses() -> None:
     """SATP's lemma host ``first | apply N | rw [N] | simp only [N]`` for every library lemma ``N``."""
     library = pytest.importorskip("lean_gym.sim.library", reason="lean_gym.sim.library is not built yet")
@@ -1068,6 +1071,7 @@ def test_lemma_hosts_never_prove_near_misses() -> None:
     assert not failures, _report(failures)
 
 
+@pytest.mark.slow
 @pytest.mark.slow
 def test_random_aesop_actions_never_prove_near_misses() -> None:
     """Random ``satp-v1`` actions rendered as aesop calls (what ``LeanAesop-v0`` agents send)."""

@@ -76,12 +76,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error("--steps and --num-envs must be at least 1")
     # before any env is built: a checkpoint that is not there is one line
     if ns.checkpoint is not None and not os.path.isfile(ns.checkpoint):
-        p.error(
-            f"--checkpoint {ns.checkpoint}: no such file (`python examples/satp_loop.py --suite sim` writes "
-            "runs/satp_loop/sim/policy.pt)"
+        print(
+            f"error: cannot read DPO checkpoint {ns.checkpoint}: no such file (`python examples/satp_loop.py "
+            "--suite sim` writes runs/satp_loop/sim/policy.pt)",
+            file=sys.stderr,
         )
+        return 2
     if ns.agent == "dpo" and ns.eval and ns.checkpoint is None:
-        p.error("--agent dpo --eval needs --checkpoint (an untrained policy has nothing to evaluate)")
+        print(
+            "error: --agent dpo --eval needs --checkpoint (an untrained policy has nothing to evaluate)",
+            file=sys.stderr,
+        )
+        return 2
     from lean_gym.errors import LeanGymError
     from lean_gym_agents.runner import run_agent
 
