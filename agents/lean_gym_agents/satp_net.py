@@ -74,7 +74,8 @@ _FILM_WIDTH = 32  # SATP's film_d bottleneck
 
 def satp_args(layout: str = "satp-v1", **overrides: Any) -> DPOArgs:
     """:class:`~lean_gym_agents.dpo.DPOArgs` for SATP's shape: theorem-form input, SATP's MLP and heads,
-    dropout Thompson sampling; ``overrides`` set any other field (``d_model`` must be the encoder's width).
+    dropout Thompson sampling; ``overrides`` set any other field (``d_model`` sizes the default byte encoder;
+    the network takes a Hugging Face encoder's own width).
 
     Args:
         layout: The action layout the policy will use; it picks the prompt length SATP reads (4,096 bytes
@@ -92,7 +93,7 @@ def satp_encoder(
 
     Pools the first token's state for ``satp-v1`` (SATP v1's ``last_hidden_state[:, 0]``) and the masked mean
     for v2 (SATP v2's mean pool). Downloads ``name`` unless it is in the Hugging Face cache (set
-    ``HF_HUB_OFFLINE=1`` to refuse downloads). Pass ``d_model=encoder.d_model`` to :func:`satp_args`.
+    ``HF_HUB_OFFLINE=1`` to refuse downloads).
     """
     pooling = "mean" if layout.startswith("satp-v2") else "first"
     return HFEncoder.from_pretrained(name, d_model=None, pooling=pooling, lora=lora)
