@@ -210,3 +210,16 @@ def test_dropout_thompson_never_repeats_a_config_and_trains_its_policy() -> None
     assert agent.tries == 12
     with pytest.raises(ValueError, match="shape='satp'"):
         DropoutThompson(DPOPolicy("satp-v1", DPOArgs(**TINY)))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_satp_shape_trains_and_draws_on_cuda() -> None:
+    policy = DPOPolicy("satp-v1", satp_args(**TINY, device="cuda"), encoder=tiny_t5(1))
+    assert policy.device.type == "cuda"
+    buf = HistoryBuffer()
+    buf.add(
+        goal=GOAL, action=V1.default_action(), reward=1.0, lemmas=list(LEMMAS[:2]), lemma_scores=[1.0, 0.5]
+    )
+    assert np.isfinite(policy.fit(buf, 2)[-1]["loss"])
+    assert policy.dropout_logits([obs()], draws=3).shape == (3, 1, 40, 5)
