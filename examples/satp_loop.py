@@ -29,6 +29,7 @@ Run:
     python examples/satp_loop.py --suite both                # the figures in docs/agents.md
     python examples/satp_loop.py --suite sim --quick         # a tiny budget (what the test runs)
     python examples/satp_loop.py --suite sim --sampler both  # Beta posteriors vs dropout Thompson sampling
+    python examples/satp_loop.py --sampler dropout --encoder kaiyuy/leandojo-lean4-retriever-byt5-small
 """
 
 from __future__ import annotations
@@ -95,6 +96,9 @@ class LoopArgs:
     """Dropout sampler: train its policy after every this many tries."""
     dropout_steps_per_round: int = 32
     """Dropout sampler: optimiser steps per training round."""
+    encoder: str = ""
+    """Dropout sampler: a Hugging Face encoder with SATP's LoRA (``kaiyuy/leandojo-lean4-retriever-byt5-small``,
+    SATP's; downloads it) instead of the byte encoder."""
     torch_threads: int = 1
     """CPU threads for torch (a small model gains little from more, and loses much on a busy machine)."""
 
@@ -216,6 +220,20 @@ def stored_best_static(suite: str) -> np.ndarray | None:
 
 
 # ------------------------------------------------------------------------------------------------ the loop
+_ENCODERS: dict[str, Any] = {}
+
+
+def _encoder(name: str) -> Any:
+    """SATP's encoder ``name`` with LoRA, loaded once per run (every suite starts from the same weights)."""
+    import copy
+
+    from lean_gym_agents.satp_net import satp_encoder
+
+    if name not in _ENCODERS:
+        _ENCODERS[name] = satp_encoder(name)
+    return copy.deepcopy(_ENCODERS[name])
+
+
 def _sampler(args: LoopArgs, kind: str, venv: Any) -> Any:
     """A fresh collector: ``beta`` (SATPThompson) or ``dropout`` (DropoutThompson over SATP's shape)."""
     if kind == "beta":
@@ -224,8 +242,11 @@ def _sampler(args: LoopArgs, kind: str, venv: Any) -> Any:
     from lean_gym_agents.dropout_thompson import DropoutThompson
     from lean_gym_agents.satp_net import satp_args
 
+    encoder = _encoder(args.encoder) if args.encoder else None
     policy = DPOPolicy(
-        "satp-v1", satp_args(d_model=args.d_model, ref_warmup_steps=args.ref_warmup_steps, seed=args.seed)
+        "satp-v1",
+        satp_args(d_model=args.d_model, ref_warmup_steps=args.ref_warmup_steps, seed=args.seed),
+        encoder=encoder,
     )
     return DropoutThompson(
         policy,
@@ -425,6 +446,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(DropoutThompson), or both, compared",
     )
     p.add_argument("--dropout-train-every", type=int, default=d.dropout_train_every)
+    p.add_argument(
+        "--encoder",
+        default=d.encoder,
+        help="dropout sampler: a Hugging Face encoder with SATP's LoRA, e.g. SATP's "
+        "kaiyuy/leandojo-lean4-retriever-byt5-small (downloads it; a GPU is advised)",
+    )
     p.add_argument("--dropout-steps-per-round", type=int, default=d.dropout_steps_per_round)
     p.add_argument("--torch-threads", type=int, default=d.torch_threads)
     p.add_argument("--out", default=d.out)
@@ -437,6 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         static_goals=ns.static_goals, num_envs=ns.num_envs, limit=ns.limit, seed=ns.seed, out=ns.out,
         progress=not ns.no_progress, torch_threads=ns.torch_threads, sampler=ns.sampler,
         dropout_train_every=ns.dropout_train_every, dropout_steps_per_round=ns.dropout_steps_per_round,
+        encoder=ns.encoder,
     )  # fmt: skip
     if ns.quick:
         args.limit, args.tries_per_goal, args.eval_tries = 8, 4, 2
@@ -447,6 +475,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     import torch
 
+    from lean_gym.errors import LeanGymError
+
+    if args.encoder:
+        if args.sampler == "beta":
+            p.error("--encoder is the dropout sampler's: add --sampler dropout (or both)")
+        try:
+            _encoder(args.encoder)  # before any work: a missing model is one line
+        except LeanGymError as e:
+            p.error(str(e))
     torch.manual_seed(args.seed)
     if args.torch_threads > 0:
         torch.set_num_threads(args.torch_threads)

@@ -3,12 +3,14 @@ dropout Thompson sampling (all on CPU, with a tiny encoder built from a config; 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # read when huggingface_hub is imported: before transformers
 torch = pytest.importorskip("torch", reason="the DPO policy needs torch (the agents extra)")
 transformers = pytest.importorskip(
     "transformers", reason="a Hugging Face encoder needs transformers (hf extra)"
@@ -33,7 +35,12 @@ TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 8, "learning_r
 
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a test that tried to download would fail, not fetch
+    # a test that tried to download would fail at once, not fetch (nor wait on a network that is not there);
+    # the hub reads the variable at import, which another test module may have done first
+    import huggingface_hub.constants
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
 
 
 def obs(goal: str = GOAL, scores: np.ndarray | None = None, lemmas: tuple[str, ...] = LEMMAS) -> dict:
@@ -61,6 +68,21 @@ def test_satps_constants() -> None:
     v1, v2 = satp_args("satp-v1"), satp_args("satp-v2")
     assert (v1.prompt_bytes, v2.prompt_bytes) == (4096, 1024)
     assert v1.shape == "satp" and v1.input_form == "theorem" and v1.sampler == "dropout"
+
+
+def test_satps_encoder_without_internet_or_cache_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import huggingface_hub.constants
+
+    from lean_gym.errors import LeanGymError
+    from lean_gym_agents.satp_net import satp_encoder
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))  # an empty cache, offline
+    with pytest.raises(
+        LeanGymError, match="cannot load encoder 'kaiyuy/leandojo-lean4-retriever-byt5-small'"
+    ):
+        satp_encoder()
 
 
 def test_lora_parameters_are_the_only_trainable_encoder_parameters() -> None:

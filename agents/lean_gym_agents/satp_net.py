@@ -49,6 +49,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lean_gym.aesop import Layout
+from lean_gym.errors import LeanGymError
 from lean_gym_agents.dpo import (
     _NEG,
     DPOArgs,
@@ -94,9 +95,18 @@ def satp_encoder(
     Pools the first token's state for ``satp-v1`` (SATP v1's ``last_hidden_state[:, 0]``) and the masked mean
     for v2 (SATP v2's mean pool). Downloads ``name`` unless it is in the Hugging Face cache (set
     ``HF_HUB_OFFLINE=1`` to refuse downloads).
+
+    Raises:
+        LeanGymError: The model is neither reachable nor cached.
     """
     pooling = "mean" if layout.startswith("satp-v2") else "first"
-    return HFEncoder.from_pretrained(name, d_model=None, pooling=pooling, lora=lora)
+    try:
+        return HFEncoder.from_pretrained(name, d_model=None, pooling=pooling, lora=lora)
+    except OSError as e:
+        raise LeanGymError(
+            f"cannot load encoder {name!r}: {str(e).splitlines()[0]} (it needs internet once, or a copy in the "
+            "Hugging Face cache)"
+        ) from e
 
 
 @dataclass(frozen=True)
