@@ -257,38 +257,40 @@ def test_load_policy_errors_say_what_to_do() -> None:
 
 def test_serve_policy_as_a_real_subprocess_over_tcp() -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-m", "lean_gym.cli", "serve-policy", "best-static", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
         env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()  # printed once the socket listens: the event to wait for
-        assert "SATP's API" in line and "127.0.0.1" in line, line + (
-            proc.stderr.read() if proc.poll() else ""
-        )
-        url = line.strip().rsplit(" ", 1)[-1]
-        with httpx.Client(base_url=url, timeout=60) as http:
-            assert http.get("/health").json()["ok"] is True
-            t = THMS[2]
-            r = http.post("/infer", json=satp_request(t))
-            assert r.status_code == 200
-            answer = r.json()
-            static = best_static_action("satp-v1", "sim")
-            assert answer["tactic"] == V1.render(static, t.context_lemmas)
-            env = gym.make("LeanAesop-v0", backend="sim", theorems=[t])
-            env.reset(options={"index": 0})
-            assert (sim_verdict(answer, t.header) == "proved") == (env.step(static)[1] > 0)
-            env.close()
-            bad = http.post("/infer", content=b"{", headers={"content-type": "application/json"})
-            assert bad.status_code == 400 and bad.json()["ok"] is False
-    finally:
-        proc.terminate()
-        proc.wait(30)
+    ) as proc:  # closes the pipes and waits for the process
+        try:
+            _talk_to_the_server(proc)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
+def _talk_to_the_server(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdout is not None and proc.stderr is not None
+    line = proc.stdout.readline()  # printed once the socket listens: the event to wait for
+    assert "SATP's API" in line and "127.0.0.1" in line, line + (proc.stderr.read() if proc.poll() else "")
+    url = line.strip().rsplit(" ", 1)[-1]
+    with httpx.Client(base_url=url, timeout=60) as http:
+        assert http.get("/health").json()["ok"] is True
+        t = THMS[2]
+        r = http.post("/infer", json=satp_request(t))
+        assert r.status_code == 200
+        answer = r.json()
+        static = best_static_action("satp-v1", "sim")
+        assert answer["tactic"] == V1.render(static, t.context_lemmas)
+        env = gym.make("LeanAesop-v0", backend="sim", theorems=[t])
+        env.reset(options={"index": 0})
+        assert (sim_verdict(answer, t.header) == "proved") == (env.step(static)[1] > 0)
+        env.close()
+        bad = http.post("/infer", content=b"{", headers={"content-type": "application/json"})
+        assert bad.status_code == 400 and bad.json()["ok"] is False
 
 
 def test_serve_policy_cli_user_errors_are_one_line() -> None:
