@@ -217,6 +217,7 @@ class TableLayout:
             if rc is not None
         }
         self._usable_memo: dict[tuple[str, ...], list[str | None]] = {}
+        self._spelling_memo: dict[tuple[tuple[str, ...], bool], dict[str, list[int]]] = {}
         self._config_by_key = {h.key: h for h in self._config_heads}
 
     # ------------------------------------------------------------------ actions
@@ -398,7 +399,7 @@ class TableLayout:
         if not rest.startswith(sep):
             return None
         pieces = rest[len(sep) :].split(sep)
-        spell = lemma_spellings(lemmas, self.num_lemmas, is_lean_ident, norm or _same)
+        spell = self._spellings(lemmas, norm is not None)
         cache: dict[tuple[int, int], list[Candidate]] = {}
 
         def read(i: int, j: int) -> list[Candidate]:
@@ -419,6 +420,18 @@ class TableLayout:
         for c in chosen:
             action[c.head] = c.choice
         return action
+
+    def _spellings(self, lemmas: Sequence[str], collapsed: bool) -> dict[str, list[int]]:
+        """:func:`lemma_spellings` of ``lemmas`` (memoised: a buffer's rows share few lemma lists)."""
+        key = (tuple(lemmas), collapsed)
+        got = self._spelling_memo.get(key)
+        if got is None:
+            if len(self._spelling_memo) >= 65536:
+                self._spelling_memo.clear()
+            got = self._spelling_memo[key] = lemma_spellings(
+                lemmas, self.num_lemmas, is_lean_ident, _collapse if collapsed else _same
+            )
+        return got
 
     def _read_clauses(self, t: str, pos: int, set_head: Callable[[HeadSpec, int, str], None]) -> int:
         """Consume the clause heads' clauses (`` (rule_sets := [-builtin])``) written at ``pos``."""
@@ -449,7 +462,7 @@ class TableLayout:
             seen[h.index] = what
             action[h.index] = choice
 
-        spell = lemma_spellings(lemmas, self.num_lemmas, is_lean_ident, _collapse)
+        spell = self._spellings(lemmas, True)
         rules: list[list[Candidate]] = []
         texts: list[str] = []
         for clause in _split_clauses(s[len("aesop") :], self.name):
