@@ -156,3 +156,11 @@ def test_injected_clause_in_a_name_is_read_as_the_name_not_as_a_rule() -> None:
     back = v1.parse(satp, [evil])
     assert back.tolist() == a.tolist()  # one lemma rule, not a lemma rule plus a safe rule
     assert v1.render(back, [evil]) == "  aesop"  # and lean-gym's own rendering leaves it out
+
+
+def test_the_v427_layout_rejects_the_v426_positivity_host() -> None:
+    text = "  aesop\n    (add unsafe 90% (by positivity [sq_nonneg]))"
+    a = layout("satp-v2-181").parse(text, ["sq_nonneg"])
+    assert a[28] == 1 + 9 * 19 + 8
+    with pytest.raises(BadActionError, match="not a rule of this layout"):
+        layout("satp-v2").parse(text, ["sq_nonneg"])
