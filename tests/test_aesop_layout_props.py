@@ -11,6 +11,9 @@ injected clause):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -52,6 +55,11 @@ NAMES = st.one_of(
 PROPS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def over_layouts(test: Callable[[str, st.DataObject], None]) -> Any:
+    """The property ``test(name, data)`` for every layout, on examples drawn from ``data``."""
+    return pytest.mark.parametrize("name", LAYOUTS)(PROPS(given(data=st.data())(test)))
+
+
 @st.composite
 def cases(draw: st.DrawFn, name: str) -> tuple[np.ndarray, list[str]]:
     lay = layout(name)
@@ -67,9 +75,7 @@ def cases(draw: st.DrawFn, name: str) -> tuple[np.ndarray, list[str]]:
     return a, lemmas
 
 
-@pytest.mark.parametrize("name", LAYOUTS)
-@PROPS
-@given(data=st.data())
+@over_layouts
 def test_parse_inverts_render_in_both_modes(name: str, data: st.DataObject) -> None:
     lay = layout(name)
     a, lemmas = data.draw(cases(name))
@@ -80,9 +86,7 @@ def test_parse_inverts_render_in_both_modes(name: str, data: st.DataObject) -> N
         assert np.array_equal(lay.parse(text, lemmas, strict=True), back)
 
 
-@pytest.mark.parametrize("name", LAYOUTS)
-@PROPS
-@given(data=st.data())
+@over_layouts
 def test_guarded_render_writes_identifiers_only(name: str, data: st.DataObject) -> None:
     lay = layout(name)
     a, lemmas = data.draw(cases(name))
@@ -97,9 +101,7 @@ def test_guarded_render_writes_identifiers_only(name: str, data: st.DataObject) 
             assert is_lean_ident(lemmas[slot].strip())
 
 
-@pytest.mark.parametrize("name", LAYOUTS)
-@PROPS
-@given(data=st.data())
+@over_layouts
 def test_reformatted_text_reads_the_same(name: str, data: st.DataObject) -> None:
     lay = layout(name)
     a, lemmas = data.draw(cases(name))
