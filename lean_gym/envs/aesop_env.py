@@ -101,7 +101,8 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
             ``"sim"``, ``"repl"`` or a Backend instance (not closed by the env).
         source: Where theorems come from: ``"sim"`` (the default), a miniF2F JSONL path, a SATP-schema
             parquet/JSONL path or a Hugging Face dataset name (see :func:`lean_gym.data.load_theorems`).
-        split: The split to load (``"train"``, ``"valid"``, ``"test"``).
+        split: The split to load (``"train"``, ``"valid"``, ``"test"``; ``None``: ``"train"``); not
+            with ``theorems``.
         theorems: An explicit list of :class:`~lean_gym.data.Theorem` or dicts (overrides ``source``).
         max_attempts: Attempts per episode; the episode ends at the first proof or after this many.
         timeout: Wall-clock deadline of each check in seconds, passed to the backend (default
@@ -130,7 +131,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         layout: str | Layout = "satp-v1",
         backend: str | Backend = "auto",
         source: str | None = None,
-        split: str = "train",
+        split: str | None = None,
         theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
         max_attempts: int = 1,
         timeout: float | None = DEFAULT_TIMEOUT_S,

@@ -142,7 +142,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
     Args:
         backend: ``"auto"``, ``"sim"``, ``"repl"`` or a Backend instance (not closed by the env).
         source: Where theorems come from (see :func:`lean_gym.data.load_theorems`); default ``"sim"``.
-        split: The split to load.
+        split: The split to load (``None``: ``"train"``); not with ``theorems``.
         theorems: An explicit list of theorems or dicts (overrides ``source``).
         max_turns: Attempts per episode; the episode ends at the first accepted proof or after this many.
         observation: ``"text"`` or ``"chat"``.
@@ -176,7 +176,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
         self,
         backend: str | Backend = "auto",
         source: str | None = None,
-        split: str = "train",
+        split: str | None = None,
         theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
         max_turns: int = 1,
         observation: str = "text",

@@ -121,7 +121,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         backend: ``"auto"``, ``"sim"``, ``"sim-repl"``, ``"repl"`` or a backend with tactic mode
             (``lease``); not closed by the env when passed in.
         source: Where theorems come from (default ``"sim"``).
-        split: The split to load.
+        split: The split to load (``None``: ``"train"``); not with ``theorems``.
         theorems: An explicit list of theorems or dicts (overrides ``source``).
         max_steps: Steps before ``truncated``.
         step_penalty: Subtracted from the reward of every step that does not prove the theorem.
@@ -163,7 +163,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         self,
         backend: str | Backend = "auto",
         source: str | None = None,
-        split: str = "train",
+        split: str | None = None,
         theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
         max_steps: int = 64,
         step_penalty: float = 0.0,
