@@ -116,7 +116,10 @@ def _targets(theorems: Sequence[Any]) -> dict[str, TargetTheorem]:
     out: dict[str, TargetTheorem] = {}
     first: dict[str, int] = {}
     for i, x in enumerate(theorems):
-        t = as_target(x)
+        try:
+            t = as_target(x)
+        except ValueError as e:
+            raise ValueError(f"dataset row {i}: {e}") from e
         problem = statement_problem(t.formal_statement)
         if problem is not None:
             raise ValueError(f"dataset row {i} ({t.name}): formal_statement {problem}")

@@ -24,7 +24,7 @@ from lean_gym.data.theorem import Theorem, split_statement
 from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
 from lean_gym.envs.spaces import LeanMultiDiscrete, LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
-from lean_gym.errors import BadActionError, LeanGymError
+from lean_gym.errors import BadActionError, ResetNeededError
 
 __all__ = [
     "DEFAULT_MAX_HEARTBEATS",
@@ -214,7 +214,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
 
     def _obs(self) -> dict[str, Any]:
         if self._index is None:
-            raise LeanGymError("call reset() before step()")
+            raise ResetNeededError("call reset() before step()")
         s = self._static_obs(self._index)
         obs: dict[str, Any] = {
             "goal": s.goal,
@@ -300,7 +300,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
     ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Turn a verdict into the step's return values (the second half of :meth:`step`)."""
         if self._index is None:
-            raise LeanGymError("call reset() before step()")
+            raise ResetNeededError("call reset() before step()")
         self._attempts += 1
         proved = result.status == "proved"
         reward = 1.0 if proved else -1.0
