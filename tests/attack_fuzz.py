@@ -596,6 +596,11 @@ def gen_io_honest(c: Chooser) -> str:
         f"theorem t (x : ℕ) : x = x ∨ True := by\n  by_cases {n} : x = 2\n  · exact Or.inl rfl\n  · exact Or.inr trivial",
         f"theorem t : ∃ {n} : ℕ, {n} = 0 := ⟨0, rfl⟩",
         f"theorem t (f : ℕ → ℕ) (h : ∀ {n}, f {n} = {n}) : f 1 = 1 := h 1",
+        f"theorem t (p q : Prop) (h : p ∨ q) : q ∨ p := by\n  cases h\n  case inl {n} => exact Or.inr {n}\n  "
+        f"case inr {n} => exact Or.inl {n}",
+        f"theorem t (p q : Prop) (h : p ∨ q) : q ∨ p := by\n  cases h\n  next {n} => exact Or.inr {n}\n  "
+        f"next {n} => exact Or.inl {n}",
+        f"theorem t (p : Prop) (h : p) : p := by\n  have {n} : p := h\n  exact {n}",
     ]
     out = c.choice(forms)
     if n not in IO_ROOT_NAMES and c.chance(0.3):
@@ -628,6 +633,16 @@ def gen_io_attack(c: Chooser) -> str:
         f"def e := ⟨fun {root} => {root}, {path}⟩",
         f'def e := s!"{{{path}}}"',
         f"def e := `{path}",
+        f"def e := show ∀ {root} : ℕ, True from {path}",
+        f"def e := ((∀ {root} : ℕ, True : Prop), {path})",
+        f"theorem a ({root} : {path}) : True := trivial",
+        f"theorem a : True := by\n  have {root} : ℕ := {path}\n  trivial",
+        f"theorem a : True := by\n  have {root} : ℕ :=\n    {path}\n  trivial",
+        f"theorem a : True := by\n  obtain ⟨{root}, h⟩ : ∃ x, p x := ⟨{path}, h⟩\n  trivial",
+        f"theorem a : True := by\n  by_cases {root} : {path} = 1\n  all_goals trivial",
+        f"theorem a : True := by\n  first | intro {root} | exact {path}",
+        f"theorem a ({root} : ℕ) : True := trivial def e := {path}",
+        f"theorem a ({root} : ℕ) : True := trivial\n  def e := {path}",
     ]
     return c.choice(forms)
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import gymnasium as gym
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lean_gym  # noqa: F401
 from lean_gym.backends import SimBackend
+from lean_gym.data.theorem import statement_problem
 from lean_gym.grading import Oracle
 from lean_gym.grading.policy import first_violation, scan
 from lean_gym.grading.statement import as_target, compare_statement
@@ -38,6 +41,18 @@ HONEST: list[tuple[str, str]] = [
     ("theorem t (System : ℕ) (h : System = 2) : System = 2 := by", "exact h"),
     ("theorem t : ∀ IO : ℕ, IO + 0 = IO := by", "intro IO\nsimp"),
     ("theorem t : ∀ IO : ℕ, IO = IO := by", "exact fun IO => rfl"),
+    (
+        "theorem t (p q : Prop) (hp : p) : p ∨ q := by",
+        "by_cases IO : q\n· exact Or.inr IO\n· exact Or.inl hp",
+    ),
+    (
+        "theorem t (p q : Prop) (h : p ∨ q) : q ∨ p := by",
+        "cases h\ncase inl IO => exact Or.inr IO\ncase inr IO => exact Or.inl IO",
+    ),
+    (
+        "theorem t (p q : Prop) (h : p ∨ q) : q ∨ p := by",
+        "cases h\nnext IO => exact Or.inr IO\nnext IO => exact Or.inl IO",
+    ),
     # comments and doc comments that speak of axioms: no output ever shows a comment
     (EQ2, "-- this proof depends on axioms only via omega\nomega"),
     (EQ2, "omega -- 't' depends on axioms: [propext]"),
@@ -131,6 +146,20 @@ IO_REFERENCES = [
     "def f := (fun IO => IO) 1 + IO.Process.x",
     "def f := ⟨fun IO => IO, IO.Process.x⟩",
     "theorem a : True := by\n  have h : True := by\n    intro IO\n    trivial\n  exact IO.Process.x",
+    # the local is not in scope where the name is written
+    "def f := show ∀ IO : ℕ, True from IO.Process.x",
+    "def f := ((∀ IO : ℕ, True : Prop), IO.Process.x)",
+    "theorem t (IO : IO.Process.Child) : True := trivial",
+    "theorem t : True := by\n  have IO : ℕ := IO.Process.spawn x\n  trivial",
+    "theorem t : True := by\n  have IO : IO.Process.Child := x\n  trivial",
+    "theorem t : True := by\n  obtain ⟨IO, h⟩ : ∃ x, p x := ⟨IO.Process.x, h⟩\n  trivial",
+    "theorem t : True := by\n  by_cases IO : IO.Process.x = 1\n  all_goals trivial",
+    "theorem t : True := by\n  let IO := IO.Process.x\n  trivial",
+    "theorem t : True := by\n  have IO : ℕ :=\n    IO.Process.spawn x\n  trivial",
+    "theorem t : True := by\n  first | intro IO | exact IO.Process.x",
+    "theorem t (IO : ℕ) : True := trivial def e := IO.Process.spawn x",
+    "theorem t (IO : ℕ) : True := trivial\n  def e := IO.Process.spawn x",
+    "theorem t (IO : ℕ) : True := by\n  exact trivial\n  open Foo in\n  def e := IO.Process.spawn x",
     # not binders at all
     "def f := fun (x : Set IO) => IO.Process.x",
     "def f := ∀ x ∈ IO, IO.Process.x",
@@ -237,3 +266,23 @@ def test_different_quantified_statements_stay_different(want: str, got: str) -> 
 def test_the_same_statement_in_binder_notation_is_the_same(want: str, got: str) -> None:
     target = as_target({"name": "t", "formal_statement": f"theorem t : {want} := by\n"})
     assert compare_statement(target, f"theorem t : {got} := by\n  sorry\n") is None
+
+
+# -------------------------------------------------------------------- no input crashes the readers
+
+_PIECES = [
+    "theorem", "t", "(", ")", "{", "}", "⟨", "⟩", "[", "]", ":", ":=", "by", "fun", "λ", "∀", "∃", "=>", ",",
+    "x", "y", "IO", "IO.Process", "_root_.IO", "«IO»", "open", "in", "have", "intro", "obtain", "case", "next",
+    "|", ";", "<;>", "\n", "\n  ", "-- c\n", "/- c -/", "/-- doc -/", '"s"', '"depends on axioms"', "ℕ", "0",
+    "def", "namespace", "end", "show", "from", "with", "_", "#print", "axioms", "'", "`IO", "sorry",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_the_readers_never_raise_on_any_token_soup(pieces: list[str]) -> None:
+    text = " ".join(pieces)
+    scan(text)
+    statement_problem(text)
+    target = as_target({"name": "t", "formal_statement": "theorem t : ∀ x : ℕ, x = x := by\n"})
+    compare_statement(target, text)

@@ -335,7 +335,10 @@ _COMMAND_WORDS = frozenset(
         "theorem", "lemma", "example", "def", "abbrev", "instance", "structure", "inductive", "class",
         "axiom", "opaque", "open", "namespace", "section", "end", "set_option", "attribute", "noncomputable",
         "private", "protected", "variable", "universe", "mutual", "export", "#print", "#check", "#eval",
-        "#reduce", "#exit", "macro", "syntax", "notation", "initialize",
+        "#reduce", "#exit", "#synth", "#guard_msgs", "macro", "macro_rules", "syntax", "notation",
+        "notation3", "infix", "infixl", "infixr", "prefix", "postfix", "elab", "elab_rules", "initialize",
+        "builtin_initialize", "run_cmd", "run_elab", "run_meta", "deriving", "include", "omit", "unsafe",
+        "partial", "nonrec", "local", "scoped",
     }
 )  # fmt: skip
 _DECLARATION_WORDS = frozenset(
@@ -349,6 +352,13 @@ _NAMING_TACTICS = frozenset({"have", "let", "set", "by_contra", "by_contra!", "b
 #: identifiers after ``with`` are.
 _INTRO_TACTICS = frozenset({"intro", "intros", "rintro", "rename_i", "obtain", "next"})
 _WITH_TACTICS = frozenset({"rcases", "cases'", "induction'", "obtain"})
+#: Where a `fun`/`∀`/`∃` body may end (at its own bracket depth): ending a scope early is only stricter.
+_TERM_SCOPE_STOPS = frozenset(
+    {",", ":=", ":", "|", ";", "<;>", "=>", "↦", "←", "<-", "then", "else", "from", "at", "with", "using",
+     "do", "in", "generalizing", "says"}
+)  # fmt: skip
+#: Where the locals of a tactic stop being in scope, besides the end of its block: another alternative.
+_TACTIC_SCOPE_STOPS = frozenset({"|"})
 _OPENERS = frozenset({"(", "[", "{", "⟨", "⦃", "@[", "%["})
 _CLOSERS = frozenset({")", "]", "}", "⟩", "⦄"})
 
@@ -395,10 +405,8 @@ def _scope_end(code: _Code, start: int, depth: int, col: int | None, stops: froz
     while k < len(toks):
         t = toks[k]
         d = code.depth[k]
-        if d < depth or (
-            t.kind == "ident" and t.text in _COMMAND_WORDS and code.first[k] and code.cols[k] == 0
-        ):
-            return k
+        if d < depth or (t.kind == "ident" and t.text in _COMMAND_WORDS):
+            return k  # a command keyword starts a new command wherever it stands
         if d == depth and t.text in stops and t.kind in ("sym", "ident"):
             return k
         if col is not None and code.first[k] and code.cols[k] < col:
@@ -434,11 +442,14 @@ def _binders(code: _Code) -> list[tuple[int, int, int, str]]:
             while j < end and toks[j].kind == "sym" and toks[j].text in ("(", "{", "⦃", "["):
                 d = code.depth[j]
                 m = j + 1
+                names = []
                 while m < end and plain(m):
-                    out.append((m, m + 1, end, ident_value(toks[m].text)))
+                    names.append(m)
                     m += 1
                 while m < end and code.depth[m] > d:
                     m += 1
+                # in scope after the group: `(IO : IO.Process.Child)` names the host in its own type
+                out.extend((x, m + 1, end, ident_value(toks[x].text)) for x in names)
                 j = m + 1
             continue
         seps = _TERM_BINDERS.get(word)
@@ -478,8 +489,7 @@ def _binders(code: _Code) -> list[tuple[int, int, int, str]]:
                 line -= 1
             # the body: to the end of its group, a separator, or a line that is not indented past the
             # binder's own line (the next tactic)
-            stops = frozenset({",", ":=", "|", ";", "<;>", "then", "else"})
-            end = _scope_end(code, m + 1, d, code.cols[line] + 1, stops)
+            end = _scope_end(code, m + 1, d, code.cols[line] + 1, _TERM_SCOPE_STOPS)
             out.extend((x, m + 1, end, ident_value(toks[x].text)) for x in names)
             continue
         if word in _NAMING_TACTICS or word in _INTRO_TACTICS or word in _WITH_TACTICS or word == "case":
@@ -487,28 +497,42 @@ def _binders(code: _Code) -> list[tuple[int, int, int, str]]:
             line = k
             while line > 0 and not code.first[line]:
                 line -= 1
-            end = _scope_end(code, k + 1, d, code.cols[line] + (0 if line == k else 1), frozenset())
-            # the tactic's own text: up to `:=`, `;` or its line's end
+            col = code.cols[line] + (0 if line == k else 1)
+            # the tactic's own text: its line (and deeper continuation lines) up to `;`/`<;>`/`=>`
             stop = k + 1
-            while stop < n and not code.first[stop] and toks[stop].text not in (":=", ";", "<;>", "=>"):
+            while stop < n and not (code.first[stop] and code.cols[stop] <= code.cols[line]):
+                if code.depth[stop] == d and toks[stop].text in (";", "<;>", "=>"):
+                    break
                 stop += 1
+            names_end = stop
+            if word not in ("case", "next"):
+                # a local of `have IO : T := v`, `obtain ⟨IO, h⟩ := v`, `by_cases IO : p` is not in scope in
+                # `T`, `v`, `p`: only in the tactics after this one
+                names_end = next(
+                    (x for x in range(k + 1, stop) if toks[x].text in (":=", ":") and code.depth[x] == d),
+                    stop,
+                )
+            start = stop + 1 if stop < n and toks[stop].text in (";", "=>") else stop
+            end = _scope_end(code, start, d, col, _TACTIC_SCOPE_STOPS)
             if word in _NAMING_TACTICS or word == "case":
                 m = k + (2 if word == "case" else 1)
-                if m < stop and plain(m):
-                    out.append((m, m + 1, end, ident_value(toks[m].text)))
+                if m < names_end and plain(m):
+                    out.append((m, start, end, ident_value(toks[m].text)))
                 if word == "case":
                     out.extend(
-                        (x, x + 1, end, ident_value(toks[x].text)) for x in range(m + 1, stop) if plain(x)
+                        (x, start, end, ident_value(toks[x].text))
+                        for x in range(m + 1, names_end)
+                        if plain(x)
                     )
                 continue
-            region = range(k + 1, stop)
+            region = range(k + 1, names_end)
             if word in _WITH_TACTICS:
                 with_at = next((x for x in region if toks[x].text == "with"), None)
                 if word != "obtain" or with_at is not None:
                     region = range(with_at + 1, stop) if with_at is not None else range(0)
             for x in region:
                 if plain(x) and toks[x].text not in ("with", "rfl", "_", "at"):
-                    out.append((x, x + 1, end, ident_value(toks[x].text)))
+                    out.append((x, start, end, ident_value(toks[x].text)))
     return out
 
 
