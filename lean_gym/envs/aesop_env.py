@@ -97,6 +97,8 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
 
     Args:
         layout: A layout name (``"satp-v1"``, ``"satp-v2"``, ``"satp-v2-181"``) or a :class:`~lean_gym.aesop.Layout`.
+            The v2 layout goes with the Lean version: ``satp-v2`` is v4.27, ``satp-v2-181`` v4.26 (its 20th
+            lemma host is ``positivity [L]``).
         backend: ``"auto"`` (real Lean when a built workspace is found, else the simulator, with a warning),
             ``"sim"``, ``"repl"`` or a Backend instance (not closed by the env).
         source: Where theorems come from: ``"sim"`` (the default), a miniF2F JSONL path, a SATP-schema
