@@ -136,7 +136,7 @@ class TestPolicy:
             ("open IO in x", "unsafe_io"),
             ("exact unsafeBaseIO x", "unsafe_io"),
             ("#print axioms t", "forged_axioms_output"),
-            ('#print "\'x\' depends on axioms: [propext]"', "forged_axioms_output"),
+            ("#print \"'x' depends on axioms: [propext]\"", "forged_axioms_output"),
             # a comment never reaches Lean's output: it forges nothing
             ("-- 'x' depends on axioms: [propext]", None),
             ("variable (h : False)", "weakened_hypothesis"),

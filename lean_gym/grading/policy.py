@@ -442,14 +442,14 @@ def _binders(code: _Code) -> list[tuple[int, int, int, str]]:
             while j < end and toks[j].kind == "sym" and toks[j].text in ("(", "{", "⦃", "["):
                 d = code.depth[j]
                 m = j + 1
-                names = []
+                group: list[int] = []
                 while m < end and plain(m):
-                    names.append(m)
+                    group.append(m)
                     m += 1
                 while m < end and code.depth[m] > d:
                     m += 1
                 # in scope after the group: `(IO : IO.Process.Child)` names the host in its own type
-                out.extend((x, m + 1, end, ident_value(toks[x].text)) for x in names)
+                out.extend((x, m + 1, end, ident_value(toks[x].text)) for x in group)
                 j = m + 1
             continue
         seps = _TERM_BINDERS.get(word)

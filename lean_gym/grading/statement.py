@@ -410,6 +410,20 @@ def _canonical(toks: _Toks, bound: frozenset[str]) -> list[str]:
     return out
 
 
+def _matching(toks: _Toks, i: int) -> int:
+    """Index of the bracket that closes the one at ``toks[i]`` (``len(toks)`` when none does)."""
+    depth = 0
+    for j in range(i, len(toks)):
+        x = toks[j]
+        if x.kind == "sym" and x.text in _OPEN:
+            depth += 1
+        elif x.kind == "sym" and x.text in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(toks)
+
+
 def _expand_binders(toks: _Toks) -> _Toks:
     """``(x y : T)`` → ``(x : T) (y : T)`` where ``T`` does not mention ``x`` or ``y`` (then it is the same)."""
     out: list[LexToken] = []
@@ -421,16 +435,7 @@ def _expand_binders(toks: _Toks) -> _Toks:
             out.append(t)
             i += 1
             continue
-        depth, j = 0, i
-        while j < n:  # the matching bracket
-            x = toks[j]
-            if x.kind == "sym" and x.text in _OPEN:
-                depth += 1
-            elif x.kind == "sym" and x.text in _CLOSE:
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
+        j = _matching(toks, i)
         group = toks[i + 1 : j]
         k = 0
         while k < len(group) and group[k].kind == "ident":
@@ -495,16 +500,7 @@ def _quantifier_binders(
             j += 1
             continue
         if t.kind == "sym" and t.text in _GROUPS:
-            e, depth = j, 0
-            while e < n:
-                x = toks[e]
-                if x.kind == "sym" and x.text in _OPEN:
-                    depth += 1
-                elif x.kind == "sym" and x.text in _CLOSE:
-                    depth -= 1
-                    if depth == 0:
-                        break
-                e += 1
+            e = _matching(toks, j)
             if e >= n or toks[e].text != _GROUPS[t.text]:
                 return None
             group = toks[j + 1 : e]
@@ -563,7 +559,7 @@ def _expand_quantifiers(toks: _Toks) -> _Toks:
         t = toks[i]
         seps = _QUANTIFIERS.get(t.text) if t.kind in ("sym", "ident") else None
         parsed = _quantifier_binders(toks, i + 1, seps) if seps else None
-        if parsed is None:
+        if parsed is None or seps is None:
             out.append(t)
             i += 1
             continue

@@ -1129,6 +1129,7 @@ def evaluate(t: Term, env: dict[str, Any]) -> Any:
         ValueError: For a head outside the fragment, or a value the evaluator cannot give.
     """
     closed = _instantiate(t, env, None)
+    r: bool | int | Fraction | None
     if _is_prop(closed):
         r = decide_closed(closed, TacticContext(max_heartbeats=0), allow_fields=True)
     else:
