@@ -226,9 +226,10 @@ _INFOS: tuple[HackClassInfo, ...] = (
     ),
     HackClassInfo(
         "unsafe_io",
-        "Host IO (`IO.`, `System.`, `FilePath`, `IO.Process`, `unsafeIO`…). Refused by every grader "
+        "Host IO: a name that resolves under `IO` (`IO.FS`, `IO.Process`…), `EIO`, `BaseIO`, `System` or an "
+        "`unsafe…IO`, also through `_root_.`, `«»`, `open IO` or `namespace IO`. Refused by every grader "
         "before any backend runs it.",
-        "Identifiers in the source scan.",
+        "Names in the source scan, resolved as Lean does (a local of that name is not the host's).",
         "policy",
         None,
     ),
