@@ -2,7 +2,7 @@
 
 Every recorded vector: ``render(a, L, verbatim=True)`` is SATP's string byte for byte; the guarded ``render``
 is too whenever the lemmas it uses are plain identifiers, and otherwise writes a subset of SATP's lines;
-``parse`` reads SATP's string back to a vector that renders to it; ``uuid16`` is the recorded one. The 21
+``parse`` reads SATP's string back to a vector that renders to it; ``uuid16`` is the recorded one. The 92
 calls of SATP's published miniF2F-test proofs are read back as well.
 """
 
@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from lean_gym.aesop import is_lean_ident, layout, uuid16
+from lean_gym.errors import BadActionError
 
 DATA = Path(__file__).parent / "data" / "satp_vectors"
 CASES = Path(__file__).parents[1] / "lean_gym" / "conformance" / "cases" / "satp" / "satp_calls.jsonl"
@@ -93,14 +94,30 @@ def test_uuid16_is_the_recorded_one(name: str) -> None:
 
 
 def test_satps_published_calls_read_back_byte_for_byte() -> None:
-    """The 21 recorded calls of ``proofs/minif2f_test_v2/config/``: every lemma slot on, read and re-rendered."""
-    lemmas = {d["case"]: d["lemmas"] for d in map(json.loads, (DATA / "calls.jsonl").open(encoding="utf-8"))}
+    """The 92 calls of ``proofs/minif2f_test_v2/config/``: each lemma it names on, read and re-rendered.
+
+    ``satp-v2-181`` (SATP's layout on Lean v4.26, the proofs' Lean) reads every one; ``satp-v2`` (v4.27, no
+    ``positivity [L]`` host) reads the others and rejects the five calls that use that host.
+    """
+    rows = [json.loads(line) for line in (DATA / "calls.jsonl").open(encoding="utf-8")]
+    lemmas = {d["case"]: d["lemmas"] for d in rows}
     cases = [json.loads(line) for line in CASES.open(encoding="utf-8")]
-    assert len(cases) == len(lemmas) == 21
+    assert len(cases) == len(rows) == len(lemmas) == 92
+    v26, v27 = layout("satp-v2-181"), layout("satp-v2")
+    rejected = []
     for c in cases:
         call = c["code"][c["code"].index("\n\n  aesop") + 2 :]
-        for name in ("satp-v2-181", "satp-v2"):  # none of these 21 uses positivity [L], so both read them
-            lay = layout(name)
-            a = lay.parse(call, lemmas[c["id"]], strict=True)
-            assert lay.render(a, lemmas[c["id"]]) == call
-            assert (a[28:60] > 0).all(), c["id"]  # SATP's winning calls switch on all 32 lemma slots
+        names = lemmas[c["id"]]
+        a = v26.parse(call, names, strict=True)
+        assert v26.render(a, names) == call, c["id"]
+        # every rule on a named lemma is read back to its slot; the slots after the names stay off
+        assert (a[28 : 28 + len(names)] > 0).all() and not a[28 + len(names) : 60].any(), c["id"]
+        assert len(names) == 32 or c["code"].startswith("theorem mathd_numbertheory_430 "), c["id"]
+        if "(by positivity [" in call:
+            with pytest.raises(BadActionError):
+                v27.parse(call, names, strict=True)
+            rejected.append(c["id"])
+        else:
+            assert v27.render(v27.parse(call, names, strict=True), names) == call, c["id"]
+    # five of the 92 calls use positivity [L] (issue 21's count), one of them twice
+    assert len(rejected) == 5
