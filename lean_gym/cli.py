@@ -1,4 +1,4 @@
-"""The ``lean-gym`` command: ``doctor``, ``setup``, ``demo``, ``bench``, ``eval``.
+"""The ``lean-gym`` command: ``doctor``, ``setup``, ``demo``, ``bench``, ``eval``, ``serve-policy``.
 
 Every command that produces verdicts prints which backend produced them: real Lean (``repl:...``) or the
 simulator (``sim``), which is never Lean.
@@ -120,6 +120,27 @@ def _eval(args: argparse.Namespace) -> int:
         print(json.dumps(report, ensure_ascii=False))
     else:
         print(format_eval(report, detail_file=args.output))
+    return 0
+
+
+def _serve_policy(args: argparse.Namespace) -> int:
+    from lean_gym.serve.app import ServeConfig, bind, serve
+    from lean_gym.serve.policy import load_policy, policy_app
+
+    key = args.api_key if args.api_key is not None else os.environ.get("LEAN_GYM_API_KEY") or None
+    config = ServeConfig(host=args.host, port=args.port, api_key=key, max_body_bytes=args.max_body_bytes)
+    policy = load_policy(args.policy, layout=args.layout, device=args.device)  # user errors before binding
+    sock = bind(config)
+    host, port = sock.getsockname()[:2]
+    print(
+        f"lean-gym serve-policy: {policy.name}, layout {policy.layout.name}, SATP's API "
+        f"(GET /health, POST /infer) on http://{host}:{port}"
+        + ("" if key is None else " (API key required)"),
+        flush=True,
+    )
+    if port != 5177 or host not in ("127.0.0.1", "localhost"):
+        print("note: SATP's `satp` tactic calls http://127.0.0.1:5177", flush=True)
+    serve(policy_app(policy, config), sock, log_level="info" if args.verbose else "warning")
     return 0
 
 
@@ -372,6 +393,37 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--output", metavar="FILE", default=None, help="write per-problem detail (JSONL) to FILE")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=_eval)
+
+    sp = sub.add_parser(
+        "serve-policy",
+        help="serve an aesop policy over SATP's HTTP API (/health, /infer), for SATP's Lean tactic `satp`",
+        description="Serve a trained policy (a DPO checkpoint) or a baseline with SATP's inference API, so "
+        "that SATP's `satp` tactic (which calls http://127.0.0.1:5177) runs it. Needs the serve extra.",
+    )
+    sp.add_argument(
+        "policy",
+        help="'best-static' (the stored best static config), 'plain' (plain aesop) or a DPO checkpoint",
+    )
+    sp.add_argument("--layout", default="satp-v1", help="layout of 'best-static'/'plain' (default satp-v1)")
+    sp.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    sp.add_argument(
+        "--port", type=_int_at_least(0), default=5177, help="port (default 5177, SATP's; 0: any free)"
+    )
+    sp.add_argument(
+        "--api-key",
+        default=None,
+        help="require this key (default: $LEAN_GYM_API_KEY; SATP's tactic sends none)",
+    )
+    sp.add_argument(
+        "--max-body-bytes",
+        type=_int_at_least(1),
+        default=1 << 20,
+        help="largest request body (default 1 MiB)",
+    )
+    sp.add_argument("--device", default=None, help="torch device of a checkpoint (default: the saved one)")
+    sp.set_defaults(func=_serve_policy)
     return p
 
 

@@ -20,8 +20,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lean_gym.backends import Backend
+from lean_gym.data.theorem import statement_problem
 from lean_gym.grading.oracle import Oracle
-from lean_gym.grading.statement import as_target, build_submission
+from lean_gym.grading.statement import TargetTheorem, as_target, build_submission
 from lean_gym.jsonl import read_jsonl_objects
 
 __all__ = ["load_candidates", "pass_at_k", "run_eval", "score_pass_at_k"]
@@ -102,6 +103,35 @@ def _theorems(dataset: Any, split: str | None) -> list[Any]:
             )
         return theorems
     return list(dataset)
+
+
+def _targets(theorems: Sequence[Any]) -> dict[str, TargetTheorem]:
+    """The dataset's theorems by name; each must be one theorem header, and no two may share a name.
+
+    Candidates name their theorem, so a repeated name would score the candidates of one row against
+    another's statement.
+
+    Raises:
+        ValueError: naming the rows.
+    """
+    out: dict[str, TargetTheorem] = {}
+    first: dict[str, int] = {}
+    for i, x in enumerate(theorems):
+        try:
+            t = as_target(x)
+        except ValueError as e:
+            raise ValueError(f"dataset row {i}: {e}") from e
+        problem = statement_problem(t.formal_statement)
+        if problem is not None:
+            raise ValueError(f"dataset row {i} ({t.name}): formal_statement {problem}")
+        if t.name in out:
+            raise ValueError(
+                f"dataset rows {first[t.name]} and {i} are both named {t.name!r}: candidates name their "
+                "theorem, so every name must be unique"
+            )
+        out[t.name] = t
+        first[t.name] = i
+    return out
 
 
 def score_pass_at_k(counts: Sequence[tuple[str, int, int]], k_values: Iterable[int]) -> dict[str, Any]:
@@ -208,7 +238,7 @@ def run_eval(
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     # Read the inputs before starting a backend: a typo should cost nothing.
-    targets = {t.name: t for t in (as_target(x) for x in _theorems(dataset, split))}
+    targets = _targets(_theorems(dataset, split))
     candidates = load_candidates(candidates_path)
     if not candidates:
         raise ValueError(f"{os.fspath(candidates_path)} has no candidates (an empty file?)")

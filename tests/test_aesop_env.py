@@ -66,7 +66,7 @@ def theorems() -> list[dict[str, object]]:
     rows.append(
         {
             "name": "hard",
-            "formal_statement": "theorem hard (n : ℕ) : n = n + 0 := by\n  sorry",
+            "formal_statement": "theorem hard (n : ℕ) : n = n + 0 := by\n",
             "goal": "n : ℕ\n⊢ n = n + 0 \u4e00"
             + "x" * 9000,  # a CJK character (outside the charset), too long
             "header": "import Mathlib\n",

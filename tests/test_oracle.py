@@ -137,7 +137,9 @@ class TestPolicy:
             ("open IO in x", "unsafe_io"),
             ("exact unsafeBaseIO x", "unsafe_io"),
             ("#print axioms t", "forged_axioms_output"),
-            ("-- 'x' depends on axioms: [propext]", "forged_axioms_output"),
+            ("#print \"'x' depends on axioms: [propext]\"", "forged_axioms_output"),
+            # a comment never reaches Lean's output: it forges nothing
+            ("-- 'x' depends on axioms: [propext]", None),
             ("variable (h : False)", "weakened_hypothesis"),
             ("namespace Foo", "statement_tampering"),
             # look-alikes that are fine

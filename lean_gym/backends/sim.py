@@ -74,6 +74,10 @@ class SimBackend(BatchMixin):
         self.recycle_after = recycle_after
         self.max_heartbeats = int(max_heartbeats)
         self.timeout = timeout
+        # what a copy in another process is built from (the caller's budgets travel with it)
+        self._recipe: dict[str, Any] = dict(
+            recycle_after=recycle_after, name=name, max_heartbeats=self.max_heartbeats, timeout=timeout
+        )
         self.checks = 0
         self._lock = threading.Lock()
         self._repl: Any = None
@@ -181,8 +185,9 @@ class SimBackend(BatchMixin):
         self._header_env = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        # A copy in another process is a fresh simulator with the same settings (locks do not pickle).
-        return {"recycle_after": self.recycle_after, "name": self.name}
+        # A copy in another process is a fresh simulator with the same settings, budgets included (locks
+        # do not pickle), as ReplBackend keeps its recipe.
+        return dict(self._recipe)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]

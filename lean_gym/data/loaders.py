@@ -9,16 +9,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lean_gym.data.theorem import Theorem, split_statement
+from lean_gym.data.theorem import Theorem, statement_problem
 from lean_gym.errors import DatasetNotFoundError, MissingDependencyError
 from lean_gym.jsonl import read_jsonl_objects
+from lean_gym.lean.lexer import lex
 
 __all__ = ["NAMED_SOURCES", "HeaderlessRowsWarning", "load_theorems", "theorem_from_row"]
 
 _MINIF2F_KEYS = ("name", "formal_statement")
 _SATP_KEYS = ("context_theorem",)
-_DECL_RE = re.compile(r"^(theorem|lemma|example)\b", re.MULTILINE)
-_NAME_RE = re.compile(r"^(?:theorem|lemma)\s+([^\s(:{\[]+)", re.MULTILINE)
 
 
 def load_theorems(source: str | Path, split: str | None = None, *, limit: int | None = None) -> list[Theorem]:
@@ -210,6 +209,49 @@ def _lemmas(row: Mapping[str, Any], where: str) -> tuple[tuple[str, ...], tuple[
     return lem, sc
 
 
+def _split_context(full: str, where: str) -> tuple[str, str, str | None]:
+    """``(header, statement through its first top-level ``:= by``, name)`` of a SATP ``context_theorem``.
+
+    Read by the one lexer: the declaration is the first ``theorem``/``lemma``/``example`` token outside
+    comments, and its statement ends at its own ``:=`` (a ``:= by`` inside the proof that follows, as in
+    ``have h : … := by``, is not the statement's).
+
+    Raises:
+        ValueError: naming the row, when there is no declaration or no ``:= by`` after it.
+    """
+    toks = [t for t in lex(full) if t.kind not in ("comment", "doc")]
+    k = next(
+        (i for i, t in enumerate(toks) if t.kind == "ident" and t.text in ("theorem", "lemma", "example")),
+        None,
+    )
+    if k is None:
+        raise ValueError(f"{where}: context_theorem has no `theorem`/`lemma`/`example` declaration")
+    start = toks[k].start
+    # attributes and doc comments right before the keyword belong to the declaration
+    for t in reversed(lex(full[:start])):
+        if t.kind == "doc" or (t.kind == "ident" and t.text in ("private", "protected", "noncomputable")):
+            start = t.start
+        elif t.kind != "comment":
+            break
+    depth, j = 0, k + 1
+    while j < len(toks):
+        t = toks[j]
+        if t.kind == "sym" and t.text in ("(", "[", "{", "⦃", "⟨", "@["):
+            depth += 1
+        elif t.kind == "sym" and t.text in (")", "]", "}", "⦄", "⟩"):
+            depth -= 1
+        elif depth == 0 and t.kind == "sym" and t.text == ":=":
+            break
+        j += 1
+    if j + 1 >= len(toks) or toks[j + 1].text != "by":
+        raise ValueError(
+            f"{where}: context_theorem has no `:= by` after its `{toks[k].text}`; lean-gym needs "
+            "tactic-mode statements (miniF2F style)"
+        )
+    name = toks[k + 1].text if toks[k].text != "example" and k + 1 < j else None
+    return full[:start], full[start : toks[j + 1].end], name
+
+
 def theorem_from_row(row: Mapping[str, Any], *, where: str = "row", source: str = "") -> Theorem:
     """Turn one row (miniF2F, simulator-family or SATP schema) into a :class:`Theorem`.
 
@@ -226,10 +268,9 @@ def theorem_from_row(row: Mapping[str, Any], *, where: str = "row", source: str 
     lemmas, scores = _lemmas(row, where)
     if all(k in row for k in _MINIF2F_KEYS):
         stmt = _text(row, "formal_statement", where)
-        try:
-            split_statement(stmt)
-        except ValueError as e:
-            raise ValueError(f"{where}: formal_statement: {e}") from e
+        problem = statement_problem(stmt)
+        if problem is not None:
+            raise ValueError(f"{where}: formal_statement {problem}")
         diff = row.get("difficulty") or 0
         if not isinstance(diff, int):
             raise ValueError(f"{where}: difficulty must be an integer, got {type(diff).__name__}")
@@ -248,17 +289,9 @@ def theorem_from_row(row: Mapping[str, Any], *, where: str = "row", source: str 
         )
     if all(k in row for k in _SATP_KEYS):
         full = _text(row, "context_theorem", where)
-        m = _DECL_RE.search(full)
-        if m is None:
-            raise ValueError(f"{where}: context_theorem has no `theorem`/`lemma`/`example` declaration")
-        header, decl = full[: m.start()], full[m.start() :]
-        try:
-            head, _proof = split_statement(decl)
-        except ValueError as e:
-            raise ValueError(f"{where}: context_theorem: {e}") from e
-        nm = _NAME_RE.search(decl)
+        header, head, name_tok = _split_context(full, where)
         uuid = row.get("uuid_goal")
-        name = nm.group(1) if nm else (f"goal_{uuid}" if uuid else f"goal_{where}")
+        name = name_tok or (f"goal_{uuid}" if uuid else f"goal_{where}")
         return Theorem(
             name=name,
             formal_statement=head + "\n",

@@ -56,7 +56,7 @@ from lean_gym.sim.syntax import (
     parse_term,
     tokenize,
 )
-from lean_gym.sim.terms import Term, is_prop_type
+from lean_gym.sim.terms import NumeralTooLarge, Term, is_prop_type, numeral_too_large_message
 from lean_gym.sim.unify import canon
 
 __all__ = [
@@ -217,6 +217,7 @@ class TacticContext:
     decl_type: Decl | None = None
     tactic_log: list[tuple[str, tuple[Goal, ...], int, int]] | None = None
     src: Source | None = None
+    numeral_too_large: bool = False
     _limit: int = 0
     _deadline: float | None = None
 
@@ -303,7 +304,11 @@ class TacSyntax:
 
 @dataclass
 class Node:
-    """A parsed tactic-block node (``atomic``, ``then``, ``focus``, ``first``, ``seq``, …)."""
+    """A parsed tactic-block node (``atomic``, ``then``, ``cdot``, ``brace``, ``focus``, ``first``, ``seq``, …).
+
+    ``arg`` is what the kind needs: the ``·`` token of a ``cdot``, the closing ``}`` of a ``brace``, the
+    count of an ``iterate``, the keyword and tags of a ``case``; ``None`` otherwise.
+    """
 
     kind: str
     start: int
@@ -337,6 +342,7 @@ _COMBINATORS = {
     "on_goal",
     "repeat'",
     "solve",
+    "set_option",
 }
 
 
@@ -406,7 +412,7 @@ class BlockParser:
             body = self.parse_seq(t.col, closers)
             if not body.children:
                 raise self.error("unexpected end of input; expected tactic")
-            return Node("focus", t.start, body.end, children=[body], arg=t)
+            return Node("cdot", t.start, body.end, children=[body], arg=t)
         if t.kind == "sym" and t.text in ("(", "{"):
             close = ")" if t.text == "(" else "}"
             self.i += 1
@@ -455,6 +461,8 @@ class BlockParser:
                 self.i += 1
             body = self.parse_seq(col, closers)
             return Node("iterate", t.start, body.end, children=[body], arg=n)
+        if t.kind == "ident" and t.text == "set_option":
+            return self._parse_set_option(col, closers)
         if t.kind == "ident" and t.text in ("case", "next", "case'"):
             self.i += 1
             tags: list[str] = []
@@ -509,6 +517,39 @@ class BlockParser:
         toks = tuple(self.toks[i0 : self.i])
         syn = TacSyntax(name, toks, self.src, toks[0].start, toks[-1].end)
         return Node("atomic", syn.start, syn.end, syntax=syn)
+
+    def _parse_set_option(self, col: int, closers: tuple[str, ...]) -> Node:
+        """``set_option NAME VALUE in TACTICS`` (Lean's tactic ``Parser.Tactic.set_option``).
+
+        The body is a tactic sequence; it may start on the next line at the column of ``set_option``
+        itself, and then runs to the end of that column's block, as Lean's parser reads it.
+        """
+        t = self.tok
+        self.i += 1
+        name = self.tok
+        if name.kind != "ident":
+            raise self.error("unexpected token; expected identifier")
+        self.i += 1
+        v = self.tok
+        value: object
+        if v.kind == "num":
+            value = numeral(v)
+        elif v.kind == "ident" and v.text in ("true", "false"):
+            value = v.text == "true"
+        elif v.kind == "str":
+            value = v.text
+        else:
+            raise self.error("unexpected token; expected option value")
+        self.i += 1
+        if not (self.tok.kind == "ident" and self.tok.text == "in"):
+            raise self.error(
+                "unexpected end of input; expected 'in'" if self.tok.kind == "eof" else "expected 'in'"
+            )
+        self.i += 1
+        body = self.parse_seq(col - 1 if self.tok.first else col, closers)
+        if not body.children:
+            raise self.error("unexpected end of input; expected tactic")
+        return Node("set_option", t.start, body.end, children=[body], arg=(name.text, value))
 
 
 def parse_block(src: Source, start: int, end: int, outer_col: int = -1) -> Node:
@@ -597,7 +638,9 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
         for g in mids:
             out.extend(exec_node(node.children[1], [g], ctx))
         return out + rest
-    if k in ("focus", "brace"):
+    if k in ("cdot", "brace"):
+        # `· tacs` and `{ tacs }` (Lean's `evalTacticCDot`/`evalTacticSeqBracketed`): focus on the main
+        # goal, and `closeUsingOrAdmit`: goals left are an error at the `·` (the `}`), and are admitted
         if not goals:
             raise no_goals_error()
         first, rest = goals[0], goals[1:]
@@ -687,9 +730,23 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
             raise last_err or no_goals_error()
         return out
     if k == "focus":
+        # `focus tacs` (Lean's `evalFocus`): run on the main goal alone; the goals it leaves come first
         if not goals:
             raise no_goals_error()
         return exec_node(node.children[0], [goals[0]], ctx) + goals[1:]
+    if k == "set_option":
+        # Lean's `elabSetOption` tactic (src/Lean/Elab/Tactic/BuiltinTactic.lean): the body runs with the
+        # option set. Budgets belong to the caller: `maxHeartbeats` may lower the budget for the body,
+        # never raise it (`0`, "no limit", keeps the budget as it is)
+        name, value = node.arg
+        saved_env, saved_limit, saved_shown = ctx.env, ctx._limit, ctx.max_heartbeats
+        ctx.env = ctx.env.extend(options={**ctx.env.options, name: value})
+        if name == "maxHeartbeats" and isinstance(value, int) and 0 < value < ctx._limit:
+            ctx._limit = ctx.max_heartbeats = value
+        try:
+            return exec_node(node.children[0], goals, ctx)
+        finally:
+            ctx.env, ctx._limit, ctx.max_heartbeats = saved_env, saved_limit, saved_shown
     if k == "solve":
         res = exec_node(node.children[0], goals, ctx)
         if res:
@@ -856,6 +913,7 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     goal, rest = goals[0], goals[1:]
     kind, handler = found
     outer_meter = set_work_meter(ctx.tick)  # polynomial arithmetic pays as it goes
+    outer_too_large, ctx.numeral_too_large = ctx.numeral_too_large, False
     try:
         if kind == "ext":
             new = handler(goal, syn.text, ctx)
@@ -872,6 +930,10 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     except ParseError as e:
         raise TacticError(e.message, e.start, e.end) from e
     except TacticError as e:
+        if ctx.numeral_too_large and not isinstance(e, HeartbeatsExceeded):
+            # the tactic left a number it could not hold unevaluated, and then failed: say why
+            e.message = numeral_too_large_message(f"a number computed by `{name}`")
+            e.args = (e.message,)
         if e.recover and ctx.recover:
             _log_and_admit(ctx, e, syn)
             return list(rest)
@@ -882,8 +944,12 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
         raise HeartbeatsExceeded(
             timeout_message(int(ctx.max_heartbeats or HARD_HEARTBEAT_CAP)), syn.start, syn.end
         ) from e
+    except NumeralTooLarge as e:
+        where = f"a number computed by `{name}`"
+        raise TacticError(numeral_too_large_message(where), syn.start, syn.end) from e
     finally:
         set_work_meter(outer_meter)
+        ctx.numeral_too_large = outer_too_large
     return list(new) + list(rest)
 
 
