@@ -483,8 +483,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.exit(2, f"satp_loop.py: --minif2f {args.minif2f}: {e}\n")
     import torch
 
-    from lean_gym.errors import LeanGymError
-
     if args.encoder:
         if args.sampler == "beta":
             p.error("--encoder is the dropout sampler's: add --sampler dropout (or both)")

@@ -76,12 +76,12 @@ def _data(args: argparse.Namespace) -> int:
     from lean_gym.errors import LeanGymError
 
     if args.data_command == "list":
-        for name, ds in REMOTE_DATASETS.items():
+        for name, known in REMOTE_DATASETS.items():
             try:
                 where = str(dataset_path(name))
             except LeanGymError:
                 where = f"not downloaded (`lean-gym data fetch {name}`)"
-            print(f"{name}: {ds.describes}\n  {where}")
+            print(f"{name}: {known.describes}\n  {where}")
         print(f"cache: {cache_dir()} (set $LEAN_GYM_DATA to move it)")
         return 0
     ds = REMOTE_DATASETS.get(args.name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lean_gym.backends import SimBackend
 from lean_gym.sim import SimRepl
 from lean_gym.sim.elab import Env
 from lean_gym.sim.tactics import TacticContext
@@ -46,3 +47,13 @@ def mathlib_ctx(**kwargs: Any) -> TacticContext:
     if not env.mathlib:
         env = env.extend(imports=(*env.imports, "Mathlib"))
     return TacticContext(env=env, **kwargs)
+
+
+class MathlibSimBackend(SimBackend):
+    """A :class:`SimBackend` whose checks default to the header ``import Mathlib`` (a header given wins)."""
+
+    def check(self, code: str, *, header: str = HEADER, timeout: float | None = None):  # type: ignore[override]
+        return super().check(code, header=header, timeout=timeout)
+
+    def check_batch(self, codes, *, header=HEADER, timeout=None):  # type: ignore[no-untyped-def,override]
+        return super().check_batch(codes, header=header, timeout=timeout)

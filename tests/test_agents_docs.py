@@ -41,7 +41,16 @@ def test_satp_loop_runs_end_to_end_with_a_tiny_budget(
 ) -> None:
     loop = _satp_loop(monkeypatch)
     # the 8-row miniF2F sample ships with the package: a fresh clone runs this without ../shared
-    argv = ["--quick", "--suite", "both", "--minif2f", "minif2f-sample", "--out", str(tmp_path), "--no-progress"]
+    argv = [
+        "--quick",
+        "--suite",
+        "both",
+        "--minif2f",
+        "minif2f-sample",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    ]
     assert loop.main(argv) == 0
     out = capsys.readouterr().out
     for suite in ("sim", "minif2f"):

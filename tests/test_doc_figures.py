@@ -32,7 +32,7 @@ def _is_figure_table(rows: list[str], after: str) -> bool:
 
 
 STAMP = re.compile(
-    r"Measured (?P<date>\d{4}-\d{2}-\d{2}) at commit (?P<commit>[0-9a-f]{7,40})\b[\s\S]*?backend:? `?(?P<backend>[\w:-]+)`?"
+    r"Measured (?P<date>\d{4}-\d{2}-\d{2}),? (?:at )?commit `?(?P<commit>[0-9a-f]{7,40})\b[\s\S]*?backend:? `?(?P<backend>[\w:-]+)`?"
     r"[\s\S]*?\bload\b"
 )
 
@@ -94,7 +94,7 @@ def test_every_figure_table_says_date_commit_backend_and_load(where: str, before
 # ------------------------------------------------------------------------------------- commands
 _CMD = re.compile(
     r"(?:python3? (?:-m (?P<mod>lean_gym_agents\.run|lean_gym\.cli)|(?P<script>(?:benchmarks|examples)/[\w/]+\.py))"
-    r"|(?P<cli>lean-gym) (?P<sub>[a-z]+))(?P<rest>(?: [^`\n|]*)?)"
+    r"|(?P<cli>lean-gym) (?P<sub>[a-z][a-z-]*))(?P<rest>(?: [^`\n|]*)?)"
 )
 
 

@@ -138,7 +138,7 @@ LEAF_ATTACKS = [
 @pytest.mark.parametrize(("stmt", "point", "lhs", "rhs"), LEAF_FALSE, ids=[c[0] for c in LEAF_FALSE])
 def test_a_leaf_keeps_its_own_arithmetic(stmt: str, point: str, lhs: F, rhs: F) -> None:
     assert lhs != rhs, f"the case is not false at {point}"
-    repl = SimRepl()
+    repl = MathlibRepl()  # Mathlib statements
     proved = [a for a in LEAF_ATTACKS if _verdict(repl, f"theorem t {stmt} := by\n  {a}") == "proved"]
     assert proved == [], f"{stmt} (false at {point}) proved by {proved}"
 
@@ -163,7 +163,7 @@ def test_a_leaf_keeps_its_own_arithmetic(stmt: str, point: str, lhs: F, rhs: F) 
     ],
 )
 def test_binop_trees_are_elaborated_as_lean_does(stmt: str, goal: str) -> None:
-    resp = SimRepl().handle({"cmd": f"theorem t {stmt} := by sorry"})
+    resp = MathlibRepl().handle({"cmd": f"theorem t {stmt} := by sorry"})
     assert resp["sorries"][0]["goal"].split("\n")[-1] == goal
 
 
@@ -171,4 +171,4 @@ def test_an_honest_proof_about_a_leaf_still_works() -> None:
     code = (
         "theorem t (x : ℤ) (y : ℝ) (h : x = 1) (hy : y = 0) : |x / 2| + y = 0 := by\n  rw [h, hy]\n  norm_num"
     )
-    assert _verdict(SimRepl(), code) == "proved"
+    assert _verdict(MathlibRepl(), code) == "proved"

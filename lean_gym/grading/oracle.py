@@ -302,9 +302,13 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
             # Lean's own budget error (maxHeartbeats): resource use, not an honest proof error
             text = spent.data.splitlines()[0]
             where = f" at {spent.pos.line}:{spent.pos.column}: {text}"
-            return Verdict(False, "timeout", f"{checker(check)} ran out of heartbeats" + where, check, grader=name)
+            return Verdict(
+                False, "timeout", f"{checker(check)} ran out of heartbeats" + where, check, grader=name
+            )
     if status == "crashed":
-        return Verdict(False, "crashed", f"{checker(check, process=True)} died during the check", check, grader=name)
+        return Verdict(
+            False, "crashed", f"{checker(check, process=True)} died during the check", check, grader=name
+        )
     if status == "error":
         where = ""
         if check.errors:
