@@ -107,7 +107,7 @@ def _plot(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    fig, ax = plt.subplots(figsize=(8.8, 4.0))
     styles = {"plain": ":", "random": "--", "best static": "-."}
     for name, rate in baselines.items():
         ax.axhline(
@@ -132,7 +132,7 @@ def _plot(
     where = "the simulator, not Lean" if backend.startswith("sim") else backend
     ax.set_title(f"LeanAesop-v0: learning curve (backend: {where})", fontsize=10)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))  # beside the curves, not over them
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=100)
     plt.close(fig)
