@@ -22,7 +22,8 @@ collects, with the same anchor perturbation; ``both`` runs each from the same st
 policy, so its "DPO policy, greedy" row measures the buffer.
 
 Suites: ``sim`` (the simulator's train/test split) and ``minif2f`` (train on the simulator's train split
-plus miniF2F-valid, test on miniF2F-test, all through the simulator). Every figure is the simulator's
+plus miniF2F-valid, test on miniF2F-test, all through the simulator; the full miniF2F comes from
+``lean-gym data fetch minif2f``, or pass ``--minif2f minif2f-sample`` for the 8 rows that ship). Every figure is the simulator's
 verdict, not Lean's.
 
 Run:
@@ -37,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -50,6 +50,7 @@ import numpy as np
 import lean_gym  # noqa: F401  (registers the env ids)
 from lean_gym.buffers import HistoryBuffer, RecordVectorToBuffer
 from lean_gym.data import Theorem, load_theorems
+from lean_gym.errors import LeanGymError
 from lean_gym_agents import (
     FixedActionAgent,
     SATPThompson,
@@ -60,8 +61,6 @@ from lean_gym_agents import (
     run_agent,
 )
 
-MINIF2F = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "minif2f.jsonl"
-
 
 @dataclass
 class LoopArgs:
@@ -69,8 +68,9 @@ class LoopArgs:
 
     suite: str = "sim"
     """``sim``, ``minif2f`` or ``both``."""
-    minif2f: str = str(MINIF2F)
-    """miniF2F JSONL (``name``, ``split``, ``formal_statement``, ``goal``, ``header``)."""
+    minif2f: str = "minif2f"
+    """The miniF2F source: ``minif2f`` (the full file, after ``lean-gym data fetch minif2f``),
+    ``minif2f-sample`` (8 rows that ship with lean-gym) or a path to a miniF2F-format JSONL."""
     tries_per_goal: int = 8
     """Collection budget: this many steps per train goal, on average."""
     eval_tries: int = 8
@@ -109,8 +109,6 @@ def _theorems(args: LoopArgs, suite: str) -> tuple[list[Theorem], list[Theorem]]
     train = load_theorems("sim", split="train", limit=lim)
     if suite == "sim":
         return train, load_theorems("sim", split="test", limit=lim)
-    if not Path(args.minif2f).is_file():
-        sys.exit(f"error: miniF2F file not found: {args.minif2f} (pass --minif2f PATH)")
     train = train + load_theorems(args.minif2f, split="valid", limit=lim)
     return train, load_theorems(args.minif2f, split="test", limit=lim)
 
@@ -428,7 +426,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     d = LoopArgs()
     p.add_argument("--suite", choices=("sim", "minif2f", "both"), default=d.suite)
-    p.add_argument("--minif2f", default=d.minif2f)
+    p.add_argument(
+        "--minif2f",
+        default=d.minif2f,
+        help="minif2f (fetched with `lean-gym data fetch minif2f`), minif2f-sample, or a JSONL path",
+    )
     p.add_argument("--tries-per-goal", type=int, default=d.tries_per_goal)
     p.add_argument("--eval-tries", type=int, default=d.eval_tries)
     p.add_argument("--dpo-steps", type=int, default=d.dpo_steps)
@@ -473,9 +475,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("tries_per_goal", "eval_tries", "num_envs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.suite in ("minif2f", "both"):
+        # before any work: a miniF2F that was never fetched is one line, not a traceback after the sim suite
+        try:
+            load_theorems(args.minif2f, split="test", limit=1)
+        except (LeanGymError, OSError, ValueError) as e:
+            p.exit(2, f"satp_loop.py: --minif2f {args.minif2f}: {e}\n")
     import torch
-
-    from lean_gym.errors import LeanGymError
 
     if args.encoder:
         if args.sampler == "beta":

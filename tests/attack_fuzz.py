@@ -799,6 +799,9 @@ class Finding:
     kind: str  # "decimal" (casts of decimals) or "names" (everything else)
 
 
+MATHLIB = "import Mathlib"
+
+
 class Attacker:
     """Runs attempts through ``SimBackend`` (and the oracle every ``oracle_every`` attempts).
 
@@ -945,7 +948,9 @@ class Attacker:
             prefix, proof = gen_script(c, st)
         self.attempts += 1
         code = f"{prefix}{st.text()} := {proof}\n"
-        res = self.backend.check(code, timeout=self.timeout)
+        # the statements are Mathlib's (ℕ, ℤ, ℝ, Mathlib's tactics): under no header they would be refused
+        # for that alone, and the attack would test nothing
+        res = self.backend.check(code, header=MATHLIB, timeout=self.timeout)
         finding = None
         self.by_class[kind] = self.by_class.get(kind, 0) + 1
         crash = self._crashed(res)
@@ -955,7 +960,7 @@ class Attacker:
             finding = Finding(code, "SimBackend", res.status, kind)
         elif self.oracle_every and self.attempts % self.oracle_every == 0:
             stmt = f"{st.text()} := by"
-            v = self.oracle.judge({"name": "t", "formal_statement": stmt}, code)
+            v = self.oracle.judge({"name": "t", "formal_statement": stmt, "header": MATHLIB}, code)
             if v.accepted:
                 finding = Finding(code, "oracle", v.reason, kind)
         if finding is not None:

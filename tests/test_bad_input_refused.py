@@ -19,6 +19,7 @@ from pathlib import Path
 import cloudpickle
 import gymnasium as gym
 import pytest
+from mathlib_header import MathlibRepl
 
 import lean_gym  # noqa: F401
 from lean_gym.backends import SimBackend
@@ -28,7 +29,6 @@ from lean_gym.data.theorem import statement_problem
 from lean_gym.errors import ConfigError, LeanGymError, ResetNeededError
 from lean_gym.evaluation import run_eval
 from lean_gym.grading.statement import as_target
-from lean_gym.sim import SimRepl
 from lean_gym.sim.families import evaluate
 
 GOOD = "theorem t (x : ℕ) : x + 0 = x := by\n"
@@ -174,7 +174,8 @@ def test_sim_backend_keeps_the_callers_budgets_through_pickling() -> None:
     for copy in (pickle.loads(pickle.dumps(b)), cloudpickle.loads(cloudpickle.dumps(b))):
         assert (copy.max_heartbeats, copy.timeout, copy.recycle_after, copy.name) == (20, 5, 7, "mine")
         # and the budget is the one in force: a proof that needs more heartbeats times out
-        res = copy.check("theorem t (a b c d : ℕ) : (a + b + c + d) ^ 6 = (d + c + b + a) ^ 6 := by ring")
+        code = "theorem t (a b c d : ℕ) : (a + b + c + d) ^ 6 = (d + c + b + a) ^ 6 := by ring"
+        res = copy.check(code, header="import Mathlib")
         assert res.status == "error" and "heartbeats (20)" in res.messages_text()
 
 
@@ -223,7 +224,7 @@ def _lit(n: int, ty: str) -> str:
 def test_evaluate_agrees_with_the_simulators_decide_on_random_arithmetic() -> None:
     """The ground truth against the ``decide`` tactic, through the Lean text and the whole simulator."""
     rng = random.Random(18)
-    repl = SimRepl()
+    repl = MathlibRepl()  # ℕ and ℤ are Mathlib's notation
     for _ in range(120):
         ty = rng.choice(["ℕ", "ℤ"])
         op = rng.choice(["+", "-", "*", "/", "%"])

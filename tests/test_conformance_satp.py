@@ -97,6 +97,7 @@ def test_figures_state_their_sources() -> None:
     assert (figures["buffer_rows"]["value"], figures["buffer_successes"]["value"]) == (94969, 71815)
 
 
+@pytest.mark.shared
 @pytest.mark.skipif(not MINIF2F.is_file(), reason="extra check: needs ../shared/data/minif2f.jsonl")
 def test_statements_are_minif2f_test_statements() -> None:
     rows = [json.loads(line) for line in MINIF2F.open(encoding="utf-8")]

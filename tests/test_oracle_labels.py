@@ -103,7 +103,8 @@ def oracle() -> Oracle:
 
 @pytest.mark.parametrize(("stmt", "action"), HONEST, ids=[a[:50] for _, a in HONEST])
 def test_honest_proofs_are_accepted_and_never_labelled(oracle: Oracle, stmt: str, action: str) -> None:
-    thm = {"name": "t", "formal_statement": stmt + "\n"}
+    # Mathlib statements and tactics: their header imports Mathlib, as Lean needs
+    thm = {"name": "t", "formal_statement": stmt + "\n", "header": "import Mathlib"}
     from lean_gym.grading.statement import build_submission
 
     sub = build_submission(as_target(thm), action)

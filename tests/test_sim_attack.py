@@ -20,10 +20,11 @@ import pytest
 from attack_fuzz import NEW_CLASSES, Attacker, DrawChooser, RandomChooser
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mathlib_header import MathlibRepl, mathlib_ctx
 
 from lean_gym.lean.protocol import classify_response
 from lean_gym.sim.repl import SimRepl
-from lean_gym.sim.tactics import TacticContext, TacticError, goal_from_statement, run_tactic
+from lean_gym.sim.tactics import TacticError, goal_from_statement, run_tactic
 
 # ------------------------------------------------------------------------------------- regressions
 
@@ -69,7 +70,7 @@ UNSOUND = [
 
 @pytest.fixture(scope="module")
 def repl() -> SimRepl:
-    return SimRepl()
+    return MathlibRepl()  # the submissions are Mathlib statements
 
 
 @pytest.mark.parametrize("code", UNSOUND)
@@ -85,7 +86,7 @@ def _messages(repl: SimRepl, code: str) -> list[str]:
 
 
 def _goal(stmt: str) -> tuple:
-    ctx = TacticContext()
+    ctx = mathlib_ctx()
     return goal_from_statement(stmt, ctx), ctx
 
 
@@ -160,7 +161,7 @@ def test_redeclaring_a_name_is_lean_error(repl: SimRepl, code: str, name: str) -
 def test_a_local_shadows_a_constant(repl: SimRepl) -> None:
     code = "def a : ℕ := 1\ntheorem t (a : ℕ) (h : a > 0) : a = 1 := by\n  show a = 1\n  sorry"
     resp = repl.handle({"cmd": code})
-    assert resp["sorries"][0]["goal"] == "a : Nat\nh : a > 0\n⊢ a = 1"
+    assert resp["sorries"][0]["goal"] == "a : ℕ\nh : a > 0\n⊢ a = 1"  # under Mathlib, `Nat` prints as `ℕ`
     # and the constant is still there, under its own name, outside the binder's scope
     assert classify_response(repl.handle({"cmd": "def a : ℕ := 1\ntheorem u : a = 1 := by rfl"})) == "proved"
 

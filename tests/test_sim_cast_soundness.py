@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import pytest
+from mathlib_header import MathlibRepl  # the statements are Mathlib's (ℕ, ℝ, casts)
 
 from lean_gym.lean.protocol import classify_response
 from lean_gym.sim import SimRepl
@@ -70,7 +71,7 @@ def _verdict(repl: SimRepl, code: str) -> str:
 @pytest.mark.parametrize(("stmt", "point", "lhs", "rel", "rhs"), FALSE_CASES, ids=[c[0] for c in FALSE_CASES])
 def test_false_cast_statements_are_never_proved(stmt: str, point: str, lhs: F, rel: str, rhs: F) -> None:
     assert not _REL[rel](lhs, rhs), f"the case is not false at {point}"
-    repl = SimRepl()
+    repl = MathlibRepl()
     proved = [a for a in ATTACKS if _verdict(repl, f"theorem t {stmt} := by\n  {a}") == "proved"]
     assert proved == [], f"{stmt} (false at {point}) proved by {proved}"
 
@@ -87,11 +88,11 @@ def test_false_cast_statements_are_never_proved(stmt: str, point: str, lhs: F, r
     ],
 )
 def test_honest_cast_proofs_still_work(stmt: str, proof: str) -> None:
-    assert _verdict(SimRepl(), f"theorem t {stmt} := by\n  {proof}") == "proved"
+    assert _verdict(MathlibRepl(), f"theorem t {stmt} := by\n  {proof}") == "proved"
 
 
 def test_norm_cast_keeps_a_decimal_in_the_larger_type() -> None:
-    resp = SimRepl().handle({"cmd": "example (n : ℕ) : (n : ℝ) + 0.5 = 1 := by\n  norm_cast\n  sorry"})
+    resp = MathlibRepl().handle({"cmd": "example (n : ℕ) : (n : ℝ) + 0.5 = 1 := by\n  norm_cast\n  sorry"})
     goal = resp["sorries"][0]["goal"]
     assert "↑n" in goal, goal  # the relation stays over ℝ: 0.5 is not a natural number
 
@@ -137,7 +138,7 @@ LEAF_ATTACKS = [
 @pytest.mark.parametrize(("stmt", "point", "lhs", "rhs"), LEAF_FALSE, ids=[c[0] for c in LEAF_FALSE])
 def test_a_leaf_keeps_its_own_arithmetic(stmt: str, point: str, lhs: F, rhs: F) -> None:
     assert lhs != rhs, f"the case is not false at {point}"
-    repl = SimRepl()
+    repl = MathlibRepl()  # Mathlib statements
     proved = [a for a in LEAF_ATTACKS if _verdict(repl, f"theorem t {stmt} := by\n  {a}") == "proved"]
     assert proved == [], f"{stmt} (false at {point}) proved by {proved}"
 
@@ -162,7 +163,7 @@ def test_a_leaf_keeps_its_own_arithmetic(stmt: str, point: str, lhs: F, rhs: F) 
     ],
 )
 def test_binop_trees_are_elaborated_as_lean_does(stmt: str, goal: str) -> None:
-    resp = SimRepl().handle({"cmd": f"theorem t {stmt} := by sorry"})
+    resp = MathlibRepl().handle({"cmd": f"theorem t {stmt} := by sorry"})
     assert resp["sorries"][0]["goal"].split("\n")[-1] == goal
 
 
@@ -170,4 +171,4 @@ def test_an_honest_proof_about_a_leaf_still_works() -> None:
     code = (
         "theorem t (x : ℤ) (y : ℝ) (h : x = 1) (hy : y = 0) : |x / 2| + y = 0 := by\n  rw [h, hy]\n  norm_num"
     )
-    assert _verdict(SimRepl(), code) == "proved"
+    assert _verdict(MathlibRepl(), code) == "proved"

@@ -15,11 +15,11 @@ import json
 
 import gymnasium as gym
 import pytest
+from mathlib_header import MathlibRepl, MathlibSimBackend
 
 import lean_gym  # noqa: F401
 from lean_gym.backends import ReplBackend, SimBackend
 from lean_gym.backends.repl import sim_command
-from lean_gym.sim import SimRepl
 from lean_gym.sim.repl import INTERNAL_ERROR
 from lean_gym.sim.tactics import (
     _EXTERNAL,
@@ -84,7 +84,7 @@ PROGRAMS = _programs()
 
 @pytest.fixture(scope="module")
 def sim() -> SimBackend:
-    return SimBackend()
+    return MathlibSimBackend()  # the statements are Mathlib's: checked under `import Mathlib`
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def _assert_no_crash(result) -> None:
 
 def test_every_combinator_around_goal_leaving_tactics_gives_a_verdict_on_both_backends(sim, sim_repl) -> None:
     a = sim.check_batch(PROGRAMS)
-    b = sim_repl.check_batch(PROGRAMS)
+    b = sim_repl.check_batch(PROGRAMS, header="import Mathlib")
     for code, x, y in zip(PROGRAMS, a, b):
         _assert_no_crash(x)
         _assert_no_crash(y)
@@ -133,7 +133,7 @@ def test_focus_keeps_the_goals_its_tactic_leaves_as_lean(sim, code: str) -> None
 def test_focus_that_leaves_goals_is_unsolved_goals_at_the_end_not_a_crash(sim) -> None:
     res = sim.check("theorem t (x : ℕ) (h : x = 1) : x = 2 := by\n  focus skip")
     assert res.status == "error"
-    assert res.messages[0].data == "unsolved goals\nx : Nat\nh : x = 1\n⊢ x = 2"
+    assert res.messages[0].data == "unsolved goals\nx : ℕ\nh : x = 1\n⊢ x = 2"  # under Mathlib: ℕ
 
 
 @pytest.mark.parametrize(
@@ -188,7 +188,7 @@ def test_set_option_in_applies_to_the_rest_of_its_column(sim) -> None:
 
 
 def test_set_option_max_heartbeats_in_a_tactic_may_lower_the_budget_only() -> None:
-    g = goal_from_statement("(x : ℕ) : x + 0 = x")
+    g = goal_from_statement("(x : Nat) : x + 0 = x")
     with pytest.raises(TacticError, match=r"maximum number of heartbeats \(1\)"):
         run_tactic(g, "set_option maxHeartbeats 1 in\n  simp", TacticContext(max_heartbeats=100_000))
     # a larger value does not raise the caller's budget
@@ -253,7 +253,7 @@ LARGE = [
 
 def test_large_numbers_through_every_tactic_family_give_a_verdict(sim, sim_repl) -> None:
     a = sim.check_batch(LARGE, timeout=60)
-    b = sim_repl.check_batch(LARGE, timeout=60)
+    b = sim_repl.check_batch(LARGE, header="import Mathlib", timeout=60)
     for code, x, y in zip(LARGE, a, b):
         _assert_no_crash(x)
         _assert_no_crash(y)
@@ -302,7 +302,7 @@ def test_no_term_holds_a_number_past_the_limit() -> None:
 def test_large_literals_print_and_serialise_everywhere() -> None:
     """The largest numeral a term may hold goes through the goal display, the JSON and pickling."""
     lit = "9" * MAX_NUMERAL_DIGITS
-    repl = SimRepl()
+    repl = MathlibRepl()  # Mathlib statements
     resp = repl.handle({"cmd": f"theorem t (x : ℕ) (h : x = {lit}) : x + 0 = {lit} := by\n  simp\n  sorry"})
     assert lit in resp["sorries"][0]["goal"]
     from lean_gym.sim.jsonfmt import lean_json
@@ -335,7 +335,7 @@ def broken_tactic():
 
 
 def test_a_simulator_bug_is_an_error_verdict_not_a_crash(broken_tactic: str) -> None:
-    backend = SimBackend()
+    backend = MathlibSimBackend()  # Mathlib statements
     res = backend.check(f"theorem t (x : ℕ) : x = x := by\n  {broken_tactic}")
     assert res.status == "error"
     assert res.messages[0].data.startswith(INTERNAL_ERROR) and "KeyError" in res.messages[0].data
@@ -345,7 +345,7 @@ def test_a_simulator_bug_is_an_error_verdict_not_a_crash(broken_tactic: str) -> 
 
 
 def test_a_simulator_bug_in_tactic_mode_is_a_lean_error(broken_tactic: str) -> None:
-    repl = SimRepl()
+    repl = MathlibRepl()  # Mathlib statements
     resp = repl.handle({"cmd": "theorem t (x : ℕ) : x = x := by\n  sorry"})
     out = repl.handle({"tactic": broken_tactic, "proofState": resp["sorries"][0]["proofState"]})
     assert out["message"].startswith(f"Lean error:\n{INTERNAL_ERROR}")
@@ -356,8 +356,8 @@ def test_the_protocol_server_survives_a_simulator_bug(broken_tactic: str) -> Non
     from lean_gym.sim.server import serve
 
     requests = [
-        {"cmd": f"theorem t (x : ℕ) : x = x := by\n  {broken_tactic}"},
-        {"cmd": "theorem u (x : ℕ) : x = x := by\n  rfl"},
+        {"cmd": f"theorem t (x : Nat) : x = x := by\n  {broken_tactic}"},
+        {"cmd": "theorem u (x : Nat) : x = x := by\n  rfl"},
     ]
     out = io.StringIO()
     rc = serve(io.StringIO("\n\n".join(json.dumps(r) for r in requests) + "\n\n"), out)

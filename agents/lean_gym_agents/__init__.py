@@ -4,7 +4,8 @@ The name is not ``agents`` on purpose: that import name belongs to the openai-ag
 
 Every agent implements :class:`Agent` (``act`` on a batch of observations, ``update`` from a batch of
 :class:`Transitions`), and :func:`run_agent` trains or evaluates any of them on any lean-gym env. The DPO
-policy and the dropout Thompson sampler need torch (``pip install 'lean-gym[agents]'``); it is imported only when asked for, so this package
+policy and the dropout Thompson sampler need torch (``pip install -e '.[agents]'`` in a clone); they are
+imported only when asked for, so this package
 imports without it. See ``docs/agents.md``.
 """
 

@@ -309,7 +309,7 @@ def _with_lora(model: Any, spec: LoraSpec) -> Any:
     try:
         import peft
     except ImportError as e:
-        raise MissingDependencyError("LoRA adapters need peft: `pip install peft` (or 'lean-gym[hf]')") from e
+        raise MissingDependencyError("LoRA adapters need peft: `pip install peft` (or -e '.[hf]')") from e
     config = peft.LoraConfig(
         r=spec.r, lora_alpha=spec.alpha, lora_dropout=spec.dropout, target_modules=list(spec.target_modules)
     )
@@ -324,7 +324,7 @@ def _transformers() -> Any:
         import transformers
     except ImportError as e:
         raise MissingDependencyError(
-            "a Hugging Face encoder needs transformers: `pip install transformers` (or 'lean-gym[hf]')"
+            "a Hugging Face encoder needs transformers: `pip install transformers` (or -e '.[hf]')"
         ) from e
     return transformers
 

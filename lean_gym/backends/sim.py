@@ -44,7 +44,7 @@ class SimBackend(BatchMixin):
 
     Example:
         >>> backend = SimBackend()
-        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring").status
+        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring", header="import Mathlib").status
         'proved'
 
     Args:

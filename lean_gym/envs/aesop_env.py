@@ -1,4 +1,4 @@
-"""``LeanAesop-v0`` / ``LeanAesop-v1``: choose an aesop configuration per goal; Lean (or the simulator) decides.
+"""``LeanAesop-v0`` / ``LeanAesopV2-v0``: choose an aesop configuration per goal; Lean (or the simulator) decides.
 
 One step renders the action to a canonical ``aesop`` call (:mod:`lean_gym.aesop`), puts it under the
 theorem's statement in place of the proof and asks the backend whether that proves it: +1 when the verdict
@@ -375,3 +375,30 @@ class LeanAesopVectorEnv(PooledVectorEnv):
         out: Any = create_empty_array(self.single_observation_space, self.num_envs)
         batch: dict[str, Any] = concatenate(self.single_observation_space, self._env_obs, out)  # type: ignore[assignment]
         return batch
+
+
+_warned_v1 = False
+
+
+def _warn_v1() -> None:
+    global _warned_v1
+    if not _warned_v1:
+        _warned_v1 = True
+        warnings.warn(
+            "LeanAesop-v1 is now LeanAesopV2-v0 (SATP's v2 layout is another env, not a newer LeanAesop-v0); "
+            "the old id will be removed",
+            FutureWarning,
+            stacklevel=4,
+        )
+
+
+def deprecated_aesop_v1(**kwargs: Any) -> LeanAesopEnv:
+    """``gym.make("LeanAesop-v1")``: the deprecated name of ``LeanAesopV2-v0`` (warns once per process)."""
+    _warn_v1()
+    return LeanAesopEnv(**kwargs)
+
+
+def deprecated_aesop_v1_vector(**kwargs: Any) -> LeanAesopVectorEnv:
+    """``gym.make_vec("LeanAesop-v1", vectorization_mode="vector_entry_point")``: as :func:`deprecated_aesop_v1`."""
+    _warn_v1()
+    return LeanAesopVectorEnv(**kwargs)

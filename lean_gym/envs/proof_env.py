@@ -20,7 +20,7 @@ from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError, ResetNeededError
-from lean_gym.grading.oracle import Analysis, Oracle, Verdict, analyse, conclude
+from lean_gym.grading.oracle import Analysis, Oracle, Verdict, analyse, checker, conclude
 from lean_gym.grading.statement import TargetTheorem, as_target, build_submission, is_whole_theorem
 
 __all__ = [
@@ -78,7 +78,8 @@ def _feedback(turn: int, max_turns: int, verdict: Verdict, submission: str, limi
     label = f" ({verdict.hack_class})" if verdict.hack_class else ""
     lines = [f"Attempt {turn} of {max_turns} was rejected{label}: {verdict.reason}"]
     if verdict.check is not None and verdict.check.messages:
-        lines.append("Lean's messages (line:column in the attempt below):")
+        who = checker(verdict.check)  # "Lean" on real Lean, "the simulator" on sim: never passed off as Lean
+        lines.append(f"{who[0].upper()}{who[1:]}'s messages (line:column in the attempt below):")
         lines.append(verdict.check.messages_text(limit))
     lines.append(f"Attempt {turn}:")
     lines.append(submission.rstrip("\n"))
@@ -161,7 +162,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
 
     Example:
         >>> import gymnasium as gym, lean_gym
-        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : ℕ) : a + b = b + a := by\\n"}
+        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : Nat) : a + b = b + a := by\\n"}
         >>> env = gym.make("LeanProof-v0", backend="sim", theorems=[thm], max_turns=2)
         >>> obs, info = env.reset(seed=0)
         >>> obs, reward, terminated, truncated, info = env.step("  sorry")

@@ -19,7 +19,7 @@ Nothing here imports ``trl``; :func:`grpo_dataset` needs ``datasets`` (the ``hf`
 
 Example:
     >>> from lean_gym.integrations.trl import OracleReward, grpo_rows
-    >>> rows = grpo_rows(theorems=[{"name": "t", "formal_statement": "theorem t (a b : ℕ) : a + b = b + a := by\\n"}])
+    >>> rows = grpo_rows(theorems=[{"name": "t", "formal_statement": "theorem t (a b : Nat) : a + b = b + a := by\\n"}])
     >>> reward = OracleReward(backend="sim")
     >>> reward(prompts=[r["prompt"] for r in rows] * 2, completions=["  omega", "  sorry"],
     ...        name=["t", "t"], formal_statement=[rows[0]["formal_statement"]] * 2, header=[""] * 2)
@@ -192,7 +192,7 @@ def grpo_dataset(
     """:func:`grpo_rows` as a ``datasets.Dataset`` for ``GRPOTrainer(train_dataset=…)``.
 
     Raises:
-        MissingDependencyError: without ``datasets`` (``pip install 'lean-gym[hf]'``).
+        MissingDependencyError: without ``datasets`` (``pip install -e '.[hf]'``).
     """
     from lean_gym.buffers.export import as_hf_dataset
 

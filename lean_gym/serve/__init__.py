@@ -1,4 +1,4 @@
-"""lean-gym's HTTP services (the ``serve`` extra: ``pip install 'lean-gym[serve]'``).
+"""lean-gym's HTTP services (the ``serve`` extra: ``pip install -e '.[serve]'``).
 
 * :mod:`lean_gym.serve.app`: what every service shares: :class:`~lean_gym.serve.app.ServeConfig` (listen on
   ``127.0.0.1`` by default, bounded bodies, an optional API key), JSON errors, the app factory

@@ -12,7 +12,7 @@ A service is a list of Starlette routes handed to :func:`make_app`, which adds w
   the paths in ``public_paths`` (``/health``) stay open.
 * :func:`bind` and :func:`serve` run the app on uvicorn, on ``127.0.0.1`` unless told otherwise.
 
-Needs the ``serve`` extra (``pip install 'lean-gym[serve]'``: Starlette and uvicorn).
+Needs the ``serve`` extra (``pip install -e '.[serve]'``: Starlette and uvicorn).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ try:
     from starlette.routing import BaseRoute
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError(
-        "lean-gym's HTTP services need Starlette and uvicorn: pip install 'lean-gym[serve]'"
+        "lean-gym's HTTP services need Starlette and uvicorn: pip install -e '.[serve]'"
     ) from e
 
 __all__ = [
@@ -234,6 +234,6 @@ def serve(app: Any, sock: socket.socket, *, log_level: str = "info") -> None:
     try:
         import uvicorn
     except ImportError as e:  # pragma: no cover - exercised only without the extra
-        raise MissingDependencyError("serving needs uvicorn: pip install 'lean-gym[serve]'") from e
+        raise MissingDependencyError("serving needs uvicorn: pip install -e '.[serve]'") from e
     server = uvicorn.Server(uvicorn.Config(app, log_level=log_level, lifespan="off"))
     server.run(sockets=[sock])

@@ -62,6 +62,27 @@ BUILTIN_TYPES: dict[str, str] = {
     "Bool": "Bool",
 }
 
+#: Type names that exist only with Mathlib: ``ℕ``/``ℤ``/``ℚ``/``ℝ`` are Mathlib notations (Lean core spells
+#: ``Nat`` and ``Int``), ``Real`` is Mathlib's, and ``Rat`` is not refused by core Lean everywhere the
+#: simulator would need it (refusing it is never stronger than Lean).
+MATHLIB_TYPE_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "Real", "Rat"})
+
+
+def mathlib_name_error(name: str, start: int, end: int) -> ElabError:
+    """The error for a Mathlib-only name used under a header that does not import Mathlib.
+
+    The first line is Lean's (``Unknown identifier``, as in the REPL's ``dup_msg`` transcript); in a
+    declaration's signature Lean would instead bind the name as an auto-bound implicit (a type variable),
+    which the simulator does not model, so it refuses the statement either way.
+    """
+    return ElabError(
+        f"Unknown identifier `{name}`\n\n`{name}` is Mathlib's, and the header does not import Mathlib "
+        "(add `import Mathlib`); in a signature Lean would bind it as an auto-bound implicit type variable, "
+        "which the simulator does not model",
+        start,
+        end,
+    )
+
 
 @dataclass(frozen=True)
 class Decl:
@@ -247,6 +268,8 @@ class Elaborator:
         if k == "ident":
             name = syn.args[0]
             if name in BUILTIN_TYPES:
+                if name in MATHLIB_TYPE_NAMES and not self.env.mathlib:
+                    raise mathlib_name_error(name, syn.start, syn.end)
                 return type_term(BUILTIN_TYPES[name])
             if name in ("Type", "Sort"):
                 raise ElabError("type universes are outside the simulator's subset", syn.start, syn.end)
@@ -693,6 +716,8 @@ class Elaborator:
                     return ("const", name), "?fn"
             if name in ("true", "false"):
                 return ("bool", name == "true"), "Bool"
+            if name in MATHLIB_TYPE_NAMES and not self.env.mathlib:
+                raise mathlib_name_error(name, syn.start, syn.end)
             if name in ("True", "False") or name in BUILTIN_TYPES:
                 return (
                     (self.elab_prop(syn), "Prop")

@@ -21,8 +21,9 @@ Public API (what the aesop search and the REPL layer build on):
   table is complete whichever simulator module is imported first. This module imports none of them.
 
 Example:
+    >>> from lean_gym.sim.elab import Env
     >>> from lean_gym.sim.tactics import TacticContext, goal_from_statement, run_tactic
-    >>> ctx = TacticContext()
+    >>> ctx = TacticContext(env=Env(imports=("Mathlib",)))  # ℝ and linarith are Mathlib's
     >>> g = goal_from_statement("(x y : ℝ) (h : x < y) : x ≤ y + 1", ctx)
     >>> run_tactic(g, "linarith", ctx)
     []
@@ -838,10 +839,71 @@ def _log_and_admit(ctx: TacticContext, err: TacticError, node: Node | TacSyntax)
     ctx.axioms.add("sorryAx")
 
 
+#: Tactics of the simulator that Lean has only with Mathlib imported (Mathlib's own and Batteries'), and the
+#: one that Aesop brings. Without the import Lean does not parse them: ``unknown tactic``, as the REPL's
+#: ``unknown_tactic`` transcript records for a name that is no tactic.
+MATHLIB_TACTICS = frozenset(
+    {
+        "abel",
+        "abel!",
+        "abel1",
+        "abel_nf",
+        "aesop_cat",
+        "bound",
+        "by_contra",
+        "by_contra!",
+        "cases'",
+        "existsi",
+        "field_simp",
+        "gcongr",
+        "have'",
+        "hint",
+        "induction'",
+        "interval_cases",
+        "library_search",
+        "lift",
+        "linarith",
+        "linarith!",
+        "nlinarith",
+        "nlinarith!",
+        "norm_num",
+        "norm_num1",
+        "nth_rewrite",
+        "nth_rw",
+        "polyrith",
+        "positivity",
+        "push_neg",
+        "qify",
+        "refine'",
+        "rify",
+        "ring",
+        "ring!",
+        "ring1",
+        "ring_nf",
+        "ring_nf!",
+        "set",
+        "simp_rw",
+        "unfold_let",
+        "use",
+        "zify",
+        "tauto",
+    }
+)
+AESOP_TACTICS = frozenset({"aesop", "aesop?"})
+
+
+def _imported(name: str, ctx: TacticContext) -> bool:
+    if name in MATHLIB_TACTICS:
+        return ctx.env.mathlib
+    if name in AESOP_TACTICS:
+        return ctx.env.mathlib or any(i == "Aesop" or i.startswith("Aesop.") for i in ctx.env.imports)
+    return True
+
+
 def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
     name = syn.name
     found = _find_handler(name)
-    if found is None:
+    if found is None or not _imported(name, ctx):
         raise TacticError("unknown tactic", syn.start, syn.end)
     if not goals:
         raise no_goals_error()

@@ -481,4 +481,6 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
     if h == "fun":
         s = f"fun {t[1]} => {_pp(t[3], 0, True, at, nm)}"
         return _paren(s, prec > 0 and not trailing)
+    if h == "mvar":
+        return "?_"  # an unassigned metavariable, as Lean prints it under `pp.mvars false`
     return f"<{h}>"
