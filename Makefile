@@ -1,10 +1,13 @@
-.PHONY: install test lint typecheck bench check
+.PHONY: install test test-slow lint typecheck bench check
 
 install:
 	pip install torch==2.13.0 -e ".[dev]"
 
 test:
 	python -m pytest -n auto
+
+test-slow:
+	python -m pytest -n auto -m slow
 
 lint:
 	ruff check lean_gym agents tests benchmarks examples

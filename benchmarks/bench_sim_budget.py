@@ -22,7 +22,7 @@ import lean_gym
 from lean_gym.sim.elab import Env
 from lean_gym.sim.tactics import TacticContext, TacticError, goal_from_statement, run_tactic_on_goals
 
-STMT = "(x : ℕ) (h : x = 1) : x + 1 = 2"
+STMT = "(x : Nat) (h : x = 1) : x + 1 = 2"  # Lean core: no header needed
 
 
 def scripts(n: int, empty: int) -> dict[str, tuple[str, str]]:

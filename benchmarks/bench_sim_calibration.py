@@ -19,7 +19,7 @@ Usage::
 
     python benchmarks/bench_sim_calibration.py                      # sim test split, 192 actions
     python benchmarks/bench_sim_calibration.py --n 60 --k 48         # a quick sample
-    python benchmarks/bench_sim_calibration.py --source ../shared/data/minif2f.jsonl --split test
+    python benchmarks/bench_sim_calibration.py --source minif2f --split test   # after `lean-gym data fetch minif2f`
 """
 
 from __future__ import annotations

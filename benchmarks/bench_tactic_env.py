@@ -23,7 +23,6 @@ import os
 import signal
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 CYCLE = (
@@ -37,7 +36,6 @@ CYCLE = (
     "norm_cast",
     "simp_all",
 )
-MINIF2F = Path(__file__).resolve().parents[2] / "shared" / "data" / "minif2f.jsonl"
 
 
 def bench_steps(backend: Any, theorems: list[Any], n: int, steps: int, max_steps: int) -> float:
@@ -147,6 +145,7 @@ def main() -> None:
 
     from lean_gym.backends import make_backend
     from lean_gym.data import load_theorems
+    from lean_gym.errors import DatasetNotFoundError
 
     test = load_theorems("sim", split="test")
     print(f"LeanTactic-v0 benchmark ({os.cpu_count()} CPUs; simulator backends are not Lean)")
@@ -186,12 +185,13 @@ def main() -> None:
         )
         sims = test[: a.limit] if a.limit else test
         bench_baseline(sims, "simulator test split", args)
-        if MINIF2F.exists():
-            mini = load_theorems(str(MINIF2F), split="test")
+        try:
+            mini = load_theorems("minif2f", split="test")
+        except DatasetNotFoundError as e:
+            print(f"  miniF2F: skipped ({e})")
+        else:
             mini = mini[: a.limit] if a.limit else mini
             bench_baseline(mini, "miniF2F-test through the simulator", args)
-        else:
-            print(f"  miniF2F: {MINIF2F} not found; skipped")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-INSTALL = 'pip install torch==2.13.0 "lean-gym[agents,hf]"'
+INSTALL = 'pip install torch==2.13.0 -e ".[agents,hf]" (in a clone of lean-gym)'
 
 # Tactics that prove each toy theorem in the simulator (sorry only pays under the weak grader).
 _PROVES = {"toy_subst": 3, "toy_comm": 4, "toy_lin": 3, "toy_lt": 2}

@@ -13,13 +13,24 @@
    static config, the DPO policy greedy (one try each); 8 tries of the default config, 8 uniformly random
    tries, and the Thompson sampler with 8 tries per goal (it goes on learning from its test tries).
 
+Samplers (``--sampler``): ``beta``, the SATP Thompson sampler over (head, level) Beta posteriors (the
+default); ``dropout``, :class:`lean_gym_agents.DropoutThompson`: SATP's own exploration, its policy shape
+(``satp_args()``: theorem-form prompt, shared MLP, per-head dropout, calibrated lemma heads; here over the byte
+encoder, since no checkpoint is downloaded) sampled with its dropout on and trained on its tries as it
+collects, with the same anchor perturbation; ``both`` runs each from the same start and prints a comparison
+(the dropout sampler's files go under ``<out>/<suite>/dropout/``). Every sampler's buffer trains the same DPO
+policy, so its "DPO policy, greedy" row measures the buffer.
+
 Suites: ``sim`` (the simulator's train/test split) and ``minif2f`` (train on the simulator's train split
-plus miniF2F-valid, test on miniF2F-test, all through the simulator). Every figure is the simulator's
+plus miniF2F-valid, test on miniF2F-test, all through the simulator; the full miniF2F comes from
+``lean-gym data fetch minif2f``, or pass ``--minif2f minif2f-sample`` for the 8 rows that ship). Every figure is the simulator's
 verdict, not Lean's.
 
 Run:
     python examples/satp_loop.py --suite both                # the figures in docs/agents.md
     python examples/satp_loop.py --suite sim --quick         # a tiny budget (what the test runs)
+    python examples/satp_loop.py --suite sim --sampler both  # Beta posteriors vs dropout Thompson sampling
+    python examples/satp_loop.py --sampler dropout --encoder kaiyuy/leandojo-lean4-retriever-byt5-small
 """
 
 from __future__ import annotations
@@ -27,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -40,6 +50,7 @@ import numpy as np
 import lean_gym  # noqa: F401  (registers the env ids)
 from lean_gym.buffers import HistoryBuffer, RecordVectorToBuffer
 from lean_gym.data import Theorem, load_theorems
+from lean_gym.errors import LeanGymError
 from lean_gym_agents import (
     FixedActionAgent,
     SATPThompson,
@@ -50,8 +61,6 @@ from lean_gym_agents import (
     run_agent,
 )
 
-MINIF2F = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "minif2f.jsonl"
-
 
 @dataclass
 class LoopArgs:
@@ -59,8 +68,9 @@ class LoopArgs:
 
     suite: str = "sim"
     """``sim``, ``minif2f`` or ``both``."""
-    minif2f: str = str(MINIF2F)
-    """miniF2F JSONL (``name``, ``split``, ``formal_statement``, ``goal``, ``header``)."""
+    minif2f: str = "minif2f"
+    """The miniF2F source: ``minif2f`` (the full file, after ``lean-gym data fetch minif2f``),
+    ``minif2f-sample`` (8 rows that ship with lean-gym) or a path to a miniF2F-format JSONL."""
     tries_per_goal: int = 8
     """Collection budget: this many steps per train goal, on average."""
     eval_tries: int = 8
@@ -78,6 +88,17 @@ class LoopArgs:
     seed: int = 0
     out: str = "runs/satp_loop"
     progress: bool = True
+    sampler: str = "beta"
+    """Who collects (and plays the multi-try test row): ``beta`` (SATPThompson's Beta posteriors),
+    ``dropout`` (DropoutThompson: SATP's shape sampled with its dropout on, trained as it collects) or
+    ``both`` (each in turn, from the same start, and a comparison)."""
+    dropout_train_every: int = 256
+    """Dropout sampler: train its policy after every this many tries."""
+    dropout_steps_per_round: int = 32
+    """Dropout sampler: optimiser steps per training round."""
+    encoder: str = ""
+    """Dropout sampler: a Hugging Face encoder with SATP's LoRA (``kaiyuy/leandojo-lean4-retriever-byt5-small``,
+    SATP's; downloads it) instead of the byte encoder."""
     torch_threads: int = 1
     """CPU threads for torch (a small model gains little from more, and loses much on a busy machine)."""
 
@@ -88,8 +109,6 @@ def _theorems(args: LoopArgs, suite: str) -> tuple[list[Theorem], list[Theorem]]
     train = load_theorems("sim", split="train", limit=lim)
     if suite == "sim":
         return train, load_theorems("sim", split="test", limit=lim)
-    if not Path(args.minif2f).is_file():
-        sys.exit(f"error: miniF2F file not found: {args.minif2f} (pass --minif2f PATH)")
     train = train + load_theorems(args.minif2f, split="valid", limit=lim)
     return train, load_theorems(args.minif2f, split="test", limit=lim)
 
@@ -199,16 +218,46 @@ def stored_best_static(suite: str) -> np.ndarray | None:
 
 
 # ------------------------------------------------------------------------------------------------ the loop
-def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -> dict[str, Any]:
-    """Collect, search, train and evaluate on one suite; returns the figures."""
-    from lean_gym_agents.dpo import DPOArgs, DPOPolicy
+_ENCODERS: dict[str, Any] = {}
 
-    out = Path(args.out) / suite
-    out.mkdir(parents=True, exist_ok=True)
-    train_thms, test_thms = _theorems(args, suite)
-    figures: dict[str, Any] = {"suite": suite, "train_goals": len(train_thms), "test_goals": len(test_thms)}
 
-    # 1. collect with Thompson + anchor perturbation, every try recorded
+def _encoder(name: str) -> Any:
+    """SATP's encoder ``name`` with LoRA, loaded once per run (every suite starts from the same weights)."""
+    import copy
+
+    from lean_gym_agents.satp_net import satp_encoder
+
+    if name not in _ENCODERS:
+        _ENCODERS[name] = satp_encoder(name)
+    return copy.deepcopy(_ENCODERS[name])
+
+
+def _sampler(args: LoopArgs, kind: str, venv: Any) -> Any:
+    """A fresh collector: ``beta`` (SATPThompson) or ``dropout`` (DropoutThompson over SATP's shape)."""
+    if kind == "beta":
+        return SATPThompson.for_env(venv, SATPThompsonArgs(seed=args.seed))
+    from lean_gym_agents.dpo import DPOPolicy
+    from lean_gym_agents.dropout_thompson import DropoutThompson
+    from lean_gym_agents.satp_net import satp_args
+
+    encoder = _encoder(args.encoder) if args.encoder else None
+    policy = DPOPolicy(
+        "satp-v1",
+        satp_args(d_model=args.d_model, ref_warmup_steps=args.ref_warmup_steps, seed=args.seed),
+        encoder=encoder,
+    )
+    return DropoutThompson(
+        policy,
+        SATPThompsonArgs(seed=args.seed),
+        train_every=args.dropout_train_every,
+        steps_per_round=args.dropout_steps_per_round,
+    )
+
+
+def collect(
+    args: LoopArgs, suite: str, kind: str, train_thms: list[Theorem], out: Path, echo: Callable[[str], None]
+) -> tuple[Any, dict[str, Any]]:
+    """Collect ``tries_per_goal × train goals`` tries with sampler ``kind``; pair them up into ``out``."""
     budget = args.tries_per_goal * len(train_thms)
     buffer_path = out / "tries.jsonl"
     for stale in (buffer_path, buffer_path.with_name(buffer_path.name + ".wal.jsonl")):
@@ -221,18 +270,18 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
         theorems=train_thms,
     )
     recorded = RecordVectorToBuffer(venv, buffer_path, fsync=False)
-    sampler = SATPThompson.for_env(venv, SATPThompsonArgs(seed=args.seed))
+    sampler = _sampler(args, kind, venv)
     t0 = time.perf_counter()
     run = run_agent(
         sampler, recorded, steps=budget, seed=args.seed, out_dir=out / "collect", progress=args.progress,
-        desc=f"collect {suite}",
+        desc=f"collect {suite} ({kind})",
     )  # fmt: skip
     recorded.close()
-    tries = HistoryBuffer.load(buffer_path)
-    paired = pair_up(tries)
+    paired = pair_up(HistoryBuffer.load(buffer_path))
     paired.save(out / "buffer.jsonl")
     stats = paired.stats()
-    figures["collect"] = {
+    figures = {
+        "sampler": kind,
         "steps": run.steps,
         "wall_s": round(time.perf_counter() - t0, 1),
         "train_success": round(run.success_rate, 4),
@@ -242,10 +291,59 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
         "sampler_pairs": len(sampler.pairs),
     }
     echo(
-        f"[{suite}] collected {run.steps} tries on {len(train_thms)} train goals "
-        f"({args.tries_per_goal}/goal on average): {run.success_rate:.1%} of tries proved; "
-        f"{stats.stored_pairs} 1-diff pairs stored with diff_head in {out / 'buffer.jsonl'}"
+        f"[{suite}] {kind} sampler: collected {run.steps} tries on {len(train_thms)} train goals "
+        f"({args.tries_per_goal}/goal on average): {run.success_rate:.1%} of tries proved, "
+        f"{figures['goals_proved']} goals proved; {stats.stored_pairs} 1-diff pairs stored with diff_head in "
+        f"{out / 'buffer.jsonl'}"
     )
+    return sampler, figures
+
+
+def train_dpo(args: LoopArgs, out: Path) -> tuple[Any, dict[str, Any]]:
+    """Train the DPO policy (the lean-gym shape, the same for every sampler) on ``out/buffer.jsonl``."""
+    from lean_gym_agents.dpo import DPOArgs, DPOPolicy
+
+    policy = DPOPolicy(
+        "satp-v1", DPOArgs(d_model=args.d_model, ref_warmup_steps=args.ref_warmup_steps, seed=args.seed)
+    )
+    history = policy.fit(HistoryBuffer.load(out / "buffer.jsonl"), args.dpo_steps, progress=args.progress)
+    policy.save(out / "policy.pt")
+    step_ms = statistics.median(h["step_s"] for h in history) * 1000 if history else float("nan")
+    cpu_ms = statistics.median(h["step_cpu_s"] for h in history) * 1000 if history else float("nan")
+    last = history[-50:]
+    return policy, {
+        "steps": len(history),
+        "device": str(policy.device),
+        "parameters": policy.num_parameters(),
+        "median_step_ms": round(step_ms, 1),
+        "median_step_cpu_ms": round(cpu_ms, 1),
+        "final": {
+            k: round(float(np.mean([h[k] for h in last if k in h])), 4) for k in (last[-1] if last else {})
+        },
+    }
+
+
+_MULTI_TRY = {"beta": "SATP Thompson (+ perturbation)", "dropout": "dropout Thompson (+ perturbation)"}
+
+
+def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """Collect, search, train and evaluate on one suite; returns the figures."""
+    kinds = ("beta", "dropout") if args.sampler == "both" else (args.sampler,)
+    base = Path(args.out) / suite
+    base.mkdir(parents=True, exist_ok=True)
+    train_thms, test_thms = _theorems(args, suite)
+    figures: dict[str, Any] = {"suite": suite, "train_goals": len(train_thms), "test_goals": len(test_thms)}
+
+    # 1. collect with each sampler (Thompson + anchor perturbation), every try recorded; the Beta sampler's
+    # files stay where a single run writes them, the dropout sampler's go under dropout/ when both run
+    outs = {k: (base if k == kinds[0] else base / k) for k in kinds}
+    samplers: dict[str, Any] = {}
+    figures["collect"] = {}
+    for kind in kinds:
+        outs[kind].mkdir(parents=True, exist_ok=True)
+        samplers[kind], figures["collect"][kind] = collect(args, suite, kind, train_thms, outs[kind], echo)
+    if len(kinds) == 1:
+        figures["collect"] = figures["collect"][kinds[0]]
 
     # 2. best static config (greedy over heads on train goals)
     train_env = gym.make("LeanAesop-v0", backend="sim", theorems=train_thms)
@@ -262,25 +360,12 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
     figures["best_static"] = {"action": static.tolist(), "tactic": lay.render(static)}
     train_env.close()
 
-    # 3. DPO policy
-    policy = DPOPolicy(
-        "satp-v1", DPOArgs(d_model=args.d_model, ref_warmup_steps=args.ref_warmup_steps, seed=args.seed)
-    )
-    history = policy.fit(HistoryBuffer.load(out / "buffer.jsonl"), args.dpo_steps, progress=args.progress)
-    policy.save(out / "policy.pt")
-    step_ms = statistics.median(h["step_s"] for h in history) * 1000 if history else float("nan")
-    cpu_ms = statistics.median(h["step_cpu_s"] for h in history) * 1000 if history else float("nan")
-    last = history[-50:]
-    figures["dpo"] = {
-        "steps": len(history),
-        "device": str(policy.device),
-        "parameters": policy.num_parameters(),
-        "median_step_ms": round(step_ms, 1),
-        "median_step_cpu_ms": round(cpu_ms, 1),
-        "final": {
-            k: round(float(np.mean([h[k] for h in last if k in h])), 4) for k in (last[-1] if last else {})
-        },
-    }
+    # 3. DPO policy on each sampler's buffer
+    policies: dict[str, Any] = {}
+    dpo_figs: dict[str, Any] = {}
+    for kind in kinds:
+        policies[kind], dpo_figs[kind] = train_dpo(args, outs[kind])
+    figures["dpo"] = dpo_figs[kinds[0]] if len(kinds) == 1 else dpo_figs
 
     # 4. evaluate on test
     test_env = gym.make("LeanAesop-v0", backend="sim", theorems=test_thms)
@@ -290,27 +375,50 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
         test_env, agent, tries, explore=explore, learn=learn, progress=args.progress, desc=name
     )
     k = args.eval_tries
+    tag = (lambda kind: "") if len(kinds) == 1 else (lambda kind: f" [{kind} buffer]")
     rows = [
         ("plain aesop", 1, ev(FixedActionAgent(default), 1, name="plain")),
         ("uniformly random config", 1, ev(UniformRandomAgent(space, seed=args.seed), 1, name="random")),
         ("best static config (train search)", 1, ev(FixedActionAgent(static), 1, name="static")),
-        ("DPO policy, greedy", 1, ev(policy, 1, name="dpo")),
+    ]
+    rows += [
+        (f"DPO policy, greedy{tag(kind)}", 1, ev(policies[kind], 1, name=f"dpo {kind}")) for kind in kinds
+    ]
+    if "dropout" in kinds:
+        own = samplers["dropout"]
+        rows.append(("SATP-shape policy of the dropout sampler, greedy", 1, ev(own, 1, name="satp greedy")))
+    rows += [
         ("default config", k, ev(FixedActionAgent(default), k, name="default x k")),
         ("uniformly random configs", k, ev(UniformRandomAgent(space, seed=args.seed), k, name="random x k")),
-        ("SATP Thompson (+ perturbation)", k, ev(sampler, k, explore=True, learn=True, name="thompson")),
+    ]
+    rows += [
+        (_MULTI_TRY[kind], k, ev(samplers[kind], k, explore=True, learn=True, name=kind)) for kind in kinds
     ]
     test_env.close()
     figures["test"] = [{"method": m, "tries": t, "proved": round(p, 4)} for m, t, p in rows]
     echo(f"\n[{suite}] test: {len(test_thms)} goals, backend sim (the simulator, not Lean)")
-    echo(f"{'method':<36} {'tries/goal':>10} {'proved':>8}")
+    echo(f"{'method':<52} {'tries/goal':>10} {'proved':>8}")
     for m, t, p in rows:
-        echo(f"{m:<36} {t:>10} {p:>8.1%}")
-    echo(
-        f"DPO policy: {figures['dpo']['parameters']:,} parameters, {len(history)} steps on "
-        f"{figures['dpo']['device']}, median {step_ms:.0f} ms/step wall ({cpu_ms:.0f} ms CPU time); "
-        f"best static ({figures['best_static_source']}): {lay.render(static)!r}"
-    )
-    (out / "results.json").write_text(json.dumps({"args": asdict(args), **figures}, indent=1))
+        echo(f"{m:<52} {t:>10} {p:>8.1%}")
+    for kind in kinds:
+        d = dpo_figs[kind]
+        echo(
+            f"DPO policy{tag(kind)}: {d['parameters']:,} parameters, {d['steps']} steps on {d['device']}, "
+            f"median {d['median_step_ms']:.0f} ms/step wall ({d['median_step_cpu_ms']:.0f} ms CPU time)"
+        )
+    echo(f"best static ({figures['best_static_source']}): {lay.render(static)!r}")
+    if len(kinds) > 1:
+        echo(f"\n[{suite}] samplers compared (same budget, seed {args.seed}):")
+        echo(
+            f"{'sampler':<10} {'tries':>6} {'tries proved':>13} {'goals proved':>13} {'1-diff pairs':>13} {'wall s':>8}"
+        )
+        for kind in kinds:
+            c = figures["collect"][kind]
+            echo(
+                f"{kind:<10} {c['steps']:>6} {c['train_success']:>13.1%} {c['goals_proved']:>13} "
+                f"{c['stored_1diff_pairs']:>13} {c['wall_s']:>8.1f}"
+            )
+    (base / "results.json").write_text(json.dumps({"args": asdict(args), **figures}, indent=1))
     return figures
 
 
@@ -318,7 +426,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     d = LoopArgs()
     p.add_argument("--suite", choices=("sim", "minif2f", "both"), default=d.suite)
-    p.add_argument("--minif2f", default=d.minif2f)
+    p.add_argument(
+        "--minif2f",
+        default=d.minif2f,
+        help="minif2f (fetched with `lean-gym data fetch minif2f`), minif2f-sample, or a JSONL path",
+    )
     p.add_argument("--tries-per-goal", type=int, default=d.tries_per_goal)
     p.add_argument("--eval-tries", type=int, default=d.eval_tries)
     p.add_argument("--dpo-steps", type=int, default=d.dpo_steps)
@@ -328,6 +440,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--num-envs", type=int, default=d.num_envs)
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument(
+        "--sampler",
+        choices=("beta", "dropout", "both"),
+        default=d.sampler,
+        help="who collects: Beta posteriors (SATPThompson), dropout Thompson sampling of SATP's policy shape "
+        "(DropoutThompson), or both, compared",
+    )
+    p.add_argument("--dropout-train-every", type=int, default=d.dropout_train_every)
+    p.add_argument(
+        "--encoder",
+        default=d.encoder,
+        help="dropout sampler: a Hugging Face encoder with SATP's LoRA, e.g. SATP's "
+        "kaiyuy/leandojo-lean4-retriever-byt5-small (downloads it; a GPU is advised)",
+    )
+    p.add_argument("--dropout-steps-per-round", type=int, default=d.dropout_steps_per_round)
     p.add_argument("--torch-threads", type=int, default=d.torch_threads)
     p.add_argument("--out", default=d.out)
     p.add_argument("--no-progress", action="store_true")
@@ -337,16 +464,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         suite=ns.suite, minif2f=ns.minif2f, tries_per_goal=ns.tries_per_goal, eval_tries=ns.eval_tries,
         dpo_steps=ns.dpo_steps, ref_warmup_steps=ns.ref_warmup_steps, d_model=ns.d_model,
         static_goals=ns.static_goals, num_envs=ns.num_envs, limit=ns.limit, seed=ns.seed, out=ns.out,
-        progress=not ns.no_progress, torch_threads=ns.torch_threads,
+        progress=not ns.no_progress, torch_threads=ns.torch_threads, sampler=ns.sampler,
+        dropout_train_every=ns.dropout_train_every, dropout_steps_per_round=ns.dropout_steps_per_round,
+        encoder=ns.encoder,
     )  # fmt: skip
     if ns.quick:
         args.limit, args.tries_per_goal, args.eval_tries = 8, 4, 2
         args.dpo_steps, args.ref_warmup_steps, args.d_model, args.static_goals, args.num_envs = 4, 2, 16, 3, 2
+        args.dropout_train_every, args.dropout_steps_per_round = 8, 2
     for name in ("tries_per_goal", "eval_tries", "num_envs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.suite in ("minif2f", "both"):
+        # before any work: a miniF2F that was never fetched is one line, not a traceback after the sim suite
+        try:
+            load_theorems(args.minif2f, split="test", limit=1)
+        except (LeanGymError, OSError, ValueError) as e:
+            p.exit(2, f"satp_loop.py: --minif2f {args.minif2f}: {e}\n")
     import torch
 
+    if args.encoder:
+        if args.sampler == "beta":
+            p.error("--encoder is the dropout sampler's: add --sampler dropout (or both)")
+        try:
+            _encoder(args.encoder)  # before any work: a missing model is one line
+        except LeanGymError as e:
+            p.error(str(e))
     torch.manual_seed(args.seed)
     if args.torch_threads > 0:
         torch.set_num_threads(args.torch_threads)

@@ -8,7 +8,7 @@ the package), of the untrained policy and of the trained one, and which backend 
 
 Run (under 2 minutes on 2 cores with the defaults)::
 
-    pip install torch==2.13.0 "lean-gym[sb3]"    # torch pinned as in the README: unpinned, pip takes a CUDA build
+    pip install torch==2.13.0 -e ".[sb3]"    # in a clone of lean-gym; torch pinned as in the README
     python examples/sb3_ppo.py --total-timesteps 6000
 """
 
@@ -70,7 +70,7 @@ def success_rate(env: gym.Env, act: Callable[[np.ndarray], np.ndarray], limit: i
     return wins / n
 
 
-INSTALL = 'pip install torch==2.13.0 "lean-gym[sb3]"'
+INSTALL = 'pip install torch==2.13.0 -e ".[sb3]" (in a clone of lean-gym)'
 
 
 def main() -> None:

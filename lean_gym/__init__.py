@@ -1,7 +1,7 @@
 """lean-gym: Gymnasium environments for reinforcement learning on Lean 4 theorem proving.
 
-Importing the package registers ``LeanAesop-v0``, ``LeanAesop-v1``, ``LeanProof-v0`` and
-``LeanHackable-v0`` with Gymnasium.
+Importing the package registers ``LeanAesop-v0``, ``LeanAesopV2-v0``, ``LeanProof-v0``, ``LeanHackable-v0``
+and ``LeanTactic-v0`` with Gymnasium (and ``LeanAesop-v1``, the deprecated name of ``LeanAesopV2-v0``).
 """
 
 __version__ = "0.1.0"

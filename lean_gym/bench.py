@@ -207,11 +207,11 @@ def _ray_cpus(actors: int) -> float:
     return max(0.01, min(1.0, total / actors))
 
 
-def _make_vec(env_id: str, mode: str, n: int, backend: Any) -> Any:
+def _make_vec(env_id: str, mode: str, n: int, backend: Any, data: dict[str, Any] | None = None) -> Any:
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode
 
-    kwargs: dict[str, Any] = {"backend": backend, "cache_size": 0}
+    kwargs: dict[str, Any] = {"backend": backend, "cache_size": 0, **(data or {})}
     if mode in ("pooled", "ray"):
         return gym.make_vec(
             env_id,
@@ -222,7 +222,9 @@ def _make_vec(env_id: str, mode: str, n: int, backend: Any) -> Any:
         )
     vector_kwargs: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
     if mode == "async":
-        vector_kwargs["shared_memory"] = False  # gymnasium's shared memory returns blank Text observations
+        # strings pickled through the pipes, as the documented figures were measured (the default shared
+        # memory gives the real strings too: lean_gym.envs.spaces registers gymnasium's hooks for LeanText)
+        vector_kwargs["shared_memory"] = False
     return gym.make_vec(env_id, num_envs=n, vectorization_mode=mode, vector_kwargs=vector_kwargs, **kwargs)
 
 
@@ -256,16 +258,27 @@ def _replay(spec: str, mode: str, n: int, ray_actors: int, rec: _Recording) -> f
 
 
 def bench_one(
-    env_id: str, mode: str, n: int, *, backend: str, steps: int, seed: int, ray_actors: int = 2
+    env_id: str,
+    mode: str,
+    n: int,
+    *,
+    backend: str,
+    steps: int,
+    seed: int,
+    ray_actors: int = 2,
+    data: dict[str, Any] | None = None,
 ) -> BenchRow:
-    """Time one configuration (see the module docstring); ``speedup`` is left ``None``."""
+    """Time one configuration (see the module docstring); ``speedup`` is left ``None``.
+
+    ``data`` holds the envs' ``source``/``split`` when the theorems are not the env's default ones.
+    """
     rec: _Recording | None = None
     env_backend: Any = backend
     if mode in ("pooled", "ray"):
         rec = _Recording(_shared_backend(mode, backend, n, ray_actors))
         env_backend = rec
     vector_steps = max(1, math.ceil(steps / n))
-    venv = _make_vec(env_id, mode, n, env_backend)
+    venv = _make_vec(env_id, mode, n, env_backend, data)
     try:
         wall, latencies, statuses, producers = _timed_loop(venv, n, vector_steps, seed, rec)
         name = rec.name if rec is not None else _backend_name(venv, backend)
@@ -278,7 +291,7 @@ def bench_one(
         # (checks + env layer) / checks: the checks' time is the same batches sent straight to a fresh
         # backend; the layer's is the same loop (same seed, same actions) answered from the recorded verdicts.
         raw = _replay(backend, mode, n, ray_actors, rec)
-        replay_env = _make_vec(env_id, "pooled", n, _Replay(rec.answers, rec.name))
+        replay_env = _make_vec(env_id, "pooled", n, _Replay(rec.answers, rec.name), data)
         try:
             layer = _timed_loop(replay_env, n, vector_steps, seed, None)[0]
         finally:
@@ -354,28 +367,38 @@ def run_bench(
     env_id: str = "LeanAesop-v0",
     *,
     backend: str = "auto",
-    modes: Sequence[str] = DEFAULT_MODES,
+    modes: Sequence[str] | None = None,
     sizes: Sequence[int] = DEFAULT_SIZES,
     steps: int = 200,
     seed: int = 0,
     ray_actors: int = 2,
     progress: Callable[[str], None] | None = None,
+    source: str | None = None,
+    split: str | None = None,
 ) -> BenchReport:
     """Benchmark ``env_id`` in each mode for each N.
 
     Args:
         env_id: Any registered lean-gym id.
         backend: The backend spec every env uses (``"auto"``, ``"sim"``, ``"sim-repl"``, ``"repl"``); in the
-            ``ray`` mode each RayBackend actor holds one of these.
-        modes: Among ``sync``, ``async``, ``pooled``, ``ray``.
+            ``ray`` mode each RayBackend actor holds one of these. ``"ray:<spec>"`` runs the ``ray`` mode
+            with actors holding ``<spec>`` (``modes`` may then only be ``ray``).
+        modes: Among ``sync``, ``async``, ``pooled``, ``ray`` (``None``: sync, async, pooled; ``ray`` for a
+            ``ray:<spec>`` backend).
         sizes: The Ns.
         steps: Env steps per configuration (rounded up to whole vector steps).
         seed: Seeds the theorems and the actions.
         ray_actors: Actors of the ``ray`` mode's RayBackend.
         progress: Called with a line after each configuration.
+        source: The envs' theorems (``load_theorems`` sources: a JSONL path, ``"minif2f"``…; ``None``: the
+            env's default, the simulator's families).
+        split: The split of ``source`` (``None``: the env's default).
 
     Raises:
-        ConfigError: an unknown env id or mode, or a size, step count or actor count below 1.
+        ConfigError: an unknown env id, mode or backend, a size, step count or actor count below 1, or
+            modes other than ``ray`` with a ``ray:<spec>`` backend.
+        FileNotFoundError, ValueError: a ``source`` that cannot be read, or an empty split (before any
+            timing starts).
         MissingDependencyError: the ``ray`` mode without Ray installed.
     """
     import gymnasium as gym
@@ -385,7 +408,27 @@ def run_bench(
     if env_id not in gym.registry:
         known = sorted(k for k, s in gym.registry.items() if str(s.entry_point).startswith("lean_gym."))
         raise ConfigError(f"unknown env id {env_id!r}: lean-gym registers {', '.join(known)}")
-    mode_list = _parse_modes(modes)
+    from lean_gym.backends.factory import check_backend_spec
+
+    check_backend_spec(backend)
+    if backend.startswith("ray:"):
+        backend = backend[4:]
+        modes = ["ray"] if modes is None else modes
+        extra = [m for m in _parse_modes(modes) if m != "ray"]
+        if extra:
+            raise ConfigError(
+                f"--backend ray:{backend} runs the ray mode (actors holding {backend}); "
+                f"drop --modes {','.join(extra)} or use --backend {backend}"
+            )
+    mode_list = _parse_modes(DEFAULT_MODES if modes is None else modes)
+    data: dict[str, Any] = {}
+    if source is not None or split is not None:
+        from lean_gym.data import load_theorems
+
+        data = {k: v for k, v in (("source", source), ("split", split)) if v is not None}
+        # read the theorems once now: a wrong path or split is one error before any timing
+        if not load_theorems(source or "sim", split=split or "train", limit=1):
+            raise ConfigError(f"no theorems in split {split!r} of {source or 'sim'}")
     if not sizes or min(sizes) < 1:
         raise ConfigError(f"env counts must be positive integers, got {list(sizes)}")
     if steps < 1 or ray_actors < 1:
@@ -402,7 +445,9 @@ def run_bench(
     for mode in mode_list:
         base: float | None = None
         for n in sizes:
-            row = bench_one(env_id, mode, n, backend=backend, steps=steps, seed=seed, ray_actors=ray_actors)
+            row = bench_one(
+                env_id, mode, n, backend=backend, steps=steps, seed=seed, ray_actors=ray_actors, data=data
+            )
             if n == 1:
                 base = row.steps_per_s
             if base:

@@ -1,4 +1,4 @@
-"""The ``lean-gym`` command: ``doctor``, ``setup``, ``demo``, ``bench``, ``eval``.
+"""The ``lean-gym`` command: ``doctor``, ``setup``, ``demo``, ``bench``, ``eval``, ``serve-policy``.
 
 Every command that produces verdicts prints which backend produced them: real Lean (``repl:...``) or the
 simulator (``sim``), which is never Lean.
@@ -58,14 +58,37 @@ def _bench(args: argparse.Namespace) -> int:
     report = run_bench(
         args.env_id,
         backend=args.backend,
-        modes=[m.strip() for m in args.modes.split(",") if m.strip()],
+        modes=None if args.modes is None else [m.strip() for m in args.modes.split(",") if m.strip()],
         sizes=parse_sizes(args.num_envs),
         steps=args.steps,
         seed=args.seed,
         ray_actors=args.ray_actors,
         progress=None if args.json else (lambda line: print(line, file=sys.stderr)),
+        source=args.source,
+        split=args.split,
     )
     print(report_json(report) if args.json else format_report(report))
+    return 0
+
+
+def _data(args: argparse.Namespace) -> int:
+    from lean_gym.data.remote import REMOTE_DATASETS, cache_dir, dataset_path, fetch_dataset
+    from lean_gym.errors import LeanGymError
+
+    if args.data_command == "list":
+        for name, known in REMOTE_DATASETS.items():
+            try:
+                where = str(dataset_path(name))
+            except LeanGymError:
+                where = f"not downloaded (`lean-gym data fetch {name}`)"
+            print(f"{name}: {known.describes}\n  {where}")
+        print(f"cache: {cache_dir()} (set $LEAN_GYM_DATA to move it)")
+        return 0
+    ds = REMOTE_DATASETS.get(args.name)
+    if ds is not None and args.url is None and not args.force:
+        print(f"downloading {args.name} ({ds.size // 1000} kB) from {ds.url}", file=sys.stderr)
+    path = fetch_dataset(args.name, url=args.url, force=args.force, timeout=args.timeout)
+    print(path)
     return 0
 
 
@@ -100,31 +123,60 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve_policy(args: argparse.Namespace) -> int:
+    from lean_gym.serve.app import ServeConfig, bind, serve
+    from lean_gym.serve.policy import load_policy, policy_app
+
+    key = args.api_key if args.api_key is not None else os.environ.get("LEAN_GYM_API_KEY") or None
+    config = ServeConfig(host=args.host, port=args.port, api_key=key, max_body_bytes=args.max_body_bytes)
+    policy = load_policy(args.policy, layout=args.layout, device=args.device)  # user errors before binding
+    sock = bind(config)
+    host, port = sock.getsockname()[:2]
+    print(
+        f"lean-gym serve-policy: {policy.name}, layout {policy.layout.name}, SATP's API "
+        f"(GET /health, POST /infer) on http://{host}:{port}"
+        + ("" if key is None else " (API key required)"),
+        flush=True,
+    )
+    if port != 5177 or host not in ("127.0.0.1", "localhost"):
+        print("note: SATP's `satp` tactic calls http://127.0.0.1:5177", flush=True)
+    serve(policy_app(policy, config), sock, log_level="info" if args.verbose else "warning")
+    return 0
+
+
 def format_eval(report: dict[str, Any], detail_file: str | None = None) -> str:
-    """The short table ``lean-gym eval`` prints: the backend, which problems count, pass@k per k."""
+    """The tables ``lean-gym eval`` prints: the backend, pass@k over the whole split, then coverage per k."""
     backend = report["backend"]
     note = "  (the simulator, not Lean)" if backend.startswith("sim") else ""
-    with_cands = report["n_problems"] - len(report["missing"])
+    n = report["n_problems"]
+    with_cands = n - len(report["missing"])
     lines = [
         f"backend: {backend}{note}",
-        f"split {report['split']}: {report['n_problems']} problems, {with_cands} with candidates "
+        f"split {report['split']}: {n} problems, {with_cands} with candidates "
         f"({report['n_candidates']} candidates, {report['accepted']} accepted)",
     ]
     if report["unknown_names"]:
         lines.append(f"ignored: candidates for {len(report['unknown_names'])} names not in the dataset")
-    if report["common_k"] is None:
-        lines.append("pass@k: no problem has candidates")
-    else:
+    lines.append(f"pass@k over all {n} problems of the split (a missing candidate counts as a failure):")
+    lines.append(f"{'k':>6}  {'pass@k':>8}")
+    for key, value in report["pass@k"].items():
+        lines.append(f"{key[5:]:>6}  {_fmt(value):>8}")
+    lines.append("coverage: pass@k over only the problems with at least k candidates:")
+    lines.append(f"{'k':>6}  {'pass@k':>8}  {'problems':>8}")
+    for key, value in report["pass@k_each"].items():
+        lines.append(f"{key[5:]:>6}  {_fmt(value):>8}  {report['problems_each'][key]:>8}")
+    short = {key[5:]: m for key, m in report["short_each"].items() if m}
+    if report["missing"]:
         lines.append(
-            f"pass@k over the same {report['problems']} problems (those with >= {report['common_k']} "
-            "candidates); 'each k' uses every problem with >= k candidates:"
+            f"note: {len(report['missing'])} of {n} problems have no candidate (each scores 0 above)"
         )
-        lines.append(f"{'k':>6}  {'pass@k':>8}  {'each k':>8}  {'problems':>8}")
-        for key, value in report["pass@k"].items():
-            each = report["pass@k_each"][key]
-            lines.append(
-                f"{key[5:]:>6}  {_fmt(value):>8}  {_fmt(each):>8}  {report['problems_each'][key]:>8}"
-            )
+    if short:
+        most = max((row["n"] for row in report["per_problem"]), default=0)
+        which = ", ".join(f"{m} for k={k}" for k, m in short.items())
+        lines.append(
+            f"note: problems with fewer than k candidates ({which}; the most any has is {most}): their missing "
+            "candidates count as failures above"
+        )
     if report["hack_classes"]:
         lines.append("rejections: " + ", ".join(f"{k}={v}" for k, v in report["hack_classes"].items()))
     lines.append(
@@ -180,11 +232,13 @@ _BACKENDS = ("auto", "sim", "sim-repl", "repl")
 
 def _backend_or_ray(text: str) -> str:
     """A backend name, or ``ray:<name>`` (a RayBackend whose actors each hold that backend)."""
-    inner = text[4:] if text.startswith("ray:") else text
-    if inner not in _BACKENDS:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a backend: choose from {', '.join(_BACKENDS)}, or ray:<one of them>"
-        )
+    from lean_gym.backends.factory import check_backend_spec
+    from lean_gym.errors import ConfigError
+
+    try:
+        check_backend_spec(text)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     return text
 
 
@@ -211,8 +265,19 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--json", action="store_true", help="machine-readable output")
     d.set_defaults(func=_doctor)
 
-    s = sub.add_parser("setup", help="create and build the Lean workspace (needs internet)")
-    s.add_argument("--workspace", default=None)
+    s = sub.add_parser(
+        "setup",
+        help="create and build the Lean workspace for real Lean (needs internet, ~5 GB of disk)",
+        description="Create lean_workspace/ (Lean v4.27.0, Mathlib, Aesop and the leanprover-community REPL at "
+        "their v4.27.0 tags) and build it, step by step, stopping at the first step that fails: installs "
+        "elan (the Lean toolchain manager) if it is absent, then `lake update`, `lake exe cache get` "
+        "(Mathlib's prebuilt oleans), `lake build` and the REPL binary. Needs: internet access to GitHub and "
+        "Mathlib's cache; about 5 GB of disk for Mathlib's oleans, plus about 1 GB for the toolchain; memory: "
+        "a REPL process that imports Mathlib holds several GB (lean-gym caps each at 12 GB by default); "
+        "time: mostly the download of several GB. "
+        "`--dry-run` prints the steps without running them; `lean-gym doctor` says what is missing.",
+    )
+    s.add_argument("--workspace", default=None, help="where to build it (default: lean_workspace/)")
     s.add_argument("--dry-run", action="store_true", help="print the steps without running them")
     s.add_argument("--force", action="store_true", help="rewrite the workspace files")
     s.set_defaults(func=_setup)
@@ -261,15 +326,23 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--backend",
         default="auto",
-        choices=_BACKENDS,
+        type=_backend_or_ray,
         help="auto (real Lean if set up, else the simulator), sim, sim-repl or repl; in ray mode, what each "
-        "actor holds",
+        "actor holds; ray:<one of them> runs the ray mode with actors holding it",
     )
     b.add_argument(
         "--modes",
-        default="sync,async,pooled",
-        help="comma-separated among sync, async, pooled, ray (ray needs the ray extra); default sync,async,pooled",
+        default=None,
+        help="comma-separated among sync, async, pooled, ray (ray needs the ray extra); default sync,async,pooled "
+        "(ray with --backend ray:<spec>)",
     )
+    b.add_argument(
+        "--source",
+        default=None,
+        help="the envs' theorems: a JSONL of your own (see the README), minif2f, minif2f-sample "
+        "(default: the simulator's families)",
+    )
+    b.add_argument("--split", default=None, help="the split of --source (default: the env's, train)")
     b.add_argument(
         "-n", "--num-envs", default="1,2,4,8", help="comma-separated vector env sizes N (default 1,2,4,8)"
     )
@@ -279,9 +352,29 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     b.set_defaults(func=_bench)
 
+    dt = sub.add_parser(
+        "data",
+        help="datasets lean-gym knows by name but does not ship (the full miniF2F): fetch, list",
+        description="Fetch a named dataset into the user cache (checked by SHA-256), or list them. "
+        "`load_theorems(NAME)`, `lean-gym eval --dataset NAME` and the examples then find it there.",
+    )
+    dsub = dt.add_subparsers(dest="data_command", required=True)
+    df = dsub.add_parser("fetch", help="download a dataset (one try, no retries) and print its path")
+    df.add_argument("name", choices=["minif2f"], help="minif2f: miniF2F in Lean 4, 488 rows (valid, test)")
+    df.add_argument("--url", default=None, help="download from this mirror instead (the hash must match)")
+    df.add_argument("--force", action="store_true", help="download again even if a verified copy exists")
+    df.add_argument("--timeout", type=_positive_seconds, default=30.0, help="seconds to wait (default 30)")
+    dsub.add_parser("list", help="the named datasets and where each is")
+    dt.set_defaults(func=_data)
+
     e = sub.add_parser("eval", help="pass@k of a JSONL of candidate proofs against a dataset")
     e.add_argument("candidates", help="JSONL with one candidate per line: {'name': ..., 'proof': ...}")
-    e.add_argument("--dataset", default="sim", help="'sim', a miniF2F-format JSONL path, or a dataset name")
+    e.add_argument(
+        "--dataset",
+        default="sim",
+        help="'sim', 'minif2f' (after `lean-gym data fetch minif2f`), 'minif2f-sample', a miniF2F-format "
+        "JSONL path, or a Hugging Face dataset name",
+    )
     e.add_argument(
         "--split",
         required=True,
@@ -300,6 +393,37 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--output", metavar="FILE", default=None, help="write per-problem detail (JSONL) to FILE")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=_eval)
+
+    sp = sub.add_parser(
+        "serve-policy",
+        help="serve an aesop policy over SATP's HTTP API (/health, /infer), for SATP's Lean tactic `satp`",
+        description="Serve a trained policy (a DPO checkpoint) or a baseline with SATP's inference API, so "
+        "that SATP's `satp` tactic (which calls http://127.0.0.1:5177) runs it. Needs the serve extra.",
+    )
+    sp.add_argument(
+        "policy",
+        help="'best-static' (the stored best static config), 'plain' (plain aesop) or a DPO checkpoint",
+    )
+    sp.add_argument("--layout", default="satp-v1", help="layout of 'best-static'/'plain' (default satp-v1)")
+    sp.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    sp.add_argument(
+        "--port", type=_int_at_least(0), default=5177, help="port (default 5177, SATP's; 0: any free)"
+    )
+    sp.add_argument(
+        "--api-key",
+        default=None,
+        help="require this key (default: $LEAN_GYM_API_KEY; SATP's tactic sends none)",
+    )
+    sp.add_argument(
+        "--max-body-bytes",
+        type=_int_at_least(1),
+        default=1 << 20,
+        help="largest request body (default 1 MiB)",
+    )
+    sp.add_argument("--device", default=None, help="torch device of a checkpoint (default: the saved one)")
+    sp.set_defaults(func=_serve_policy)
     return p
 
 

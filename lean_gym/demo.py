@@ -90,24 +90,49 @@ def _baselines(env: Any, lay: Any, seed: int) -> dict[str, list[np.ndarray]]:
 
 
 def _plot(
-    path: str, episodes: list[int], learned: list[float], baselines: dict[str, float], backend: str
+    path: str,
+    episodes: list[int],
+    learned: list[float],
+    baselines: dict[str, float],
+    backend: str,
+    train: list[float] | None = None,
 ) -> None:
+    """The demo's picture: the learned policy on test and the train success per round, over the baselines.
+
+    The baselines are thin grey lines drawn first; the two curves come after, thicker, in colour and with
+    markers, so a learned curve that ends on the best static config's level stays visible on top of it.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    ax.plot(episodes, [100 * x for x in learned], marker="o", label="learned (contextual bandit)")
+    fig, ax = plt.subplots(figsize=(8.8, 4.0))
     styles = {"plain": ":", "random": "--", "best static": "-."}
     for name, rate in baselines.items():
-        ax.axhline(100 * rate, linestyle=styles.get(name, "-"), color="grey", label=f"{name} {rate:.1%}")
+        ax.axhline(
+            100 * rate,
+            linestyle=styles.get(name, "-"),
+            color="grey",
+            linewidth=1.0,
+            zorder=1,
+            label=f"{name} (test) {rate:.1%}",
+        )
+    if train:
+        ax.plot(
+            episodes, [100 * x for x in train], marker="s", markersize=4, linewidth=1.5, color="tab:orange",
+            zorder=2, label="train episodes of the round (bandit exploring)",
+        )  # fmt: skip
+    ax.plot(
+        episodes, [100 * x for x in learned], marker="o", linewidth=2.5, color="tab:blue", zorder=3,
+        label="learned per-goal config (test)",
+    )  # fmt: skip
     ax.set_xlabel("training episodes")
     ax.set_ylabel("test theorems proved (%)")
     where = "the simulator, not Lean" if backend.startswith("sim") else backend
     ax.set_title(f"LeanAesop-v0: learning curve (backend: {where})", fontsize=10)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))  # beside the curves, not over them
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=100)
     plt.close(fig)
@@ -155,6 +180,18 @@ def run_demo(
             raise LeanGymError(
                 'the learning-curve plot needs matplotlib: pip install -e ".[demo]" (or pass --no-plot)'
             ) from None
+        # before any training: a plot that cannot be written fails now, not after the whole run
+        folder = os.path.dirname(os.path.abspath(plot_path))
+        if not os.path.isdir(folder):
+            raise LeanGymError(
+                f"--plot-path {plot_path}: the folder {folder} does not exist (or pass --no-plot)"
+            )
+        if not os.access(folder, os.W_OK):
+            raise LeanGymError(
+                f"--plot-path {plot_path}: the folder {folder} is not writable (or pass --no-plot)"
+            )
+        if os.path.isdir(plot_path):
+            raise LeanGymError(f"--plot-path {plot_path} is a folder; give a file name such as demo.png")
     rounds = max(1, min(rounds, episodes)) if episodes > 0 else 1
 
     train = gym.make("LeanAesop-v0", backend=backend, source="sim", split="train")
@@ -199,6 +236,7 @@ def run_demo(
     done = 0
     xs: list[int] = []
     learned_curve: list[float] = []
+    train_curve: list[float] = []
     t0 = time.perf_counter()
     for r in range(rounds):
         n_round = episodes // rounds + (1 if r < episodes % rounds else 0)
@@ -217,6 +255,7 @@ def run_demo(
             learned += ok
         xs.append(done)
         learned_curve.append(learned / n_test)
+        train_curve.append(wins / n_round if n_round else 0.0)
         train_rate = f"{wins / n_round:.1%}" if n_round else "-"
         echo(
             f"{r + 1:5d} {done:8d} {train_rate:>7s} {learned / n_test:8.1%}"
@@ -229,7 +268,7 @@ def run_demo(
         f"({elapsed:.0f} s)"
     )
     if plot:
-        _plot(plot_path, xs, learned_curve, rates, backend_name)
+        _plot(plot_path, xs, learned_curve, rates, backend_name, train=train_curve)
         echo(f"learning curve: {os.path.abspath(plot_path)}")
     train.close()
     test.close()

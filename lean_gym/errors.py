@@ -11,6 +11,8 @@ __all__ = [
     "BadActionError",
     "BufferFormatError",
     "ConfigError",
+    "DatasetNotFoundError",
+    "DownloadError",
     "LeanGymError",
     "LeanProcessError",
     "LeanTimeoutError",
@@ -88,3 +90,11 @@ class MissingDependencyError(LeanGymError, ImportError):
 
 class BufferFormatError(LeanGymError, ValueError):
     """A replay-buffer file or row does not follow the schema it claims (the message names the row)."""
+
+
+class DatasetNotFoundError(LeanGymError, FileNotFoundError):
+    """A dataset asked for by name is unknown or not downloaded; the message says how to fetch it."""
+
+
+class DownloadError(LeanGymError):
+    """A download failed or its file's hash is not the pinned one; nothing was saved."""

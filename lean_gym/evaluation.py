@@ -13,14 +13,16 @@ as the ``LeanProof-v0`` action.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lean_gym.backends import Backend
+from lean_gym.data.theorem import statement_problem
 from lean_gym.grading.oracle import Oracle
-from lean_gym.grading.statement import as_target, build_submission
+from lean_gym.grading.statement import TargetTheorem, as_target, build_submission
 from lean_gym.jsonl import read_jsonl_objects
 
 __all__ = ["load_candidates", "pass_at_k", "run_eval", "score_pass_at_k"]
@@ -103,55 +105,84 @@ def _theorems(dataset: Any, split: str | None) -> list[Any]:
     return list(dataset)
 
 
+def _targets(theorems: Sequence[Any]) -> dict[str, TargetTheorem]:
+    """The dataset's theorems by name; each must be one theorem header, and no two may share a name.
+
+    Candidates name their theorem, so a repeated name would score the candidates of one row against
+    another's statement.
+
+    Raises:
+        ValueError: naming the rows.
+    """
+    out: dict[str, TargetTheorem] = {}
+    first: dict[str, int] = {}
+    for i, x in enumerate(theorems):
+        try:
+            t = as_target(x)
+        except ValueError as e:
+            raise ValueError(f"dataset row {i}: {e}") from e
+        problem = statement_problem(t.formal_statement)
+        if problem is not None:
+            raise ValueError(f"dataset row {i} ({t.name}): formal_statement {problem}")
+        if t.name in out:
+            raise ValueError(
+                f"dataset rows {first[t.name]} and {i} are both named {t.name!r}: candidates name their "
+                "theorem, so every name must be unique"
+            )
+        out[t.name] = t
+        first[t.name] = i
+    return out
+
+
 def score_pass_at_k(counts: Sequence[tuple[str, int, int]], k_values: Iterable[int]) -> dict[str, Any]:
-    """pass@k of per-problem ``(name, n, c)`` counts: over one common set of problems, and per k.
+    """pass@k of per-problem ``(name, n, c)`` counts: over every problem (the headline), and per k.
 
-    The unbiased estimator is defined only where ``n >= k``, so a problem with fewer than ``k``
-    candidates says nothing about pass@k and is never counted for it (nor is a problem with no
-    candidates at all). Two figures come out:
+    Two views come out:
 
-    * ``pass@k``: every k over the *same* problems, those with at least ``K`` candidates where ``K``
-      is the largest requested k that some problem reaches. For fixed ``n`` and ``c`` the estimator
-      never falls as ``k`` grows, so neither does this average. A k above ``K`` is ``None``.
-    * ``pass@k_each``: each k over the problems with at least k candidates (``problems_each`` says how
-      many). These sets shrink as k grows, so these figures can fall; they use every problem they can.
+    * ``pass@k``, the headline (what papers report): the mean over *every* problem given, where a problem
+      with fewer than ``k`` candidates counts the missing ones as failures (one with no candidate scores 0).
+      Each k is computed on its own, so pass@1 is the same whatever other k are asked for.
+    * ``pass@k_each``, the coverage view: each k over only the problems with at least ``k`` candidates
+      (``problems_each`` says how many; ``None`` when there are none).
 
     Args:
         counts: ``(name, n, c)`` per problem: candidates judged and candidates accepted.
         k_values: The budgets (positive integers).
 
     Returns:
-        ``pass@k`` and ``pass@k_each`` (``{"pass@1": float | None, …}``), ``problems`` (how many the
-        common set holds), ``common_k`` (its ``K``, ``None`` when no problem has a candidate) and
-        ``problems_each`` (``{"pass@1": count, …}``).
+        ``pass@k`` and ``pass@k_each`` (``{"pass@1": float | None, …}``), ``problems`` (how many problems
+        the headline averages over), ``problems_each`` and ``short_each`` (per k, the problems with at least
+        one but fewer than ``k`` candidates, whose missing candidates the headline counts as failures).
 
     Example:
-        >>> s = score_pass_at_k([("a", 2, 1), ("b", 1, 1)], [1, 2])
-        >>> s["pass@k"], s["problems"], s["pass@k_each"]
-        ({'pass@1': 0.5, 'pass@2': 1.0}, 1, {'pass@1': 0.75, 'pass@2': 1.0})
+        >>> s = score_pass_at_k([("a", 2, 1), ("b", 1, 1), ("c", 0, 0)], [1, 2])
+        >>> s["pass@k"], s["problems"]
+        ({'pass@1': 0.5, 'pass@2': 0.6666666666666666}, 3)
+        >>> s["pass@k_each"], s["problems_each"], s["short_each"]
+        ({'pass@1': 0.75, 'pass@2': 1.0}, {'pass@1': 2, 'pass@2': 1}, {'pass@1': 0, 'pass@2': 1})
     """
     ks = sorted({int(k) for k in k_values})
     if not ks or ks[0] < 1:
         raise ValueError(f"k_values must be positive integers, got {list(k_values)}")
+    headline: dict[str, float | None] = {}
     each: dict[str, float | None] = {}
     problems_each: dict[str, int] = {}
+    short_each: dict[str, int] = {}
     for k in ks:
-        vals = [pass_at_k(n, c, k) for _, n, c in counts if n >= k]
-        each[f"pass@{k}"] = sum(vals) / len(vals) if vals else None
-        problems_each[f"pass@{k}"] = len(vals)
-    reached = [k for k in ks if problems_each[f"pass@{k}"] > 0]
-    common_k = max(reached) if reached else None
-    common = [(n, c) for _, n, c in counts if common_k is not None and n >= common_k]
-    scores: dict[str, float | None] = {}
-    for k in ks:
-        ok = common_k is not None and k <= common_k
-        scores[f"pass@{k}"] = sum(pass_at_k(n, c, k) for n, c in common) / len(common) if ok else None
+        key = f"pass@{k}"
+        # a missing candidate is a failed one: pad every problem to k candidates with failures
+        padded = [pass_at_k(max(n, k), c, k) for _, n, c in counts]
+        headline[key] = sum(padded) / len(padded) if padded else None
+        covered = [pass_at_k(n, c, k) for _, n, c in counts if n >= k]
+        each[key] = sum(covered) / len(covered) if covered else None
+        problems_each[key] = len(covered)
+        short_each[key] = sum(1 for _, n, _ in counts if 0 < n < k)
     return {
-        "pass@k": scores,
-        "problems": len(common),
-        "common_k": common_k,
+        "pass@k": headline,
+        "problems": len(counts),
         "pass@k_each": each,
         "problems_each": problems_each,
+        "short_each": short_each,
     }
 
 
@@ -169,11 +200,10 @@ def run_eval(
 ) -> dict[str, Any]:
     """Judge every candidate with the oracle and compute pass@k (see :func:`score_pass_at_k`).
 
-    A problem counts for pass@k only when it has at least ``k`` candidates: the headline ``pass@k``
-    holds every k over one common set of problems (so it never falls as k grows), ``pass@k_each`` each
-    k over all the problems it can use. Theorems of the dataset with no candidates are listed under
-    ``missing`` and counted for no k; candidates naming theorems outside the dataset are listed under
-    ``unknown_names`` and ignored.
+    The headline ``pass@k`` is over every theorem of the dataset's split, a missing candidate counting as
+    a failure (a theorem with none scores 0; they are listed under ``missing``); ``pass@k_each`` is each k
+    over the theorems with at least k candidates. Candidates naming theorems outside the dataset are
+    listed under ``unknown_names`` and ignored.
 
     Args:
         candidates_path: The JSONL file of candidates (see the module docstring).
@@ -189,14 +219,16 @@ def run_eval(
 
     Returns:
         A JSON-ready dict: ``backend``, ``split``, ``n_problems``, ``n_candidates``, the fields of
-        :func:`score_pass_at_k` (``pass@k``, ``problems``, ``common_k``, ``pass@k_each``,
-        ``problems_each``), ``accepted``, ``hack_classes`` (rejections by class), ``per_problem``
+        :func:`score_pass_at_k` (``pass@k``, ``problems``, ``pass@k_each``, ``problems_each``,
+        ``short_each``), ``accepted``, ``hack_classes`` (rejections by class), ``per_problem``
         (``name``, ``n``, ``c``, ``hack_classes`` and the problem's own ``pass@k`` for each k it has
         enough candidates for), ``missing`` and ``unknown_names``.
 
     Raises:
         FileNotFoundError: for a missing candidates or dataset file.
-        ValueError: for a malformed candidates row (naming the line), an empty split or bad arguments.
+        ValueError: for a malformed candidates row (naming the line), a candidates file with no candidate,
+            candidates none of which names a theorem of the split (with a "did you mean"), an empty split or
+            bad arguments. All are found before a backend starts.
     """
     from lean_gym.envs._common import resolve_backend
 
@@ -206,8 +238,18 @@ def run_eval(
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     # Read the inputs before starting a backend: a typo should cost nothing.
-    targets = {t.name: t for t in (as_target(x) for x in _theorems(dataset, split))}
+    targets = _targets(_theorems(dataset, split))
     candidates = load_candidates(candidates_path)
+    if not candidates:
+        raise ValueError(f"{os.fspath(candidates_path)} has no candidates (an empty file?)")
+    if not any(name in targets for name in candidates):
+        some = next(iter(candidates))
+        close = difflib.get_close_matches(some, list(targets), n=1)
+        hint = f"; did you mean {close[0]!r} for {some!r}?" if close else ""
+        raise ValueError(
+            f"none of the {len(candidates)} names in {os.fspath(candidates_path)} is a theorem of this split "
+            f"({len(targets)} theorems, e.g. {next(iter(targets))!r}){hint}"
+        )
     be, owned = resolve_backend(backend)
     try:
         unknown = sorted(name for name in candidates if name not in targets)

@@ -309,7 +309,7 @@ def _sim_check() -> Check:
     try:
         from lean_gym.backends.sim import SimBackend
 
-        res = SimBackend().check("theorem doctor_sim (x : ℕ) : x + 0 = x := by simp")
+        res = SimBackend().check("theorem doctor_sim (x : ℕ) : x + 0 = x := by simp", header="import Mathlib")
         ok = res.status == "proved"
         detail = f"built-in simulator answers ({res.status}); used when no Lean is set up (not Lean)"
     except Exception as e:
@@ -343,22 +343,20 @@ def format_report(checks: Sequence[Check]) -> str:
 # ------------------------------------------------------------------------------------------------ setup
 
 
+ELAN_INIT_URL = "https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh"
+
+
 def setup_steps(root: Path) -> list[tuple[str, list[str]]]:
     """The commands ``lean-gym setup`` runs, in order (shown by ``--dry-run``)."""
     elan_bin = Path.home() / ".elan" / "bin"
     lake = shutil.which("lake") or str(elan_bin / "lake")
     steps: list[tuple[str, list[str]]] = []
     if shutil.which("elan") is None and not (elan_bin / "elan").exists():
-        steps.append(
-            (
-                "install elan",
-                [
-                    "sh",
-                    "-c",
-                    "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y --default-toolchain none",
-                ],
-            )
-        )
+        # two steps, each one program, so that a failed download is seen as such (in `curl … | sh` the
+        # pipeline's status is sh's, which succeeds on an empty script)
+        script = str(root / ".elan-init.sh")
+        steps.append(("download elan's installer", ["curl", "-fsSL", "-o", script, ELAN_INIT_URL]))
+        steps.append(("install elan", ["sh", script, "-y", "--default-toolchain", "none"]))
     steps += [
         ("resolve dependencies (Mathlib, REPL)", [lake, "update"]),
         ("download Mathlib's prebuilt oleans", [lake, "exe", "cache", "get"]),

@@ -13,6 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import lean_gym  # noqa: F401  (registers the ids)
 from lean_gym.aesop import layout, uuid16
 from lean_gym.backends.base import BatchMixin, CheckResult
+from lean_gym.data import MINIF2F_SAMPLE
 from lean_gym.envs.aesop_env import LeanAesopEnv
 from lean_gym.envs.spaces import LEAN_CHARSET, REPLACEMENT
 from lean_gym.errors import BadActionError, LeanGymError
@@ -65,7 +66,7 @@ def theorems() -> list[dict[str, object]]:
     rows.append(
         {
             "name": "hard",
-            "formal_statement": "theorem hard (n : ℕ) : n = n + 0 := by\n  sorry",
+            "formal_statement": "theorem hard (n : ℕ) : n = n + 0 := by\n",
             "goal": "n : ℕ\n⊢ n = n + 0 \u4e00"
             + "x" * 9000,  # a CJK character (outside the charset), too long
             "header": "import Mathlib\n",
@@ -91,7 +92,7 @@ def make(**kw: object) -> LeanAesopEnv:
 
 
 # ------------------------------------------------------------------------------------------- check_env
-@pytest.mark.parametrize("env_id", ["LeanAesop-v0", "LeanAesop-v1"])
+@pytest.mark.parametrize("env_id", ["LeanAesop-v0", "LeanAesopV2-v0"])
 @pytest.mark.parametrize("max_attempts", [1, 3])
 def test_check_env_passes(env_id: str, max_attempts: int) -> None:
     env = gym.make(env_id, backend=FakeBackend(), theorems=theorems(), max_attempts=max_attempts)
@@ -101,7 +102,7 @@ def test_check_env_passes(env_id: str, max_attempts: int) -> None:
 
 def test_check_env_passes_on_the_simulator() -> None:
     pytest.importorskip("lean_gym.sim.families", reason="the simulator's goal families have not landed")
-    for env_id in ("LeanAesop-v0", "LeanAesop-v1"):
+    for env_id in ("LeanAesop-v0", "LeanAesopV2-v0"):
         env = gym.make(env_id, backend="sim")
         check_env(env.unwrapped)
         _obs, info = env.reset(seed=0)
@@ -300,13 +301,28 @@ def test_close_only_closes_an_owned_backend() -> None:
     assert not backend.closed
 
 
-def test_minif2f_source() -> None:
-    path = SHARED / "data" / "minif2f.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} not found (CI puts shared/ beside the repo)")
+@pytest.mark.parametrize(
+    ("path", "n_test"),
+    [
+        pytest.param(MINIF2F_SAMPLE, 4, id="sample"),
+        pytest.param(
+            str(SHARED / "data" / "minif2f.jsonl"),
+            244,
+            id="full",
+            marks=[
+                pytest.mark.shared,
+                pytest.mark.skipif(
+                    not (SHARED / "data" / "minif2f.jsonl").exists(),
+                    reason="the full miniF2F (../shared) is extra",
+                ),
+            ],
+        ),
+    ],
+)
+def test_minif2f_source(path: str, n_test: int) -> None:
     backend = FakeBackend()
-    env = LeanAesopEnv(backend=backend, source=str(path), split="test")
-    assert len(env.theorems) == 244
+    env = LeanAesopEnv(backend=backend, source=path, split="test")
+    assert len(env.theorems) == n_test
     obs, _ = env.reset(seed=0)
     assert env.observation_space.contains(obs)
     env.step(env.action_space.sample())

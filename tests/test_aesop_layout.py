@@ -235,7 +235,9 @@ def test_uuid16_matches_the_public_definition() -> None:
 @pytest.mark.parametrize(
     ("name", "ok"),
     [("sq_nonneg", True), ("Nat.succ_le_of_lt", True), ("Real.sqrt_lt'", True), ("h₀", True), ("«my lemma»", False),
-     ("«odd»", True), ("", False), ("1bad", False), ("a b", False), ("foo)", False), ("Finset.sum_range_succ", True)],
+     ("«odd»", True), ("", False), ("1bad", False), ("a b", False), ("foo)", False), ("Finset.sum_range_succ", True),
+     ("«a--b»", False), ("«a/-b»", False), ("«a»b", False), ("x.1", False), ("_private.Mathlib.Data.Nat.0.foo", False),
+     ("Nat.le.intro", True), ("«a»", True), ("a]", False), ("e\nf", False)],
 )  # fmt: skip
 def test_is_lean_ident(name: str, ok: bool) -> None:
     assert is_lean_ident(name) is ok

@@ -7,6 +7,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,16 +25,33 @@ def test_the_custom_agent_example_in_the_docs_runs(capsys: pytest.CaptureFixture
     assert m is not None and 0 <= int(m.group(1)) <= 100
 
 
-def test_satp_loop_runs_end_to_end_with_a_tiny_budget(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _satp_loop(monkeypatch: pytest.MonkeyPatch) -> Any:
     pytest.importorskip("torch", reason="the SATP loop trains the DPO policy (agents extra)")
     spec = importlib.util.spec_from_file_location("satp_loop", ROOT / "examples" / "satp_loop.py")
     assert spec is not None and spec.loader is not None
     loop = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "satp_loop", loop)  # dataclasses look their module up
     spec.loader.exec_module(loop)
-    assert loop.main(["--quick", "--suite", "both", "--out", str(tmp_path), "--no-progress"]) == 0
+    return loop
+
+
+@pytest.mark.slow
+def test_satp_loop_runs_end_to_end_with_a_tiny_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loop = _satp_loop(monkeypatch)
+    # the 8-row miniF2F sample ships with the package: a fresh clone runs this without ../shared
+    argv = [
+        "--quick",
+        "--suite",
+        "both",
+        "--minif2f",
+        "minif2f-sample",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    ]
+    assert loop.main(argv) == 0
     out = capsys.readouterr().out
     for suite in ("sim", "minif2f"):
         assert f"[{suite}] test:" in out
@@ -56,3 +74,25 @@ def test_satp_loop_runs_end_to_end_with_a_tiny_budget(
         assert rows and {"arm_good_action", "arm_bad_action", "diff_head"} <= set(rows[0])
         assert (tmp_path / suite / "policy.pt").is_file()
         assert (tmp_path / suite / "collect" / "metrics.jsonl").is_file()
+
+
+def test_satp_loop_compares_the_two_samplers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loop = _satp_loop(monkeypatch)
+    assert (
+        loop.main(["--quick", "--suite", "sim", "--sampler", "both", "--out", str(tmp_path), "--no-progress"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "samplers compared" in out
+    res = json.loads((tmp_path / "sim" / "results.json").read_text())
+    methods = [row["method"] for row in res["test"]]
+    assert methods[-2:] == ["SATP Thompson (+ perturbation)", "dropout Thompson (+ perturbation)"]
+    assert "DPO policy, greedy [beta buffer]" in methods and "DPO policy, greedy [dropout buffer]" in methods
+    assert set(res["collect"]) == {"beta", "dropout"}
+    assert res["collect"]["dropout"]["steps"] == res["collect"]["beta"]["steps"]  # the same budget
+    for sub in ("", "dropout"):
+        rows = [json.loads(x) for x in (tmp_path / "sim" / sub / "buffer.jsonl").read_text().splitlines()]
+        assert rows and {"arm_good_action", "arm_bad_action", "diff_head"} <= set(rows[0])
+        assert (tmp_path / "sim" / sub / "policy.pt").is_file()

@@ -5,11 +5,24 @@ from __future__ import annotations
 from lean_gym.envs.tactic_env import LeanTacticEnv
 from lean_gym_agents.best_first import SATP_TACTICS, BestFirstArgs, BestFirstSearch
 
+MATHLIB = "import Mathlib"  # the statements use ℕ and ℝ, the search Mathlib's tactics
 EASY = [
-    {"name": "t_hyp", "formal_statement": "theorem t_hyp (a b : ℕ) (h : a = b) : b = a := by\n"},
-    {"name": "t_lin", "formal_statement": "theorem t_lin (x y : ℝ) (h : x < y) : x < y + 1 := by\n"},
+    {
+        "name": "t_hyp",
+        "formal_statement": "theorem t_hyp (a b : ℕ) (h : a = b) : b = a := by\n",
+        "header": MATHLIB,
+    },
+    {
+        "name": "t_lin",
+        "formal_statement": "theorem t_lin (x y : ℝ) (h : x < y) : x < y + 1 := by\n",
+        "header": MATHLIB,
+    },
 ]
-FALSE = {"name": "t_false", "formal_statement": "theorem t_false (x : ℕ) : x + 1 = x := by\n"}
+FALSE = {
+    "name": "t_false",
+    "formal_statement": "theorem t_false (x : ℕ) : x + 1 = x := by\n",
+    "header": MATHLIB,
+}
 
 
 def test_candidates_are_the_24_satp_tactics_then_lemmas_and_hypotheses() -> None:

@@ -456,9 +456,9 @@ def test_to_sft_from_unique_positives(hand_built: HistoryBuffer) -> None:
 
 def test_hf_exports_need_datasets(hand_built: HistoryBuffer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "datasets", None)
-    with pytest.raises(LeanGymError, match=r"lean-gym\[hf\]"):
+    with pytest.raises(LeanGymError, match=r"pip install -e '\.\[hf\]'"):
         hand_built.to_dpo(as_dataset=True)
-    with pytest.raises(LeanGymError, match=r"lean-gym\[hf\]"):
+    with pytest.raises(LeanGymError, match=r"pip install -e '\.\[hf\]'"):
         HistoryBuffer.load("ChristianZ97/NuminaMath-LEAN-satp-buffer")
 
 
@@ -476,9 +476,9 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path: Path, monkeypatch: py
     for name in [m for m in sys.modules if m == "pyarrow" or m.startswith("pyarrow.")]:
         monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(LeanGymError, match=r"pip install 'lean-gym\[parquet\]'"):
+    with pytest.raises(LeanGymError, match=r"pip install -e '\.\[parquet\]'"):
         HistoryBuffer.load(tmp_path / "b.parquet")
-    with pytest.raises(LeanGymError, match=r"lean-gym\[parquet\]"):
+    with pytest.raises(LeanGymError, match=r"-e '\.\[parquet\]'"):
         buf.save(tmp_path / "c.parquet")
     # JSONL needs no pyarrow.
     buf.save(tmp_path / "b.jsonl")

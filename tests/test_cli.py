@@ -73,8 +73,9 @@ def test_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert report["accepted"] == 1 and report["hack_classes"] == {"sorry": 1}
     mine = next(p for p in report["per_problem"] if p["name"] == th.name)
     assert (mine["n"], mine["c"]) == (2, 1)
-    # only the one problem with candidates counts: the others have n = 0 < k
-    assert report["pass@k"] == {"pass@1": 0.5} and report["problems"] == 1
+    # every problem of the split counts, the 299 with no candidate as failures; coverage: the one with some
+    assert report["pass@k"] == {"pass@1": 0.5 / 300} and report["problems"] == 300
+    assert report["pass@k_each"] == {"pass@1": 0.5} and report["problems_each"] == {"pass@1": 1}
     assert len(report["missing"]) == report["n_problems"] - 1
 
 
@@ -89,10 +90,17 @@ def test_eval_prints_a_short_table_and_writes_detail(
     argv = ["eval", str(cands), "--split", "test", "-k", "1,2,8", "--backend", "sim", "--quiet"]
     assert main([*argv, "--output", str(detail)]) == 0
     out = capsys.readouterr().out
-    assert len(out.splitlines()) < 15, out
+    assert len(out.splitlines()) < 20, out
     assert "backend: sim  (the simulator, not Lean)" in out
-    assert "pass@k over the same 1 problems (those with >= 2 candidates)" in out
-    assert [line.split()[:2] for line in out.splitlines() if line.strip().startswith("8 ")] == [["8", "n/a"]]
+    assert "pass@k over all 300 problems of the split (a missing candidate counts as a failure):" in out
+    assert "coverage: pass@k over only the problems with at least k candidates:" in out
+    # the headline row for k=8 is a figure (0: every candidate failed); the coverage row has no problem
+    assert [line.split() for line in out.splitlines() if line.strip().startswith("8 ")] == [
+        ["8", "0.0000"],
+        ["8", "n/a", "0"],
+    ]
+    assert "note: 298 of 300 problems have no candidate" in out
+    assert "note: problems with fewer than k candidates (1 for k=2, 2 for k=8; the most any has is 2)" in out
     per = [json.loads(x) for x in detail.read_text(encoding="utf-8").splitlines()]
     assert len(per) == 300 and {"name": th1.name, "n": 2, "c": 0}.items() <= per[0].items()
     assert per[0]["pass@2"] == 0.0 and "pass@2" not in per[1] and per[1]["pass@1"] == 0.0

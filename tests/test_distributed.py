@@ -17,6 +17,8 @@ from lean_gym.backends import CheckResult, SimBackend
 from lean_gym.distributed import RayBackend, plan_batch
 from lean_gym.errors import LeanGymError
 
+pytestmark = pytest.mark.slow  # a local Ray cluster per module: seconds to start, many to run
+
 H_A = "import Mathlib"
 H_B = "import Mathlib\nopen Real"
 GOOD = "theorem t{} (a b : ℕ) : a + b + {} = b + a + {} := by ring"
@@ -107,20 +109,37 @@ def _crash_once_backend(marker: str) -> Any:
     return make
 
 
-def _slow_backend() -> Any:
+def _gated_backend(gate: str) -> Any:
+    """A backend whose checks announce themselves (a file ``started-<pid>`` in ``gate``) and then wait for
+    the file ``go``: the driver knows when every actor is in the middle of a check, whatever the load."""
+
     def make() -> Any:
+        import os
         import time
 
         from lean_gym.backends import SimBackend
 
-        class Slow(SimBackend):
+        class Gated(SimBackend):
             def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
-                time.sleep(0.2)
+                open(os.path.join(gate, f"started-{os.getpid()}"), "w").close()
+                deadline = time.monotonic() + 60
+                while not os.path.exists(os.path.join(gate, "go")) and time.monotonic() < deadline:
+                    time.sleep(0.01)
                 return super().check(code, header=header, timeout=timeout)
 
-        return Slow()
+        return Gated()
 
     return make
+
+
+def _wait_for(predicate: Any, what: str, seconds: float = 60.0) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.01)
 
 
 def test_dead_actors_lose_no_check_and_answer_none_twice(local_ray: Any, tmp_path: Any) -> None:
@@ -142,14 +161,23 @@ def test_dead_actors_lose_no_check_and_answer_none_twice(local_ray: Any, tmp_pat
         # The dead actor was replaced: the next batch uses both slots again.
         assert [r.status for r in backend.check_batch(codes, header=headers)] == expected
 
-    # (2) The driver kills an actor (ray.kill) while its chunk is running: every check takes 0.2 s, so
-    # each actor's 8 checks take 1.6 s and the kill at 0.3 s lands in the middle.
-    with RayBackend(_slow_backend(), num_actors=2, num_cpus_per_actor=0.5) as backend:
+    # (2) The driver kills an actor (ray.kill) while its chunk is running: both actors hold a check that
+    # waits for the gate, the driver kills one of them, then opens the gate.
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    with RayBackend(_gated_backend(str(gate)), num_actors=2, num_cpus_per_actor=0.5) as backend:
         victim = backend.actors[0]
-        timer = threading.Timer(0.3, lambda: local_ray.kill(victim, no_restart=True))
-        timer.start()
-        results = backend.check_batch(codes, header=headers)
-        timer.join()
+        out: dict[str, Any] = {}
+        driver = threading.Thread(
+            target=lambda: out.update(results=backend.check_batch(codes, header=headers))
+        )
+        driver.start()
+        _wait_for(lambda: len(list(gate.glob("started-*"))) >= 2, "both actors to start a check")
+        local_ray.kill(victim, no_restart=True)
+        (gate / "go").touch()
+        driver.join(timeout=120)
+        assert not driver.is_alive()
+        results = out["results"]
         assert [r.status for r in results] == expected
         assert (backend.stats.answered, backend.stats.duplicates, backend.stats.actor_deaths) == (16, 0, 1)
 

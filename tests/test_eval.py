@@ -72,10 +72,13 @@ def test_run_eval_by_hand(tmp_path: Path) -> None:
     backend = ScriptedLean()
     out = run_eval(cands, THMS, k_values=[1, 2], backend=backend, progress=False, batch_size=3)
     assert out["backend"] == "scripted" and out["n_problems"] == 3 and out["n_candidates"] == 8
-    # a: n=4,c=2; b: n=4,c=2; c: no candidates (counts for no k: the estimator needs n >= k)
-    assert out["pass@k"]["pass@1"] == pytest.approx((0.5 + 0.5) / 2)
-    assert out["pass@k"]["pass@2"] == pytest.approx((5 / 6 + 5 / 6) / 2)
-    assert out["problems"] == 2 and out["common_k"] == 2
+    # a: n=4,c=2; b: n=4,c=2; c: no candidates, a failure in the headline (every problem of the split)
+    assert out["pass@k"]["pass@1"] == pytest.approx((0.5 + 0.5 + 0) / 3)
+    assert out["pass@k"]["pass@2"] == pytest.approx((5 / 6 + 5 / 6 + 0) / 3)
+    assert out["problems"] == 3
+    assert out["pass@k_each"]["pass@1"] == pytest.approx(0.5) and out["pass@k_each"][
+        "pass@2"
+    ] == pytest.approx(5 / 6)
     assert out["problems_each"] == {"pass@1": 2, "pass@2": 2}
     a = next(p for p in out["per_problem"] if p["name"] == "a")
     assert (a["n"], a["c"], a["pass@1"]) == (4, 2, 0.5) and a["hack_classes"] == {
@@ -88,24 +91,31 @@ def test_run_eval_by_hand(tmp_path: Path) -> None:
     json.dumps(out)
 
 
-def test_run_eval_k_larger_than_n_is_not_counted(tmp_path: Path) -> None:
+def test_run_eval_k_larger_than_n_counts_the_missing_candidates_as_failures(tmp_path: Path) -> None:
     cands = _write(
-        tmp_path / "c.jsonl", [{"name": "a", "proof": "rfl"}, {"name": "b", "proofs": ["simp", "simp"]}]
+        tmp_path / "c.jsonl",
+        [{"name": "a", "proof": "bad_tactic"}, {"name": "b", "proofs": ["simp", "simp"]}],
     )
     out = run_eval(cands, THMS[:2], k_values=[2], backend=ScriptedLean(), progress=False)
-    assert out["problems_each"] == {"pass@2": 1} and out["pass@k"]["pass@2"] == 1.0
+    # a: one failed candidate and one missing (a failure): 0; b: both accepted: 1
+    assert out["pass@k"]["pass@2"] == 0.5 and out["short_each"] == {"pass@2": 1}
+    assert out["problems_each"] == {"pass@2": 1} and out["pass@k_each"]["pass@2"] == 1.0
 
 
-def test_pass_at_k_does_not_fall_as_k_grows_and_missing_problems_count_for_no_k() -> None:
-    # The issue's case: problems with no candidates counted as 0 for every k while problems with
-    # 1..k-1 candidates were dropped, so pass@2 fell below pass@1 (and pass@8 = pass@32 = 0).
+def test_headline_is_over_every_problem_and_the_same_whatever_other_k_are_asked() -> None:
+    # Issue 19's case: pass@1 was 0.375 with -k 1 and 0.500 with -k 1,2,4 on one file (the headline used
+    # only the problems with enough candidates for the largest k). Now every problem counts, a missing
+    # candidate as a failure, and each k stands alone.
     counts = [("a", 1, 1), ("b", 2, 1), ("c", 0, 0), ("d", 0, 0)]
-    s = score_pass_at_k(counts, [1, 2, 8])
-    assert s["common_k"] == 2 and s["problems"] == 1  # only b has >= 2 candidates
-    assert s["pass@k"] == {"pass@1": 0.5, "pass@2": 1.0, "pass@8": None}
-    assert s["pass@k_each"] == {"pass@1": 0.75, "pass@2": 1.0, "pass@8": None}
-    assert s["problems_each"] == {"pass@1": 2, "pass@2": 1, "pass@8": 0}
-    assert score_pass_at_k([("c", 0, 0)], [1])["pass@k"] == {"pass@1": None}
+    alone = score_pass_at_k(counts, [1])
+    many = score_pass_at_k(counts, [1, 2, 4])
+    assert alone["pass@k"]["pass@1"] == many["pass@k"]["pass@1"] == (1 + 0.5) / 4
+    assert many["pass@k"] == {"pass@1": 0.375, "pass@2": 0.5, "pass@4": 0.5} and many["problems"] == 4
+    assert many["pass@k_each"] == {"pass@1": 0.75, "pass@2": 1.0, "pass@4": None}
+    assert many["problems_each"] == {"pass@1": 2, "pass@2": 1, "pass@4": 0}
+    assert many["short_each"] == {"pass@1": 0, "pass@2": 1, "pass@4": 2}
+    assert score_pass_at_k([("c", 0, 0)], [1])["pass@k"] == {"pass@1": 0.0}
+    assert score_pass_at_k([], [1])["pass@k"] == {"pass@1": None}
 
 
 @given(
@@ -117,6 +127,8 @@ def test_headline_pass_at_k_never_falls_as_k_grows(nc: list[tuple[int, int]], ks
     s = score_pass_at_k(counts, ks)
     values = [v for v in s["pass@k"].values() if v is not None]
     assert all(later >= earlier - 1e-12 for earlier, later in itertools.pairwise(values))
+    for k in set(ks):  # each k's headline is its own: asking for k alone gives the same figure
+        assert score_pass_at_k(counts, [k])["pass@k"][f"pass@{k}"] == s["pass@k"][f"pass@{k}"]
     for k in sorted(set(ks)):
         covered = sum(1 for _, n, _ in counts if n >= k)
         assert s["problems_each"][f"pass@{k}"] == covered
@@ -150,3 +162,41 @@ def test_run_eval_rejects_a_batch_size_below_one(tmp_path: Path) -> None:
     cands.write_text('{"name": "x", "proof": "rfl"}\n', encoding="utf-8")
     with pytest.raises(ValueError, match="batch_size must be at least 1, got 0"):
         run_eval(cands, [], backend="sim", batch_size=0, progress=False)
+
+
+def test_an_empty_candidates_file_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lean_gym.cli import main
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    assert main(["eval", str(empty), "--split", "test", "--backend", "sim", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"lean-gym eval: {empty} has no candidates (an empty file?)"]
+
+
+def test_candidates_for_no_theorem_of_the_split_are_one_line_with_a_did_you_mean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lean_gym.cli import main
+
+    cands = _write(tmp_path / "c.jsonl", [{"name": "sim_prop_tset_0000", "proof": "simp"}])
+    assert main(["eval", str(cands), "--split", "test", "--backend", "sim", "--quiet"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "none of the 1 names in" in line and "did you mean 'sim_prop_test_0000'" in line
+
+
+def test_k_above_every_count_says_so_and_still_scores_the_split(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lean_gym.cli import main
+
+    cands = _write(tmp_path / "c.jsonl", [{"name": "a", "proofs": ["decide", "sorry"]}])
+    data = _write(tmp_path / "d.jsonl", [{**t, "split": "test", "header": "import Mathlib"} for t in THMS])
+    argv = ["eval", str(cands), "--dataset", str(data), "--split", "test", "-k", "5", "--quiet"]
+    assert main([*argv, "--backend", "sim"]) == 0
+    out = capsys.readouterr().out
+    # a: 1 of 2 accepted, 3 missing counted as failures: pass@5 = 1; b and c: no candidate: 0
+    assert next(line.split() for line in out.splitlines() if line.strip().startswith("5 ")) == ["5", "0.3333"]
+    assert "note: problems with fewer than k candidates (1 for k=5; the most any has is 2)" in out

@@ -149,6 +149,7 @@ def test_grpo_steps_on_cuda():
     assert all(np.isfinite(h["loss"]) for h in history)
 
 
+@pytest.mark.slow
 def test_toy_example_runs_and_names_the_missing_extra():
     from pathlib import Path
 
@@ -165,5 +166,5 @@ def test_toy_example_runs_and_names_the_missing_extra():
     out = subprocess.run([sys.executable, "-c", hide], capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines() == [
-        'grpo_toy.py needs torch and transformers (transformers is missing): pip install torch==2.13.0 "lean-gym[agents,hf]"'
+        'grpo_toy.py needs torch and transformers (transformers is missing): pip install torch==2.13.0 -e ".[agents,hf]" (in a clone of lean-gym)'
     ]

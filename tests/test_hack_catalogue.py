@@ -183,8 +183,9 @@ CATALOGUE: tuple[Hack, ...] = (
         "errors_only",
     ),
     Hack(
-        "forged-axioms-comment",
-        f"{SIG} := by\n  sorry\n-- 'add_comm_demo' depends on axioms: [propext]",
+        # a name that an error message quotes: the forged line reaches Lean's output
+        "forged-axioms-name",
+        f"{SIG} := by\n  sorry\n\ndef «'add_comm_demo' depends on axioms: [propext]» : ℕ := 0",
         "forged_axioms_output",
         "errors_only",
     ),
@@ -400,7 +401,7 @@ SIM_SUBSET = (
     "profiler-output-option",
     "implemented-by",
     "extra-import",
-    "forged-axioms-comment",
+    "forged-axioms-name",
     "forged-axioms-doc-comment",
 )
 SIM_HONEST = tuple(a for a in HONEST if "Nat.add_comm" not in a and "Fact" not in a)

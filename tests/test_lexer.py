@@ -357,7 +357,7 @@ def test_no_banned_construct_hides_and_nothing_hidden_is_flagged(case: tuple[str
     ],
 )
 def test_trailing_junk_after_a_tactic_is_a_parse_error(stmt: str, tactic: str, message: str) -> None:
-    res = SimBackend().check(f"theorem t {stmt} := by\n  {tactic}")
+    res = SimBackend().check(f"theorem t {stmt} := by\n  {tactic}", header="import Mathlib")
     assert res.status == "error"
     assert res.errors[0].data == message
     assert res.errors[0].pos.line == 2
@@ -375,7 +375,9 @@ def test_trailing_junk_after_a_tactic_is_a_parse_error(stmt: str, tactic: str, m
     ],
 )
 def test_tactics_without_junk_still_work(stmt: str, tactic: str) -> None:
-    assert SimBackend().check(f"theorem t {stmt} := by\n  {tactic}").status == "proved"
+    assert (
+        SimBackend().check(f"theorem t {stmt} := by\n  {tactic}", header="import Mathlib").status == "proved"
+    )
 
 
 def test_a_plain_string_an_interpolating_macro_would_read_differently_is_refused() -> None:

@@ -6,6 +6,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -15,6 +16,15 @@ from lean_gym.errors import LeanProcessError, LeanTimeoutError, PoolExhaustedErr
 from lean_gym.lean import LeanRepl, ReplPool
 
 FAKE = [sys.executable, str(Path(__file__).parent / "fake_repl.py")]
+
+
+def _eventually(predicate: Callable[[], bool], what: str, seconds: float = 30.0) -> None:
+    """Wait until ``predicate()`` holds (an event another thread or process brings about), or fail."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.01)
 
 
 def cmd(text: str, env: int | None = 0) -> dict:
@@ -48,7 +58,9 @@ def test_hang_times_out_kills_the_group_and_next_start_works() -> None:
         repl.send(cmd("HANG"), timeout=0.5)
     assert isinstance(info.value, TimeoutError)
     assert time.monotonic() - t0 < 5
-    assert (not repl.alive and not psutil.pid_exists(pid)) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert (not repl.alive and not psutil.pid_exists(pid)) or psutil.Process(
+        pid
+    ).status() == psutil.STATUS_ZOMBIE
     repl.start()
     assert repl.send(cmd("ok"), timeout=10) == {"env": 0}
     repl.close()
@@ -92,8 +104,9 @@ def test_stderr_is_drained_and_does_not_block() -> None:
     # 20k lines (~2 MB) would fill a 64 KiB pipe many times over if nobody read it.
     with LeanRepl(FAKE, default_timeout=20) as repl:
         assert repl.send(cmd("STDERR 20000")) == {"env": 0}
-        time.sleep(0.2)
-        assert "noise line 19999" in repl.stderr_tail()
+        # the answer came after the whole burst was written: the drain thread has it, or soon will
+        _eventually(lambda: "noise line 19999" in repl.stderr_tail(), "the last stderr line to be drained")
+        assert repl.alive
 
 
 def test_slow_start_is_waited_for() -> None:
@@ -216,14 +229,19 @@ def test_pool_recycles_above_rss_cap() -> None:
         assert pool.check("ok").proved
 
 
-def test_pool_waiting_caller_gets_a_clear_error_after_bounded_wait() -> None:
-    with ReplPool(FAKE, size=1, default_timeout=5, acquire_timeout=0.3) as pool:
-        t = threading.Thread(target=pool.check, args=("SLEEP 2",))
+def test_pool_waiting_caller_gets_a_clear_error_after_bounded_wait(tmp_path: Path) -> None:
+    meet = tmp_path / "meet"
+    meet.mkdir()
+    with ReplPool(FAKE, size=1, default_timeout=30, acquire_timeout=0.3) as pool:
+        # the only process holds a check that waits for a second mark in `meet`
+        t = threading.Thread(target=pool.check, args=(f"MEET {meet} 2 30",))
         t.start()
-        time.sleep(0.5)
+        _eventually(lambda: any(meet.iterdir()), "the check to reach the process")
         with pytest.raises(PoolExhaustedError, match=r"within 0.3 s.*pool size 1"):
             pool.check("ok")
-        t.join()
+        (meet / "release").touch()  # the second mark: the held check answers
+        t.join(timeout=30)
+        assert not t.is_alive()
         assert pool.check("ok").proved
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a local Ray cluster per module: seconds to start, many to run
+
 pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
 pytest.importorskip("torch", reason="RLlib's PPO needs torch")
 

@@ -8,7 +8,7 @@ Three layers:
   their uses agree;
 * the attacking fuzzer (:mod:`attack_fuzz`) under ``hypothesis`` (CI-sized; set
   ``LEAN_GYM_ATTACK_EXAMPLES`` for more) and as a seeded plain-random run. Long runs:
-  ``python tests/attack_fuzz.py --attempts 1000000``.
+  ``python tests/attack_fuzz.py --attempts 1000000`` (issue 18's classes included, see ``--classes``).
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ import os
 import random
 
 import pytest
-from attack_fuzz import Attacker, DrawChooser, RandomChooser
+from attack_fuzz import NEW_CLASSES, Attacker, DrawChooser, RandomChooser
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mathlib_header import MathlibRepl, mathlib_ctx
 
 from lean_gym.lean.protocol import classify_response
 from lean_gym.sim.repl import SimRepl
-from lean_gym.sim.tactics import TacticContext, TacticError, goal_from_statement, run_tactic
+from lean_gym.sim.tactics import TacticError, goal_from_statement, run_tactic
 
 # ------------------------------------------------------------------------------------- regressions
 
@@ -69,7 +70,7 @@ UNSOUND = [
 
 @pytest.fixture(scope="module")
 def repl() -> SimRepl:
-    return SimRepl()
+    return MathlibRepl()  # the submissions are Mathlib statements
 
 
 @pytest.mark.parametrize("code", UNSOUND)
@@ -85,7 +86,7 @@ def _messages(repl: SimRepl, code: str) -> list[str]:
 
 
 def _goal(stmt: str) -> tuple:
-    ctx = TacticContext()
+    ctx = mathlib_ctx()
     return goal_from_statement(stmt, ctx), ctx
 
 
@@ -160,7 +161,7 @@ def test_redeclaring_a_name_is_lean_error(repl: SimRepl, code: str, name: str) -
 def test_a_local_shadows_a_constant(repl: SimRepl) -> None:
     code = "def a : ℕ := 1\ntheorem t (a : ℕ) (h : a > 0) : a = 1 := by\n  show a = 1\n  sorry"
     resp = repl.handle({"cmd": code})
-    assert resp["sorries"][0]["goal"] == "a : Nat\nh : a > 0\n⊢ a = 1"
+    assert resp["sorries"][0]["goal"] == "a : ℕ\nh : a > 0\n⊢ a = 1"  # under Mathlib, `Nat` prints as `ℕ`
     # and the constant is still there, under its own name, outside the binder's scope
     assert classify_response(repl.handle({"cmd": "def a : ℕ := 1\ntheorem u : a = 1 := by rfl"})) == "proved"
 
@@ -243,3 +244,32 @@ def test_seeded_decimal_cast_attacks_find_nothing() -> None:
         if res.status == "proved":
             found.append(stmt.text() + " := " + proof)
     assert not found, "\n\n".join(found)
+
+
+# ---------------------------------------------------------------------- issue 18's attack classes
+
+
+@settings(
+    max_examples=int(os.environ.get("LEAN_GYM_ATTACK_EXAMPLES", "200")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
+@given(st.data(), st.sampled_from(NEW_CLASSES))
+def test_issue_18_attack_classes_find_nothing(data: st.DataObject, kind: str) -> None:
+    """Combinators, large numbers, host look-alikes, axioms text, binder spellings, rows (attack_fuzz)."""
+    finding = _attacker().attempt_class(DrawChooser(data.draw), kind)
+    assert finding is None, f"{kind} via {finding.via}: {finding.detail}\n{finding.code}"
+
+
+def test_seeded_issue_18_run_through_every_backend_finds_nothing() -> None:
+    """A seeded run of every class, every 10th simulator attempt also on sim-repl and the JSON printer."""
+    attacker = Attacker(timeout=10.0, classes=NEW_CLASSES, other_backends_every=10)
+    chooser = RandomChooser(random.Random(18))
+    try:
+        while attacker.attempts < 400:
+            attacker.attempt_class(chooser, chooser.choice(NEW_CLASSES))
+    finally:
+        if attacker._repl_backend is not None:
+            attacker._repl_backend.close()
+    assert set(attacker.by_class) == set(NEW_CLASSES)
+    assert not attacker.findings, "\n\n".join(f"{f.detail}\n{f.code}" for f in attacker.findings)

@@ -31,7 +31,7 @@ from lean_gym.sim.tactics import (
     run_tactic_on_goals,
 )
 
-STMT = "(x : ℕ) (h : x = 1) : x + 1 = 2"
+STMT = "(x : Nat) (h : x = 1) : x + 1 = 2"  # Lean core: no header needed
 ADVERSARIAL = "iterate 5000 have := h\nsimp_all"
 THEOREM = {"name": "t", "formal_statement": f"theorem t {STMT} := by\n"}
 
@@ -82,7 +82,7 @@ def test_a_growing_context_is_charged_for() -> None:
 
 def test_simp_all_over_a_large_context_is_charged_for() -> None:
     hyps = " ".join(f"(h{i} : x = 1)" for i in range(60))
-    g = goal_from_statement(f"(x : ℕ) {hyps} : x + 1 = 2")
+    g = goal_from_statement(f"(x : Nat) {hyps} : x + 1 = 2")
     ctx = TacticContext(env=Env(), max_heartbeats=0)
     run_tactic_on_goals([g], "simp_all", ctx)
     assert ctx.heartbeats >= 60 * 60

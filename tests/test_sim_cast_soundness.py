@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import pytest
+from mathlib_header import MathlibRepl  # the statements are Mathlib's (ℕ, ℝ, casts)
 
 from lean_gym.lean.protocol import classify_response
 from lean_gym.sim import SimRepl
@@ -70,7 +71,7 @@ def _verdict(repl: SimRepl, code: str) -> str:
 @pytest.mark.parametrize(("stmt", "point", "lhs", "rel", "rhs"), FALSE_CASES, ids=[c[0] for c in FALSE_CASES])
 def test_false_cast_statements_are_never_proved(stmt: str, point: str, lhs: F, rel: str, rhs: F) -> None:
     assert not _REL[rel](lhs, rhs), f"the case is not false at {point}"
-    repl = SimRepl()
+    repl = MathlibRepl()
     proved = [a for a in ATTACKS if _verdict(repl, f"theorem t {stmt} := by\n  {a}") == "proved"]
     assert proved == [], f"{stmt} (false at {point}) proved by {proved}"
 
@@ -87,10 +88,87 @@ def test_false_cast_statements_are_never_proved(stmt: str, point: str, lhs: F, r
     ],
 )
 def test_honest_cast_proofs_still_work(stmt: str, proof: str) -> None:
-    assert _verdict(SimRepl(), f"theorem t {stmt} := by\n  {proof}") == "proved"
+    assert _verdict(MathlibRepl(), f"theorem t {stmt} := by\n  {proof}") == "proved"
 
 
 def test_norm_cast_keeps_a_decimal_in_the_larger_type() -> None:
-    resp = SimRepl().handle({"cmd": "example (n : ℕ) : (n : ℝ) + 0.5 = 1 := by\n  norm_cast\n  sorry"})
+    resp = MathlibRepl().handle({"cmd": "example (n : ℕ) : (n : ℝ) + 0.5 = 1 := by\n  norm_cast\n  sorry"})
     goal = resp["sorries"][0]["goal"]
     assert "↑n" in goal, goal  # the relation stays over ℝ: 0.5 is not a natural number
+
+
+# ------------------------------------------------------------- leaves of Lean's binop%/binrel% trees
+# Lean's `binop%` elaborator (Lean/Elab/Extra.lean, `Op.toTree`/`analyze`/`applyCoe`) elaborates a leaf of
+# the tree (an application, `|…|`, an ascription) on its own and coerces it as a whole: with `x : ℤ`,
+# `|x / 2| + y` for `y : ℝ` is `↑|x / 2| + y`, integer division inside. Each statement below is false as
+# Lean reads it (evaluated here with integer division in the leaf) and true as the old reading (division
+# in ℝ) had it; no script may prove it.
+LEAF_FALSE: list[tuple[str, str, F, F]] = [
+    ("(x : ℤ) (y : ℝ) (h : x = 1) (hy : y = 0) : |x / 2| + y = 1 / 2", "x=1", F(abs(1 // 2)), F(1, 2)),
+    ("(x : ℤ) (y : ℝ) (h : x = 1) (hy : y = 0) : y + |x / 2| = 0.5", "x=1", F(abs(1 // 2)), F(1, 2)),
+    ("(x : ℤ) (y : ℝ) (h : x = 3) (hy : y = 1) : |x / 2| * y = 3 / 2", "x=3", F(3 // 2), F(3, 2)),
+    ("(x : ℤ) (y : ℝ) (h : x = -1) (hy : y = 0) : |x / 2| = y + 1 / 2", "x=-1", F(1), F(1, 2)),
+    ("(x : ℤ) (y : ℝ) (h : x = 1) (hy : y = 0) : |x % 2 / 2| + y = 1 / 2", "x=1", F(0), F(1, 2)),
+    (
+        "(x : ℤ) (f : ℤ → ℤ) (hf : ∀ n, f n = n) (h : x = 1) (y : ℝ) (hy : y = 0) : f (x / 2) + y = 1 / 2",
+        "x=1",
+        F(0),
+        F(1, 2),
+    ),
+    ("(x : ℕ) (y : ℝ) (h : x = 1) (hy : y = 0) : Nat.sqrt (x / 2) + y = 0.5", "x=1", F(0), F(1, 2)),
+    ("(x : ℤ) (y : ℝ) (h : x = 1) (hy : y = 0) : Int.toNat (x / 2) + y = 1 / 2", "x=1", F(0), F(1, 2)),
+]
+
+LEAF_ATTACKS = [
+    "subst h hy\n  norm_num",
+    "rw [h, hy]\n  norm_num",
+    "simp [h, hy]",
+    "norm_num [h, hy]",
+    "subst h hy\n  push_cast\n  norm_num",
+    "subst h hy\n  simp",
+    "simp_all",
+    "subst h hy\n  norm_num [abs_of_nonneg]",
+    "rw [h, hy]\n  simp [abs_of_pos]",
+    "simp [hf, h, hy]",
+    "subst h hy\n  norm_cast",
+    "subst h\n  linarith",
+]
+
+
+@pytest.mark.parametrize(("stmt", "point", "lhs", "rhs"), LEAF_FALSE, ids=[c[0] for c in LEAF_FALSE])
+def test_a_leaf_keeps_its_own_arithmetic(stmt: str, point: str, lhs: F, rhs: F) -> None:
+    assert lhs != rhs, f"the case is not false at {point}"
+    repl = MathlibRepl()  # Mathlib statements
+    proved = [a for a in LEAF_ATTACKS if _verdict(repl, f"theorem t {stmt} := by\n  {a}") == "proved"]
+    assert proved == [], f"{stmt} (false at {point}) proved by {proved}"
+
+
+@pytest.mark.parametrize(
+    ("stmt", "goal"),
+    [
+        # a leaf of a tree: elaborated on its own, coerced as a whole
+        ("(x : ℤ) (y : ℝ) : |x / 2| + y = 0", "⊢ ↑|x / 2| + y = 0"),
+        ("(x : ℤ) (y : ℝ) : |x / 2| = y", "⊢ ↑|x / 2| = y"),
+        ("(x : ℤ) (f : ℤ → ℤ) (y : ℝ) : f (x / 2) = y", "⊢ ↑(f (x / 2)) = y"),
+        ("(x : ℕ) (y : ℝ) : Nat.sqrt (x / 2) + y = 0", "⊢ ↑(x / 2).sqrt + y = 0"),
+        # an expected type is propagated into the term (an argument, an ascription): Lean's elabAppArgs
+        ("(x : ℤ) (y : ℝ) : (|x / 2| : ℝ) = y", "⊢ |↑x / 2| = y"),
+        ("(x : ℤ) (f : ℝ → ℝ) (y : ℝ) : f (x / 2) = y", "⊢ f (↑x / 2) = y"),
+        ("(x : ℕ) (y : ℝ) : (x / 2 : ℝ) + y = 0", "⊢ ↑x / 2 + y = 0"),
+        # nodes of the tree (unop% `-`, rightact% `^`, parentheses): coerced at their leaves
+        ("(x : ℤ) (y : ℝ) : -(x / 2) + y = 0", "⊢ -(↑x / 2) + y = 0"),
+        ("(x : ℤ) (y : ℝ) : (x / 2) ^ 2 + y = 0", "⊢ (↑x / 2) ^ 2 + y = 0"),
+        # a leaf whose type is unknown on its own takes the tree's type (unification)
+        ("(x : ℤ) (y : ℝ) : |2| + y = 0", "⊢ |2| + y = 0"),
+    ],
+)
+def test_binop_trees_are_elaborated_as_lean_does(stmt: str, goal: str) -> None:
+    resp = MathlibRepl().handle({"cmd": f"theorem t {stmt} := by sorry"})
+    assert resp["sorries"][0]["goal"].split("\n")[-1] == goal
+
+
+def test_an_honest_proof_about_a_leaf_still_works() -> None:
+    code = (
+        "theorem t (x : ℤ) (y : ℝ) (h : x = 1) (hy : y = 0) : |x / 2| + y = 0 := by\n  rw [h, hy]\n  norm_num"
+    )
+    assert _verdict(MathlibRepl(), code) == "proved"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from mathlib_header import MathlibRepl
 
 from lean_gym.sim.commands import axioms_text, run_commands
 from lean_gym.sim.elab import Env
@@ -85,6 +86,7 @@ def test_goal_pretty_matches_lean(stmt: str, shown: str) -> None:
     assert goal(stmt).pretty() == shown
 
 
+@pytest.mark.shared
 def test_minif2f_goals_in_subset_print_as_lean(shared_dir) -> None:  # type: ignore[no-untyped-def]
     import json
 
@@ -141,7 +143,7 @@ def test_parse_term_text_rejects_trailing_tokens() -> None:
 
 
 def test_unknown_identifier_message_and_position() -> None:
-    out = run_commands("theorem t (x : ℝ) (h : Finset.sum x = 1) : x = x := by rfl", Env())
+    out = run_commands("theorem t (x : ℝ) (h : Finset.sum x = 1) : x = x := by rfl", MATHLIB)
     (m,) = out.messages
     assert m.data == "Unknown identifier `Finset.sum`"
     assert out.src.position(m.start) == (1, 23)
@@ -440,7 +442,7 @@ def test_print_axioms_after_axiom_and_sorry() -> None:
     r = SimRepl()
     resp = r.handle({"cmd": "axiom bad : 1 = 2\ntheorem foo : 1 = 2 := bad\n#print axioms foo"})
     assert resp["messages"][0]["data"] == "'foo' depends on axioms: [bad]"
-    resp = r.handle({"cmd": "theorem foo (x : ℝ) : x = x := by\n  sorry\n#print axioms foo"})
+    resp = r.handle({"cmd": "theorem foo (x : Nat) : x = x := by\n  sorry\n#print axioms foo"})
     assert [m["severity"] for m in resp["messages"]] == ["warning", "info"]
     assert resp["messages"][1]["data"] == "'foo' depends on axioms: [sorryAx]"
 
@@ -452,16 +454,16 @@ def test_self_proof_is_rejected() -> None:
 
 def test_unsolved_goals_error_spans_the_by_block() -> None:
     out = run_commands(
-        "theorem t (x : ℝ) (h : 0 < x) : 0 < x ∧ x ≠ 0 := by\n  constructor\n  · exact h", Env()
+        "theorem t (x : ℝ) (h : 0 < x) : 0 < x ∧ x ≠ 0 := by\n  constructor\n  · exact h", MATHLIB
     )
     (m,) = out.messages
-    assert m.data == "unsolved goals\ncase right\nx : Real\nh : 0 < x\n⊢ x ≠ 0"
+    assert m.data == "unsolved goals\ncase right\nx : ℝ\nh : 0 < x\n⊢ x ≠ 0"
     assert out.src.position(m.start) == (1, 49)
     assert out.src.position(m.end) == (3, 11)
 
 
 def test_first_error_aborts_the_block_and_is_the_only_message() -> None:
-    out = run_commands("theorem t (x y : ℝ) (h : x < y) : y < x := by\n  linarith\n  exact foo", Env())
+    out = run_commands("theorem t (x y : ℝ) (h : x < y) : y < x := by\n  linarith\n  exact foo", MATHLIB)
     assert len(out.messages) == 1 and out.messages[0].data.startswith("linarith failed")
     assert out.src.position(out.messages[0].start) == (2, 2)
 
@@ -469,7 +471,7 @@ def test_first_error_aborts_the_block_and_is_the_only_message() -> None:
 def test_set_option_max_heartbeats_in() -> None:
     out = run_commands(
         "set_option maxHeartbeats 100 in\ntheorem t (a b c : ℝ) (h : a < b) (h2 : b < c) : a * b * c ≤ a ^ 3 + b ^ 3 + c ^ 3 := by\n  nlinarith [sq_nonneg (a - b), sq_nonneg (b - c)]",
-        Env(),
+        MATHLIB,
     )
     assert "maximum number of heartbeats (100)" in out.messages[0].data
 
@@ -485,7 +487,7 @@ def test_outside_subset_is_an_error_never_a_crash() -> None:
         "theorem t (x : ℝ) : Real.sqrt x ≥ 0 := by positivity",
         "structure P where x : ℕ",
     ]:
-        resp = SimRepl().handle({"cmd": cmd})
+        resp = SimRepl().handle({"cmd": "import Mathlib\n" + cmd})  # refused for what it uses, not the header
         assert any(m["severity"] == "error" for m in resp.get("messages", [])), cmd
 
 
@@ -507,7 +509,7 @@ def test_mutated_inputs_never_crash() -> None:
         "theorem t (f : ℝ → ℝ) (h : ∀ x, f x = 2 * x + 1) : f 2 = 5 := by\n  rw [h]; norm_num",
     ]
     alphabet = list("()[]⟨⟩,:=+-*/^<>≤≥∣|¬∧∨→↔∀∃ \nx0123h₀.!?@_·;")
-    repl = SimRepl()
+    repl = MathlibRepl()  # the statements are Mathlib's
     for _ in range(150):
         s = list(rng.choice(base))
         for _ in range(rng.randint(1, 4)):

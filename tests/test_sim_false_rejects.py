@@ -73,15 +73,19 @@ ATTACKS = [
 ]
 
 
+# Both lists are Mathlib statements and proofs: they are checked under `import Mathlib`, as Lean would need.
+MATHLIB = "import Mathlib\n"
+
+
 @pytest.mark.parametrize("code", HONEST)
 def test_honest_proof_is_accepted(code: str) -> None:
-    resp = SimRepl().handle({"cmd": code})
+    resp = SimRepl().handle({"cmd": MATHLIB + code})
     assert classify_response(resp) == "proved", resp
 
 
 @pytest.mark.parametrize("code", ATTACKS)
 def test_attack_is_refused(code: str) -> None:
-    resp = SimRepl().handle({"cmd": code})
+    resp = SimRepl().handle({"cmd": MATHLIB + code})
     assert classify_response(resp) != "proved", code
 
 
@@ -109,7 +113,7 @@ def test_core_lemmas_are_true() -> None:
 def test_refine_holes_become_goals_in_order() -> None:
     repl = SimRepl()
     resp = repl.handle(
-        {"cmd": "example (a b : ℕ) : a = a ∧ b + 0 = b := by\n  refine ⟨?_, ?_⟩\n  all_goals sorry"}
+        {"cmd": "example (a b : Nat) : a = a ∧ b + 0 = b := by\n  refine ⟨?_, ?_⟩\n  all_goals sorry"}
     )
     goals = [s["goal"] for s in resp["sorries"]]
     assert goals == ["a b : Nat\n⊢ a = a", "a b : Nat\n⊢ b + 0 = b"]

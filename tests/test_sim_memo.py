@@ -45,6 +45,8 @@ from lean_gym.sim.tactics import TacticContext, goal_from_statement, heartbeat_c
 from lean_gym.sim.terms import FVAR_SEP, free_vars
 
 Check = tuple[str, str]  # (header, code)
+MATHLIB_ENV = Env(imports=("Mathlib",))
+M = "import Mathlib\nimport Aesop\n"  # the statements and tactics here are Mathlib's (without it, Lean core)
 
 
 def _observe(checks: Sequence[Check], cache: bool, cap: int = 400_000) -> list[Any]:
@@ -183,18 +185,19 @@ ENV_GOALS = (
     "theorem t (x : ℕ) (h : x < c) : x < 3 := by\n  aesop (add safe (by unfold c at h; omega))\n",
 )
 HEADERS = (
-    "def c : ℕ := 2\n",
-    "def c : ℕ := 3\n",
+    M + "def c : ℕ := 2\n",
+    M + "def c : ℕ := 3\n",
     MATHLIB + "def c : ℕ := 2\n",
-    "namespace A\ndef c : ℕ := 2\nend A\nopen A\n",
-    "namespace A\ndef c : ℕ := 2\nend A\n",
-    "def c : ℕ := 2\nset_option maxHeartbeats 2000\n",
+    M + "namespace A\ndef c : ℕ := 2\nend A\nopen A\n",
+    M + "namespace A\ndef c : ℕ := 2\nend A\n",
+    M + "def c : ℕ := 2\nset_option maxHeartbeats 2000\n",
+    "def c : Nat := 2\n",  # Lean core: no ℕ, no aesop
 )
 
 
 def test_the_same_goal_text_in_other_environments_gets_its_own_answers() -> None:
     checks = [(h, g) for g in ENV_GOALS for h in HEADERS]
-    checks += [("", h + g) for g in ENV_GOALS[:2] for h in HEADERS[:2]]  # the definition in the same text
+    checks += [(M, h[len(M) :] + g) for g in ENV_GOALS[:2] for h in HEADERS[:2]]  # the definition in the text
     ref = _assert_same(checks)
     # not vacuous: the same goal text is proved in one environment and not in another
     n = len(HEADERS)
@@ -221,7 +224,7 @@ SHADOWS = (
 
 
 def test_shadowed_and_renamed_locals_get_their_own_answers() -> None:
-    _assert_same([("", s) for s in SHADOWS] + [(MATHLIB, s) for s in SHADOWS])
+    _assert_same([(M, s) for s in SHADOWS] + [(MATHLIB, s) for s in SHADOWS])
 
 
 HEAVY = (
@@ -244,18 +247,18 @@ def _chain(k: int) -> str:
 
 
 def _sweep(code: str, budgets: Iterable[int]) -> list[Check]:
-    return [("", f"set_option maxHeartbeats {n} in\n{code}") for n in budgets]
+    return [(M, f"set_option maxHeartbeats {n} in\n{code}") for n in budgets]
 
 
 def test_budgets_that_run_out_part_way_time_out_at_the_same_point() -> None:
     checks: list[Check] = []
     for code in HEAVY:
-        full = _observe([("", code)], cache=False)[0][3][0][1]  # the heartbeats the proof uses
+        full = _observe([(M, code)], cache=False)[0][3][0][1]  # the heartbeats the proof uses
         assert full > 0
         budgets = sorted({max(100, int(full * f / 20)) for f in range(4, 26)} | {full - 1, full, full + 1})
-        checks += [("", code), *_sweep(code, budgets)]
+        checks += [(M, code), *_sweep(code, budgets)]
         # a generous budget first, so that every replay is offered to the smaller ones
-        checks += [(f"set_option maxHeartbeats {b}\n", code) for b in (full // 3, full // 2, full + 50)]
+        checks += [(M + f"set_option maxHeartbeats {b}\n", code) for b in (full // 3, full // 2, full + 50)]
         checks += _sweep(code, (100_001, 99_999, 500_000, 0))  # linarith/omega size their search by it
     ref = _assert_same(checks)
     outcomes = [_timed_out(o) for o in ref]
@@ -298,10 +301,10 @@ CONTEXTS = (
 
 
 def test_recover_sorry_self_reference_and_all_tactics_contexts_get_their_own_answers() -> None:
-    axioms_first = "axiom foo : (1 : ℕ) = 1\n"
-    checks = [("", c) for c in CONTEXTS] + [(axioms_first, c) for c in CONTEXTS]
+    axioms_first = M + "axiom foo : (1 : ℕ) = 1\n"
+    checks = [(M, c) for c in CONTEXTS] + [(axioms_first, c) for c in CONTEXTS]
     checks += [
-        ("", "theorem t (x y : ℝ) (h : x < y) : x ≤ y := by\n  linarith\n" + c.replace(" t ", " v ", 1))
+        (M, "theorem t (x y : ℝ) (h : x < y) : x ≤ y := by\n  linarith\n" + c.replace(" t ", " v ", 1))
         for c in CONTEXTS[:6]
     ]
     _assert_same(checks)
@@ -317,7 +320,7 @@ def test_a_replayed_answer_makes_fresh_locals() -> None:
     seen: set[str] = set()
     printed = []
     for _ in range(3):
-        ctx = TacticContext()
+        ctx = TacticContext(env=MATHLIB_ENV)
         goal = goal_from_statement(stmt, ctx)
         before = {n for n, _ in goal.hyps}
         rest = run_tactic(goal, call, ctx)
@@ -335,7 +338,7 @@ def test_a_replayed_answer_makes_fresh_locals() -> None:
     assert memo.stats()["aesop.builtin_steps"]["hits"] > 0
     # a statement elaborated again (from the table) gets locals of its own too
     hits = memo.stats()["elab.statements"]["hits"]
-    g1, g2 = (goal_from_statement(stmt, TacticContext()) for _ in range(2))
+    g1, g2 = (goal_from_statement(stmt, TacticContext(env=MATHLIB_ENV)) for _ in range(2))
     assert memo.stats()["elab.statements"]["hits"] > hits
     assert not {n for n, _ in g1.hyps} & {n for n, _ in g2.hyps} and g1.pretty() == g2.pretty()
 
@@ -363,11 +366,11 @@ def test_the_switch_turns_every_table_off() -> None:
         assert not memo.enabled()
         with memo.caching(None):
             assert not memo.enabled()
-        run_commands(code, Env(), True)
-        run_commands(code, Env(), True)
+        run_commands(code, MATHLIB_ENV, False)
+        run_commands(code, MATHLIB_ENV, False)
     assert memo.stats() == before  # not one table was read or written
-    run_commands(code, Env(), True)
-    run_commands(code, Env(), True)
+    run_commands(code, MATHLIB_ENV, False)
+    run_commands(code, MATHLIB_ENV, False)
     assert memo.stats()["aesop.rule_results"]["hits"] > 0
 
 
@@ -379,12 +382,12 @@ def test_the_backend_the_repl_and_the_server_take_the_switch() -> None:
 
     code = "theorem t (x y : ℝ) (h : x < y) : x ≤ y := by\n  aesop (add safe (by linarith))\n"
     clear_cache()
-    assert SimBackend(cache=False).check(code).status == "proved"
-    assert SimRepl(cache=False).handle({"cmd": code}) == {"env": 0}
+    assert SimBackend(cache=False).check(code, header=M).status == "proved"
+    assert SimRepl(cache=False).handle({"cmd": M + code}) == {"env": 0}
     assert memo.stats()["aesop.rule_results"]["entries"] == 0
     assert make_backend("sim", cache=False).cache is False
     assert sim_command(cache=False)[-1] == "--no-cache" and "--no-cache" not in sim_command()
-    assert SimBackend().check(code).status == "proved"
+    assert SimBackend().check(code, header=M).status == "proved"
     assert memo.stats()["aesop.rule_results"]["entries"] > 0
     req = '{"cmd": "theorem t (x : Nat) : x + 0 = x := by simp"}\n\n'
     for argv in (["--no-cache"], []):

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from mathlib_header import MathlibRepl
 
 from lean_gym.errors import ProtocolError
 from lean_gym.lean.protocol import classify_response
@@ -48,7 +49,7 @@ def responses(stdout: str) -> list[dict]:
 
 
 def test_env_chaining_and_ids() -> None:
-    r = SimRepl()
+    r = MathlibRepl()  # Mathlib statements
     assert r.handle({"cmd": "theorem a (x : Nat) : x = x := rfl"}) == {"env": 0}
     assert r.handle({"cmd": "theorem b (x : Nat) : x = x := a x", "env": 0}) == {"env": 1}
     resp = r.handle({"cmd": "theorem c (x : Nat) : x = x := b x"})
@@ -58,7 +59,7 @@ def test_env_chaining_and_ids() -> None:
 
 
 def test_options_and_opens_are_part_of_the_snapshot() -> None:
-    r = SimRepl()
+    r = MathlibRepl()  # Mathlib statements
     r.handle({"cmd": "set_option maxHeartbeats 50"})
     slow = "theorem t (a b c : ℝ) (h : a < b) (h2 : b < c) : a * b * c ≤ a ^ 3 + b ^ 3 + c ^ 3 := by nlinarith [sq_nonneg (a - b), sq_nonneg (b - c)]"
     resp = r.handle({"cmd": slow, "env": 0})
@@ -68,12 +69,12 @@ def test_options_and_opens_are_part_of_the_snapshot() -> None:
 
 
 def test_sorry_gives_proof_state_and_tactic_mode_completes() -> None:
-    r = SimRepl()
+    r = MathlibRepl()  # Mathlib statements
     resp = r.handle({"cmd": "theorem t (x y : ℝ) (h : x < y) : x ≤ y := by sorry"})
     assert list(resp) == ["sorries", "messages", "env"]
     (s,) = resp["sorries"]
     assert list(s) == ["proofState", "pos", "goal", "endPos"]
-    assert s["goal"] == "x y : Real\nh : x < y\n⊢ x ≤ y"
+    assert s["goal"] == "x y : ℝ\nh : x < y\n⊢ x ≤ y"
     assert classify_response(resp) == "sorry"
     step = r.handle({"tactic": "linarith", "proofState": s["proofState"]})
     assert step == {"proofStatus": "Completed", "proofState": 1, "goals": []}
@@ -81,7 +82,7 @@ def test_sorry_gives_proof_state_and_tactic_mode_completes() -> None:
 
 
 def test_tactic_mode_branching_errors_and_status() -> None:
-    r = SimRepl()
+    r = MathlibRepl()  # Mathlib statements
     r.handle({"cmd": "theorem t (p q : Prop) (hp : p) (hq : q) : p ∧ q := by sorry"})
     step = r.handle({"tactic": "constructor", "proofState": 0})
     assert step["proofStatus"] == "Incomplete: open goals remain"
@@ -103,14 +104,14 @@ def test_tactic_mode_branching_errors_and_status() -> None:
 
 
 def test_pickle_round_trip(tmp_path: Path) -> None:
-    r = SimRepl()
+    r = MathlibRepl()  # Mathlib statements
     r.handle({"cmd": "def f := 42\ntheorem g (x : ℝ) (h : 0 < x) : 0 < x * x := by sorry"})
     envp, psp = str(tmp_path / "e.olean"), str(tmp_path / "p.olean")
     assert r.handle({"pickleTo": envp, "env": 0}) == {"env": 0}
     assert r.handle({"unpickleEnvFrom": envp}) == {"env": 1}
     assert r.handle({"cmd": "example : f = 42 := by rfl", "env": 1}) == {"env": 2}
     pick = r.handle({"pickleTo": psp, "proofState": 0})
-    assert pick["proofState"] == 1 and pick["goals"] == ["x : Real\nh : 0 < x\n⊢ 0 < x * x"]
+    assert pick["proofState"] == 1 and pick["goals"] == ["x : ℝ\nh : 0 < x\n⊢ 0 < x * x"]
     un = r.handle({"unpickleProofStateFrom": psp})
     assert un["proofState"] == 2
     assert r.handle({"tactic": "positivity", "proofState": 2})["proofStatus"] == "Completed"
@@ -143,7 +144,7 @@ def test_lean_json_layout() -> None:
 
 def test_in_process_speed_of_a_one_line_proof() -> None:
     # a behaviour check, not a timing assertion: the cache-free path must stay cheap enough to loop
-    r = SimRepl()
+    r = MathlibRepl()  # Mathlib statements
     for i in range(50):
         assert "messages" not in r.handle(
             {"cmd": f"theorem t{i} (x y : ℝ) (h : x < y) : x ≤ y := by linarith"}

@@ -12,7 +12,7 @@ import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
 from proof_fakes import ScriptedLean
-from transcripts import FIXTURES, read_transcript
+from transcripts import replay_command, transcript
 
 import lean_gym  # noqa: F401
 from lean_gym.backends import ReplBackend, SimBackend
@@ -33,10 +33,8 @@ OR_PATH = ["rcases h with h | h", "exact hp h", "exact hq h"]
 
 
 def replay(name: str) -> ReplBackend:
-    inp, out = FIXTURES / f"{name}.in", FIXTURES / f"{name}.expected.out"
-    if not inp.exists():
-        pytest.skip(f"shared fixture {name} not found under {FIXTURES}")
-    cmd = [sys.executable, str(HERE / "replay_server.py"), str(inp), str(out)]
+    """A backend whose process answers the recorded transcript ``name`` (a shipped REPL case)."""
+    cmd = [sys.executable, *replay_command(name)]
     return ReplBackend(command=cmd, pool_size=1, timeout=30.0, name="replay")
 
 
@@ -48,13 +46,16 @@ def replay(name: str) -> ReplBackend:
         ("tactic_mode_sorry", ["sorry"]),
         ("invalid_tactic", ["error"]),
         ("unknown_proof_state", ["lost"]),
+        ("readme", ["open", "completed"]),
+        # goals == [] but "Incomplete: contains metavariable(s)": not a completed proof
+        ("name_generator", ["sorry"] + ["error"] * 7),
+        # goals == [] but "Error: kernel type check failed: ...": not a completed proof
+        ("self_proof_rw", ["error"]),
     ],
 )
 def test_classify_every_recorded_tactic_response(name: str, kinds: list[str]) -> None:
-    requests, responses = read_transcript(FIXTURES / f"{name}.in", FIXTURES / f"{name}.expected.out")
-    import json
-
-    got = [classify_tactic_response(json.loads(r))[0] for q, r in zip(requests, responses) if "tactic" in q]
+    requests, responses = transcript(name)
+    got = [classify_tactic_response(r)[0] for q, r in zip(requests, responses) if "tactic" in q]
     assert got == kinds
 
 
@@ -351,7 +352,7 @@ def test_a_timed_out_tactic_costs_one_step_and_the_state_comes_back() -> None:
     env.reset(seed=0)
     obs1, *_ = env.step(OR_PATH[0])
     env.session.timeout = 1e-9  # type: ignore[union-attr]  # the next request runs past its deadline
-    obs, r, term, trunc, info = env.step("nlinarith")
+    obs, r, term, trunc, info = env.step("simp_all")
     assert info["status"] == "timeout" and obs == obs1 and r == 0.0 and not (term or trunc)
     env.session.timeout = None  # type: ignore[union-attr]
     obs, _, _, _, info = env.step(OR_PATH[1])

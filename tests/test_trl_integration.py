@@ -8,7 +8,7 @@ from lean_gym.backends.sim import SimBackend
 from lean_gym.errors import ConfigError
 from lean_gym.integrations.trl import OracleReward, completion_text, grpo_dataset, grpo_rows
 
-THM = {"name": "t_comm", "formal_statement": "theorem t_comm (a b : ℕ) : a + b = b + a := by\n"}
+THM = {"name": "t_comm", "formal_statement": "theorem t_comm (a b : Nat) : a + b = b + a := by\n"}
 
 
 class CountingBackend:
@@ -53,7 +53,7 @@ def test_oracle_reward_judges_each_completion_once_per_distinct_proof():
         "  omega",
         [{"role": "assistant", "content": "```lean4\nomega\n```"}],
         "  sorry",  # refused by the oracle before Lean
-        "theorem t_comm (a b : ℕ) : a + b = a + b := by\n  rfl",  # a changed statement
+        "theorem t_comm (a b : Nat) : a + b = a + b := by\n  rfl",  # a changed statement
         "  omega",  # the same proof again
         "  simp [nonexistent_lemma]",
     ]

@@ -24,8 +24,13 @@ from lean_gym.errors import BadActionError, ConfigError, ProtocolError, ResetNee
 from lean_gym.lean.protocol import command_request, encode_request
 
 ROOT = Path(__file__).resolve().parent.parent
-THM = {"name": "t", "formal_statement": "theorem t (a b : ℕ) : a + b = b + a := by\n"}
-SURROGATE = "theorem t (a b : ℕ) : a + b = b + a := by\n  omega -- \ud800"
+# Lean core statements (`Nat`, `omega`); the aesop env's tactic needs Aesop
+THM = {
+    "name": "t",
+    "formal_statement": "theorem t (a b : Nat) : a + b = b + a := by\n",
+    "header": "import Aesop",
+}
+SURROGATE = "theorem t (a b : Nat) : a + b = b + a := by\n  omega -- \ud800"
 
 
 # ------------------------------------------------------------------------------------------ surrogates
@@ -105,7 +110,7 @@ def test_accept_sorry_accepts_sorry_with_an_axioms_comment() -> None:
 )
 @pytest.mark.parametrize("env_id", ["LeanProof-v0", "LeanHackable-v0"])
 def test_guillemet_names_are_lean_names(name: str, declared: str, env_id: str) -> None:
-    stmt = f"theorem {declared} (a b : ℕ) : a + b = b + a := by\n"
+    stmt = f"theorem {declared} (a b : Nat) : a + b = b + a := by\n"
     env = gym.make(env_id, backend="sim", theorems=[{"name": name, "formal_statement": stmt}], max_turns=3)
     env.reset(seed=0)
     assert env.step("  omega")[1] == 1.0

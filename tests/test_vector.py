@@ -233,3 +233,20 @@ def test_async_shared_memory_without_copy_is_a_live_view() -> None:
     venv.reset(options={"index": 3})
     assert obs["goal"][0].endswith("* 3")  # the view follows the buffer, as a Box view does
     venv.close()
+
+
+@pytest.mark.parametrize("env_id", ["LeanProof-v0", "LeanHackable-v0", "LeanTactic-v0"])
+def test_async_with_default_arguments_returns_the_real_strings_for_every_text_env(env_id: str) -> None:
+    """What the README and scale-out.md say (issue 19): no ``shared_memory=False`` is needed."""
+    thms = [
+        {"name": f"t{i}", "formal_statement": f"theorem t{i} (p : Prop) (h{i} : p) : p := by\n"}
+        for i in range(2)
+    ]
+    venv = gym.make_vec(env_id, num_envs=2, vectorization_mode="async", backend="sim", theorems=thms)
+    try:
+        obs, _ = venv.reset(seed=0)
+        texts = list(obs) if not isinstance(obs, dict) else list(obs["prompt"])
+        assert all(isinstance(t, str) and t.strip() for t in texts), texts
+        assert any(f"h{i} : p" in t for t in texts for i in range(2)), texts
+    finally:
+        venv.close()

@@ -4,7 +4,8 @@ The name is not ``agents`` on purpose: that import name belongs to the openai-ag
 
 Every agent implements :class:`Agent` (``act`` on a batch of observations, ``update`` from a batch of
 :class:`Transitions`), and :func:`run_agent` trains or evaluates any of them on any lean-gym env. The DPO
-policy needs torch (``pip install 'lean-gym[agents]'``); it is imported only when asked for, so this package
+policy and the dropout Thompson sampler need torch (``pip install -e '.[agents]'`` in a clone); they are
+imported only when asked for, so this package
 imports without it. See ``docs/agents.md``.
 """
 
@@ -20,6 +21,7 @@ __all__ = [
     "Agent",
     "DPOArgs",
     "DPOPolicy",
+    "DropoutThompson",
     "FixedActionAgent",
     "RunResult",
     "SATPThompson",
@@ -40,4 +42,8 @@ def __getattr__(name: str) -> Any:
         from lean_gym_agents import dpo
 
         return getattr(dpo, name)
+    if name == "DropoutThompson":
+        from lean_gym_agents.dropout_thompson import DropoutThompson
+
+        return DropoutThompson
     raise AttributeError(f"module 'lean_gym_agents' has no attribute {name!r}")

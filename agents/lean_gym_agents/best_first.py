@@ -89,7 +89,7 @@ class BestFirstSearch:
 
     Example:
         >>> from lean_gym.envs.tactic_env import LeanTacticEnv
-        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : ℕ) (h : a = b) : b = a := by\\n"}
+        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : Nat) (h : a = b) : b = a := by\\n"}
         >>> env = LeanTacticEnv(backend="sim", theorems=[thm])
         >>> result = BestFirstSearch().search(env, 0)
         >>> result.proved, result.backend

@@ -41,10 +41,11 @@ import copy
 import os
 import pickle
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -54,11 +55,15 @@ from torch import nn
 from lean_gym.aesop import Layout, is_lean_ident
 from lean_gym.aesop import layout as get_layout
 from lean_gym.buffers import HistoryBuffer
-from lean_gym.errors import LeanGymError, MissingDependencyError
+from lean_gym.data import satp_prompt
+from lean_gym.errors import ConfigError, LeanGymError, MissingDependencyError
 from lean_gym_agents._torch import resolve_device
 from lean_gym_agents.base import Transitions
 
-__all__ = ["ByteEncoder", "DPOArgs", "DPOPolicy", "HFEncoder", "PolicyData", "resolve_device"]
+if TYPE_CHECKING:
+    from lean_gym_agents.satp_net import SATPPolicyNet
+
+__all__ = ["ByteEncoder", "DPOArgs", "DPOPolicy", "HFEncoder", "LoraSpec", "PolicyData", "resolve_device"]
 
 _NEG = -1e9
 _FORMAT = "lean_gym_agents.dpo/1"
@@ -103,6 +108,24 @@ class DPOArgs:
     seed: int = 0
     device: str = "auto"
     """``"auto"`` (``cuda`` when present, else ``cpu``), ``"cpu"``, ``"cuda"``, ``"cuda:1"``..."""
+    shape: str = "lean-gym"
+    """``"lean-gym"`` (a GELU trunk, one lemma MLP over name, product and score) or ``"satp"`` (SATP's policy:
+    a shared 3-layer MLP with LayerNorm and dropout, per-head dropout, lemma heads over goal ‖ lemma with a
+    calibration of the retrieval score; :mod:`lean_gym_agents.satp_net`)."""
+    input_form: str = "goal"
+    """What the encoder reads: ``"goal"`` (the last ``max_goal_bytes`` of the goal state) or ``"theorem"``
+    (SATP's prompt ``theorem satp_goal (h : T) … : goal := by``, its first ``prompt_bytes``)."""
+    prompt_bytes: int = 0
+    """Bytes of the theorem-form prompt read (0: SATP's, by layout: 4,096 for ``satp-v1``, 1,024 for v2)."""
+    mlp_dropout: float = 0.2
+    """``shape="satp"``: dropout in the shared MLP (SATP's ``DROPOUT_RATE``)."""
+    head_dropout: float = 0.5
+    """``shape="satp"``: dropout on each head's input, an independent mask per head (SATP v2's
+    ``HEAD_DROPOUT_RATE``): what dropout Thompson sampling samples over."""
+    sampler: str = "categorical"
+    """What ``act(..., explore=True)`` does: ``"categorical"`` (sample each head from its softmax) or
+    ``"dropout"`` (Thompson sampling: one forward pass with the policy's dropout on, then every head's argmax;
+    needs ``shape="satp"``)."""
 
 
 # ------------------------------------------------------------------------------------------------ encoders
@@ -137,9 +160,13 @@ class ByteEncoder(nn.Module):
         self.layers = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
         self.norm = nn.LayerNorm(d_model)
 
-    def forward(self, texts: Sequence[str], max_len: int | None = None) -> torch.Tensor:
+    def forward(self, texts: Sequence[str], max_len: int | None = None, keep: str = "last") -> torch.Tensor:
+        """One vector per text, read from its last (``keep="last"``) or first ``max_len`` bytes."""
         limit = min(max_len or self.max_len, self.max_len)
-        rows = [list(t.encode("utf-8"))[-limit:] for t in texts]
+        rows = [
+            list(t.encode("utf-8"))[-limit:] if keep == "last" else list(t.encode("utf-8"))[:limit]
+            for t in texts
+        ]
         s = self.stride
         width = max(s, -(-max(len(r) for r in rows) // s) * s)
         ids = torch.zeros((len(rows), width), dtype=torch.long)
@@ -155,8 +182,24 @@ class ByteEncoder(nn.Module):
         return self.norm((x * m).sum(1) / m.sum(1).clamp(min=1.0))
 
 
+@dataclass(frozen=True)
+class LoraSpec:
+    """LoRA adapters for a Hugging Face encoder (applied with ``peft``; only the adapters train).
+
+    The defaults are SATP's (``LORA_R``, ``LORA_ALPHA``, ``LORA_DROPOUT``, ``LORA_TARGET_MODULES`` in
+    ``python/src/leansatp_runtime/config.py`` of ``ChristianZ97/LeanSATP``): rank 16, α 32, dropout 0.1 on
+    T5's attention projections ``q``, ``k``, ``v`` and ``o`` (matched on the module's own name, so the
+    feed-forward ``wo`` is not adapted).
+    """
+
+    r: int = 16
+    alpha: int = 32
+    dropout: float = 0.1
+    target_modules: tuple[str, ...] = ("q", "k", "v", "o")
+
+
 class HFEncoder(nn.Module):
-    """A Hugging Face encoder (e.g. ByT5's) as a goal encoder: mean-pooled last hidden state, projected.
+    """A Hugging Face encoder (e.g. ByT5's) as a goal encoder: pooled last hidden state, optionally projected.
 
     Build it from a model and tokenizer you made (``HFEncoder(model, tokenizer, d_model)``; tests use a tiny
     ``T5EncoderModel`` from a config) or by name (:meth:`from_pretrained`, which may download).
@@ -164,40 +207,67 @@ class HFEncoder(nn.Module):
     Args:
         model: A ``transformers`` model whose call returns ``last_hidden_state`` (for T5/ByT5, the encoder).
         tokenizer: Its tokenizer.
-        d_model: Output width.
+        d_model: Output width (a linear projection), or ``None`` for the model's own width (no projection,
+            as SATP's policy reads ByT5's hidden state directly).
         name: The hub name or path the model came from (saved in checkpoints), empty for a model built here.
+        pooling: ``"mean"`` (masked mean over tokens; SATP v2) or ``"first"`` (the first token's state, SATP v1).
+        lora: Wrap the model in LoRA adapters (:class:`LoraSpec`, needs ``peft``): the model's own weights are
+            frozen and only the adapters train.
     """
 
-    def __init__(self, model: Any, tokenizer: Any, d_model: int, name: str = "") -> None:
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        d_model: int | None,
+        name: str = "",
+        *,
+        pooling: str = "mean",
+        lora: LoraSpec | None = None,
+    ) -> None:
         super().__init__()
-        self.model = model
+        if pooling not in ("mean", "first"):
+            raise ConfigError(f"pooling must be 'mean' or 'first', got {pooling!r}")
+        self.model_class = type(model).__name__
+        self.model_config = model.config
         self.tokenizer = tokenizer
         self.name = name
-        self.d_model = d_model
-        self.proj = nn.Linear(
-            int(model.config.hidden_size if hasattr(model.config, "hidden_size") else model.config.d_model),
-            d_model,
-        )
+        self.pooling = pooling
+        self.lora = lora
+        self.model = _with_lora(model, lora) if lora is not None else model
+        width = int(getattr(model.config, "hidden_size", None) or model.config.d_model)
+        self.d_model = width if d_model is None else int(d_model)
+        self.proj: nn.Module = nn.Identity() if d_model is None else nn.Linear(width, int(d_model))
 
     @classmethod
-    def from_pretrained(cls, name: str, d_model: int = 128) -> HFEncoder:
+    def from_pretrained(
+        cls, name: str, d_model: int | None = 128, *, pooling: str = "mean", lora: LoraSpec | None = None
+    ) -> HFEncoder:
         """Load ``name`` (e.g. ``"google/byt5-small"``); a T5-family model loads only its encoder."""
         transformers = _transformers()
         tok = transformers.AutoTokenizer.from_pretrained(name)
         cfg = transformers.AutoConfig.from_pretrained(name)
-        if getattr(cfg, "is_encoder_decoder", False):
+        if getattr(cfg, "is_encoder_decoder", False) or cfg.model_type in ("t5", "mt5", "umt5"):
             model = transformers.T5EncoderModel.from_pretrained(name)
         else:
             model = transformers.AutoModel.from_pretrained(name)
-        return cls(model, tok, d_model, name=name)
+        return cls(model, tok, d_model, name=name, pooling=pooling, lora=lora)
 
-    def forward(self, texts: Sequence[str], max_len: int | None = None) -> torch.Tensor:
-        batch = self.tokenizer(
-            list(texts), padding=True, truncation=True, max_length=max_len or 512, return_tensors="pt"
-        )
-        device = self.proj.weight.device
+    def forward(self, texts: Sequence[str], max_len: int | None = None, keep: str = "last") -> torch.Tensor:
+        """One vector per text; a text longer than ``max_len`` tokens keeps its ``keep`` end (``last``/``first``)."""
+        side = self.tokenizer.truncation_side
+        self.tokenizer.truncation_side = "left" if keep == "last" else "right"
+        try:
+            batch = self.tokenizer(
+                list(texts), padding=True, truncation=True, max_length=max_len or 512, return_tensors="pt"
+            )
+        finally:
+            self.tokenizer.truncation_side = side
+        device = next(self.model.parameters()).device
         batch = {k: v.to(device) for k, v in batch.items() if k in ("input_ids", "attention_mask")}
         hidden = self.model(**batch).last_hidden_state
+        if self.pooling == "first":
+            return self.proj(hidden[:, 0, :])
         m = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
         return self.proj((hidden * m).sum(1) / m.sum(1).clamp(min=1.0))
 
@@ -205,9 +275,12 @@ class HFEncoder(nn.Module):
         """What a checkpoint needs to rebuild this encoder without the original objects."""
         return {
             "name": self.name,
-            "config": self.model.config.to_dict(),
-            "model_class": type(self.model).__name__,
+            "config": self.model_config.to_dict(),
+            "model_class": self.model_class,
             "tokenizer_class": type(self.tokenizer).__name__,
+            "d_model": None if isinstance(self.proj, nn.Identity) else self.d_model,
+            "pooling": self.pooling,
+            "lora": asdict(self.lora) if self.lora is not None else None,
         }
 
     @classmethod
@@ -218,8 +291,32 @@ class HFEncoder(nn.Module):
         config = config_cls.from_dict(spec["config"])
         model = getattr(transformers, spec["model_class"])(config)
         tok_cls = getattr(transformers, spec["tokenizer_class"])
-        tokenizer = tok_cls.from_pretrained(spec["name"]) if spec["name"] else tok_cls()
-        return cls(model, tokenizer, d_model, name=spec["name"])
+        # ByT5's tokenizer is the UTF-8 byte table: it has no files, so it is rebuilt without the hub.
+        byte_level = spec["tokenizer_class"] == "ByT5Tokenizer"
+        tokenizer = tok_cls.from_pretrained(spec["name"]) if spec["name"] and not byte_level else tok_cls()
+        lora = spec.get("lora")
+        return cls(
+            model,
+            tokenizer,
+            spec.get("d_model", d_model),
+            name=spec["name"],
+            pooling=spec.get("pooling", "mean"),
+            lora=LoraSpec(**{**lora, "target_modules": tuple(lora["target_modules"])}) if lora else None,
+        )
+
+
+def _with_lora(model: Any, spec: LoraSpec) -> Any:
+    try:
+        import peft
+    except ImportError as e:
+        raise MissingDependencyError("LoRA adapters need peft: `pip install peft` (or -e '.[hf]')") from e
+    config = peft.LoraConfig(
+        r=spec.r, lora_alpha=spec.alpha, lora_dropout=spec.dropout, target_modules=list(spec.target_modules)
+    )
+    with warnings.catch_warnings():
+        # peft asks transformers whether gradient checkpointing is on through a name transformers deprecated
+        warnings.filterwarnings("ignore", category=FutureWarning, message=".*is_gradient_checkpointing.*")
+        return peft.get_peft_model(model, config)
 
 
 def _transformers() -> Any:
@@ -227,28 +324,77 @@ def _transformers() -> Any:
         import transformers
     except ImportError as e:
         raise MissingDependencyError(
-            "a Hugging Face encoder needs transformers: `pip install transformers` (or 'lean-gym[hf]')"
+            "a Hugging Face encoder needs transformers: `pip install transformers` (or -e '.[hf]')"
         ) from e
     return transformers
 
 
 # ------------------------------------------------------------------------------------------------ network
-class AesopPolicyNet(nn.Module):
-    """Goal encoder + one categorical head per action head; lemma heads read their lemma's text and score."""
+def prompt_bytes(args: DPOArgs, layout_name: str) -> int:
+    """Bytes of the theorem-form prompt the encoder reads: ``args.prompt_bytes``, else SATP's by layout.
 
-    _valid: torch.Tensor
-    _other_rows: torch.Tensor
-    _other_cols: torch.Tensor
+    SATP's ``MAX_SEQUENCE_LENGTH`` is 4,096 in v1 (``python/src/leansatp_runtime/config.py``) and 1,024 in
+    v2 (its vendored v2 runtime), in ByT5 tokens, which are bytes.
+    """
+    if args.prompt_bytes > 0:
+        return args.prompt_bytes
+    return 1024 if layout_name.startswith("satp-v2") else 4096
 
-    def __init__(self, layout: Layout, args: DPOArgs, encoder: nn.Module | None = None) -> None:
-        super().__init__()
-        d = args.d_model
-        self.args = args
-        self.encoder = encoder or ByteEncoder(
-            d, args.n_layers, args.n_heads, args.max_goal_bytes, args.stride
-        )
+
+def goal_encoder(args: DPOArgs, layout_name: str) -> ByteEncoder:
+    """The default encoder: a :class:`ByteEncoder` sized for what ``args.input_form`` reads."""
+    span = prompt_bytes(args, layout_name) if args.input_form == "theorem" else args.max_goal_bytes
+    return ByteEncoder(args.d_model, args.n_layers, args.n_heads, span, args.stride)
+
+
+def read_goals(encoder: nn.Module, goals: Sequence[str], args: DPOArgs, layout_name: str) -> torch.Tensor:
+    """The encoder's vectors ``(B, d)`` of the goals, in the form ``args.input_form`` says.
+
+    ``"goal"``: the last ``max_goal_bytes`` of the goal state (its target ``⊢ …`` ends it). ``"theorem"``:
+    SATP's prompt (:func:`lean_gym.data.satp_prompt`), its first :func:`prompt_bytes`, as SATP's tokenizer
+    truncates it.
+    """
+    if args.input_form == "theorem":
+        n = prompt_bytes(args, layout_name)
+        return encoder([satp_prompt(g) for g in goals], n, keep="first")
+    return encoder(goals, args.max_goal_bytes)
+
+
+def read_lemmas(
+    encoder: nn.Module,
+    lemmas: Sequence[Sequence[str]],
+    slots: Sequence[int],
+    max_bytes: int,
+    like: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each lemma slot's encoded name ``(B, K, d)`` (zeros where unusable) and whether it is usable ``(B, K)``.
+
+    A slot is usable when it holds a Lean identifier (what the layout renders); each distinct name is
+    encoded once per batch.
+    """
+    dev = like.device
+    names = [[(row[s] if s < len(row) else "") for s in slots] for row in lemmas]
+    usable = torch.tensor(
+        [[bool(n) and is_lean_ident(n) for n in row] for row in names], dtype=torch.bool, device=dev
+    ).reshape(len(names), len(slots))
+    uniq = sorted({n for row in names for n in row if n})
+    if uniq:
+        enc = encoder(uniq, max_bytes)
+        table = torch.cat([torch.zeros(1, enc.shape[1], device=dev, dtype=enc.dtype), enc])
+    else:
+        table = torch.zeros(1, like.shape[-1], device=dev, dtype=like.dtype)
+    pos = {n: i + 1 for i, n in enumerate(uniq)}
+    idx = torch.tensor([[pos.get(n, 0) for n in row] for row in names], dtype=torch.long, device=dev)
+    return table[idx.reshape(len(names), len(slots))], usable
+
+
+class HeadTable:
+    """Where each head of a layout sits: lemma heads (and their slots), the other heads, choice counts."""
+
+    def __init__(self, layout: Layout) -> None:
         heads = getattr(layout, "heads", None)
         nvec = np.asarray(layout.nvec, dtype=np.int64)
+        self.nvec = nvec
         self.num_heads = int(nvec.size)
         self.max_levels = int(nvec.max())
         kinds = [h.kind for h in heads] if heads is not None else ["tactic"] * self.num_heads
@@ -263,8 +409,38 @@ class AesopPolicyNet(nn.Module):
                 f"layout {layout.name}: lemma heads have different choice counts {lemma_levels}"
             )
         self.lemma_levels = lemma_levels.pop() if lemma_levels else 0
+
+    def valid(self) -> torch.Tensor:
+        """``(H, Lmax)``: which choices each head has."""
+        return torch.arange(self.max_levels)[None, :] < torch.tensor(self.nvec.tolist())[:, None]
+
+
+def only_off(out: torch.Tensor, usable: torch.Tensor) -> torch.Tensor:
+    """Lemma logits ``(B, K, L)`` where an unusable slot can only take level 0 (it renders nothing)."""
+    off = torch.full_like(out, _NEG)
+    off[..., 0] = 0.0
+    return torch.where(usable.unsqueeze(-1), out, off)
+
+
+class AesopPolicyNet(nn.Module):
+    """Goal encoder + one categorical head per action head; lemma heads read their lemma's text and score."""
+
+    _valid: torch.Tensor
+    _other_rows: torch.Tensor
+    _other_cols: torch.Tensor
+
+    def __init__(self, layout: Layout, args: DPOArgs, encoder: nn.Module | None = None) -> None:
+        super().__init__()
+        d = args.d_model
+        self.args = args
+        self.layout_name = layout.name
+        self.encoder = encoder or goal_encoder(args, layout.name)
+        t = HeadTable(layout)
+        self.num_heads, self.max_levels, self.num_lemmas = t.num_heads, t.max_levels, t.num_lemmas
+        self.lemma_heads, self.lemma_slots, self.other_heads = t.lemma_heads, t.lemma_slots, t.other_heads
+        self.lemma_levels = t.lemma_levels
         self.trunk = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d), nn.GELU())
-        other_sizes = [int(nvec[i]) for i in self.other_heads]
+        other_sizes = [int(t.nvec[i]) for i in self.other_heads]
         self.other_out = nn.Linear(d, sum(other_sizes))
         # Where each non-lemma head's logits go in the (H, Lmax) grid.
         rows, cols = [], []
@@ -278,41 +454,24 @@ class AesopPolicyNet(nn.Module):
                 nn.Linear(3 * d + 1, d), nn.GELU(), nn.Linear(d, self.lemma_levels)
             )
             self.rank_bias = nn.Parameter(torch.zeros(len(self.lemma_heads), self.lemma_levels))
-        valid = torch.arange(self.max_levels)[None, :] < torch.tensor(nvec.tolist())[:, None]
-        self.register_buffer("_valid", valid, persistent=False)
+        self.register_buffer("_valid", t.valid(), persistent=False)
 
     def forward(
         self, goals: Sequence[str], lemmas: Sequence[Sequence[str]], scores: torch.Tensor
     ) -> torch.Tensor:
         """Logits ``(B, H, Lmax)``; invalid choices (past a head's count, unusable lemma slots) at -1e9."""
         dev = self._valid.device
-        g = self.trunk(self.encoder(goals, self.args.max_goal_bytes))
+        g = self.trunk(read_goals(self.encoder, goals, self.args, self.layout_name))
         b = g.shape[0]
         logits = torch.full((b, self.num_heads, self.max_levels), _NEG, device=dev, dtype=g.dtype)
         logits[:, self._other_rows, self._other_cols] = self.other_out(g)
         if self.lemma_heads:
-            names = [[(row[s] if s < len(row) else "") for s in self.lemma_slots] for row in lemmas]
-            usable = torch.tensor(
-                [[bool(n) and is_lean_ident(n) for n in row] for row in names], dtype=torch.bool, device=dev
-            )
-            uniq = sorted({n for row in names for n in row if n})
-            if uniq:
-                enc = self.encoder(uniq, self.args.max_lemma_bytes)
-                table = torch.cat([torch.zeros(1, enc.shape[1], device=dev, dtype=enc.dtype), enc])
-            else:
-                table = torch.zeros(1, g.shape[1], device=dev, dtype=g.dtype)
-            pos = {n: i + 1 for i, n in enumerate(uniq)}
-            idx = torch.tensor([[pos.get(n, 0) for n in row] for row in names], dtype=torch.long, device=dev)
-            lem = table[idx]  # (B, K, d)
+            lem, usable = read_lemmas(self.encoder, lemmas, self.lemma_slots, self.args.max_lemma_bytes, g)
             gk = g[:, None, :].expand_as(lem)
             sc = scores.to(dev, g.dtype)[:, self.lemma_slots].unsqueeze(-1)
             out = self.lemma_mlp(torch.cat([gk, lem, gk * lem, sc], dim=-1)) + self.rank_bias
-            # An unusable slot renders nothing: only "off" (level 0) is possible there.
-            off = torch.full_like(out, _NEG)
-            off[..., 0] = 0.0
-            out = torch.where(usable.unsqueeze(-1), out, off)
             full = torch.full((b, len(self.lemma_heads), self.max_levels), _NEG, device=dev, dtype=g.dtype)
-            full[..., : self.lemma_levels] = out
+            full[..., : self.lemma_levels] = only_off(out, usable)
             logits[:, self.lemma_heads] = full
         return logits.masked_fill(~self._valid, _NEG)
 
@@ -417,6 +576,24 @@ class PolicyData:
 
 
 # ------------------------------------------------------------------------------------------------ policy
+def _check_args(args: DPOArgs) -> None:
+    for name, allowed in (
+        ("shape", ("lean-gym", "satp")),
+        ("input_form", ("goal", "theorem")),
+        ("sampler", ("categorical", "dropout")),
+    ):
+        value = getattr(args, name)
+        if value not in allowed:
+            raise ConfigError(f"DPOArgs.{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    if args.sampler == "dropout" and args.shape != "satp":
+        raise ConfigError(
+            "sampler='dropout' needs shape='satp' (the lean-gym shape has no dropout to sample)"
+        )
+    for name in ("mlp_dropout", "head_dropout"):
+        if not 0.0 <= getattr(args, name) < 1.0:
+            raise ConfigError(f"DPOArgs.{name} must be in [0, 1), got {getattr(args, name)}")
+
+
 class DPOPolicy:
     """The trainable aesop policy: an :class:`~lean_gym_agents.base.Agent` with BC + DPO + NL training.
 
@@ -432,12 +609,22 @@ class DPOPolicy:
     ) -> None:
         self.layout = get_layout(layout)
         self.args = args or DPOArgs()
+        _check_args(self.args)
         torch.manual_seed(self.args.seed)
         self.device = resolve_device(self.args.device)
-        self.net = AesopPolicyNet(self.layout, self.args, encoder).to(self.device)
-        self.ref: AesopPolicyNet | None = None
+        if self.args.shape == "satp":
+            from lean_gym_agents.satp_net import SATPPolicyNet
+
+            self.net: AesopPolicyNet | SATPPolicyNet = SATPPolicyNet(self.layout, self.args, encoder).to(
+                self.device
+            )
+        else:
+            self.net = AesopPolicyNet(self.layout, self.args, encoder).to(self.device)
+        self.ref: AesopPolicyNet | SATPPolicyNet | None = None
         self.optimizer = torch.optim.AdamW(
-            self.net.parameters(), lr=self.args.learning_rate, weight_decay=self.args.weight_decay
+            [p for p in self.net.parameters() if p.requires_grad],
+            lr=self.args.learning_rate,
+            weight_decay=self.args.weight_decay,
         )
         self.steps_done = 0
         self.rng = np.random.default_rng(self.args.seed)
@@ -462,15 +649,32 @@ class DPOPolicy:
         return self.net(*self._obs_fields(observations))
 
     def act(self, observations: Sequence[Any], *, explore: bool = True) -> list[Any]:
-        """One action per observation: sampled head by head (``explore``), else greedy (argmax per head)."""
+        """One action per observation: greedy (argmax per head) unless ``explore``; exploring, each head is
+        sampled from its softmax (``sampler="categorical"``) or the argmax of a dropout draw is taken
+        (``sampler="dropout"``: Thompson sampling)."""
         if not observations:
             return []
-        logits = self.logits(observations)
-        if explore:
-            acts = torch.distributions.Categorical(logits=logits).sample()
+        if explore and self.args.sampler == "dropout":
+            acts = torch.from_numpy(self.dropout_logits(observations)[0]).argmax(-1)
         else:
-            acts = logits.argmax(-1)
+            logits = self.logits(observations)
+            acts = torch.distributions.Categorical(logits=logits).sample() if explore else logits.argmax(-1)
         return [a for a in acts.cpu().numpy().astype(np.int64)]
+
+    @torch.no_grad()
+    def dropout_logits(self, observations: Sequence[Any], draws: int = 1) -> np.ndarray:
+        """``draws`` Thompson draws of the logits, ``(draws, B, H, Lmax)``: the policy's dropout on, encoder in
+        evaluation mode (one encoder pass serves every draw). Needs ``shape="satp"``."""
+        if self.args.shape != "satp":
+            raise ConfigError("dropout draws need DPOArgs(shape='satp'), whose heads have dropout")
+        self.net.eval()
+        goals, lemmas, scores = self._obs_fields(observations)
+        net = self.net
+        if isinstance(net, AesopPolicyNet):
+            raise ConfigError("dropout draws need DPOArgs(shape='satp'), whose heads have dropout")
+        enc = net.encode(goals, lemmas).repeat(draws)
+        logits = net.heads(enc, scores.repeat(draws, 1), dropout=True)
+        return logits.reshape(draws, len(observations), *logits.shape[1:]).cpu().numpy()
 
     # -------------------------------------------------------------------------------- training
     def _forward_rows(

@@ -18,12 +18,31 @@ from typing import Any
 
 __all__ = ["TOY_TACTICS", "TOY_THEOREMS", "TacticTokenizer", "tiny_causal_lm", "toy_agent_args"]
 
-#: Theorems every one of which ``linarith`` proves (in the simulator and in Lean with Mathlib).
+_MATHLIB = "import Mathlib"
+
+#: Theorems every one of which ``linarith`` proves (in the simulator and in Lean with Mathlib, which their
+#: header imports: ``ℕ``, ``ℝ`` and ``linarith`` are Mathlib's).
 TOY_THEOREMS: list[dict[str, str]] = [
-    {"name": "toy_subst", "formal_statement": "theorem toy_subst (x : ℕ) (h : x = 3) : x + 1 = 4 := by\n"},
-    {"name": "toy_comm", "formal_statement": "theorem toy_comm (a b : ℕ) : a + b = b + a := by\n"},
-    {"name": "toy_lin", "formal_statement": "theorem toy_lin (a : ℤ) (h : 2 * a = 6) : a = 3 := by\n"},
-    {"name": "toy_lt", "formal_statement": "theorem toy_lt (x : ℝ) (h : x > 2) : x > 1 := by\n"},
+    {
+        "name": "toy_subst",
+        "formal_statement": "theorem toy_subst (x : ℕ) (h : x = 3) : x + 1 = 4 := by\n",
+        "header": _MATHLIB,
+    },
+    {
+        "name": "toy_comm",
+        "formal_statement": "theorem toy_comm (a b : ℕ) : a + b = b + a := by\n",
+        "header": _MATHLIB,
+    },
+    {
+        "name": "toy_lin",
+        "formal_statement": "theorem toy_lin (a : ℤ) (h : 2 * a = 6) : a = 3 := by\n",
+        "header": _MATHLIB,
+    },
+    {
+        "name": "toy_lt",
+        "formal_statement": "theorem toy_lt (x : ℝ) (h : x > 2) : x > 1 := by\n",
+        "header": _MATHLIB,
+    },
 ]
 
 #: One token each in :class:`TacticTokenizer`.
@@ -129,7 +148,7 @@ def tiny_causal_lm(vocab_size: int, *, seed: int = 0, n_layer: int = 2, n_embd: 
     """A randomly initialised 2-layer GPT-2 built from a config (no download).
 
     Raises:
-        ImportError: without ``transformers`` (``pip install "lean-gym[hf]"``).
+        ImportError: without ``transformers`` (``pip install -e ".[hf]"``).
     """
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel

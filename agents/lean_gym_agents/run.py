@@ -3,6 +3,7 @@
 Example:
     python -m lean_gym_agents.run --agent thompson --env LeanAesop-v0 --steps 2000 \\
         --vector-mode vector_entry_point --num-envs 8 --out runs/thompson
+    python examples/satp_loop.py --suite sim     # trains the DPO policy, writes runs/satp_loop/sim/policy.pt
     python -m lean_gym_agents.run --agent dpo --checkpoint runs/satp_loop/sim/policy.pt --eval --split test
 
 It prints the run's figures and the backend that produced them, and writes ``metrics.jsonl``,
@@ -12,6 +13,7 @@ It prints the run's figures and the backend that produced them, and writes ``met
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -72,6 +74,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = p.parse_args(argv)
     if ns.steps < 1 or ns.num_envs < 1:
         p.error("--steps and --num-envs must be at least 1")
+    # before any env is built: a checkpoint that is not there is one line
+    if ns.checkpoint is not None and not os.path.isfile(ns.checkpoint):
+        print(
+            f"error: cannot read DPO checkpoint {ns.checkpoint}: no such file (`python examples/satp_loop.py "
+            "--suite sim` writes runs/satp_loop/sim/policy.pt)",
+            file=sys.stderr,
+        )
+        return 2
+    if ns.agent == "dpo" and ns.eval and ns.checkpoint is None:
+        print(
+            "error: --agent dpo --eval needs --checkpoint (an untrained policy has nothing to evaluate)",
+            file=sys.stderr,
+        )
+        return 2
     from lean_gym.errors import LeanGymError
     from lean_gym_agents.runner import run_agent
 

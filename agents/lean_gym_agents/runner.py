@@ -49,6 +49,8 @@ class RunResult:
         metrics: One dict per logged window (see :func:`run_agent`).
         paths: ``jsonl``, ``csv``, ``png``: the files written (absent when not written).
         wall_s: Wall-clock seconds of the whole run.
+        backend: What produced the rewards, as the env's ``info["backend"]`` said (``sim`` is the simulator,
+            not Lean); empty when the env does not say.
     """
 
     steps: int = 0
@@ -58,6 +60,7 @@ class RunResult:
     metrics: list[dict[str, float]] = field(default_factory=list)
     paths: dict[str, Path] = field(default_factory=dict)
     wall_s: float = 0.0
+    backend: str = ""
 
     @property
     def success_rate(self) -> float:
@@ -200,6 +203,9 @@ def run_agent(
                 terminated, truncated = np.array([bool(t)]), np.array([bool(u)])
                 infos = [dict(inf)]
             live = np.flatnonzero(~skip)
+            for i in live.tolist():
+                if infos[i].get("backend"):
+                    result.backend = str(infos[i]["backend"])
             batch = Transitions(
                 observations=[per_env[i] for i in live],
                 actions=[actions[i] for i in live],
@@ -245,14 +251,24 @@ def run_agent(
             bar.close()
     result.wall_s = time.perf_counter() - t_start
     if out_dir is not None:
-        result.paths = write_metrics(result.metrics, out_dir, plot=plot, title=desc or "")
+        result.paths = write_metrics(
+            result.metrics, out_dir, plot=plot, title=desc or "", backend=result.backend
+        )
     return result
 
 
 def write_metrics(
-    metrics: Sequence[dict[str, float]], out_dir: str | Path, *, plot: bool | None = None, title: str = ""
+    metrics: Sequence[dict[str, float]],
+    out_dir: str | Path,
+    *,
+    plot: bool | None = None,
+    title: str = "",
+    backend: str = "",
 ) -> dict[str, Path]:
-    """Write ``metrics.jsonl``, ``metrics.csv`` and (with matplotlib) ``learning_curve.png`` to ``out_dir``."""
+    """Write ``metrics.jsonl``, ``metrics.csv`` and (with matplotlib) ``learning_curve.png`` to ``out_dir``.
+
+    ``backend`` (what produced the rewards) goes into the PNG's title.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"jsonl": out / "metrics.jsonl", "csv": out / "metrics.csv"}
@@ -274,7 +290,7 @@ def write_metrics(
             writer.writerow(row)
     if plot is not False:
         try:
-            paths["png"] = plot_curve(metrics, out / "learning_curve.png", title=title)
+            paths["png"] = plot_curve(metrics, out / "learning_curve.png", title=title, backend=backend)
         except MissingDependencyError:
             if plot:
                 raise
@@ -287,11 +303,12 @@ def plot_curve(
     *,
     keys: Sequence[str] = ("episode_success", "success_so_far"),
     title: str = "",
+    backend: str = "",
 ) -> Path:
-    """A learning curve PNG: ``keys`` against ``step``.
+    """A learning curve PNG: ``keys`` against ``step``, its title naming the backend that gave the rewards.
 
     Raises:
-        MissingDependencyError: matplotlib is not installed (``pip install 'lean-gym[agents]'``).
+        MissingDependencyError: matplotlib is not installed (``pip install -e '.[agents]'``).
     """
     try:
         import matplotlib
@@ -300,7 +317,7 @@ def plot_curve(
         import matplotlib.pyplot as plt
     except ImportError as e:
         raise MissingDependencyError(
-            "the learning-curve PNG needs matplotlib: install it with `pip install 'lean-gym[agents]'`"
+            "the learning-curve PNG needs matplotlib: install it with `pip install -e '.[agents]'`"
         ) from e
     steps = [row["step"] for row in metrics]
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -313,8 +330,10 @@ def plot_curve(
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
-    if title:
-        ax.set_title(title)
+    where = "backend unknown" if not backend else f"backend: {backend}"
+    if backend.startswith("sim") or backend.startswith("ray:sim"):
+        where += " (the simulator, not Lean)"
+    ax.set_title(f"{title} — {where}" if title else where, fontsize=10)
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=100)

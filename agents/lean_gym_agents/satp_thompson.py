@@ -198,8 +198,21 @@ class SATPThompson:
         # The lemma heads index the goal's lemma list, so the same goal under other lemmas is another arm set.
         return uuid16(goal + "\n" + "\n".join(str(x) for x in lemmas)), self.cluster_fn(goal)
 
+    def _draw(self, obs: Any, cluster: str) -> np.ndarray:
+        """One fresh proposal for ``obs`` (here a Thompson draw from the cluster's Beta posteriors)."""
+        return self.sample(cluster)
+
+    def _head_draw(self, obs: Any, cluster: str, h: int) -> np.ndarray:
+        """One draw of a value per level of head ``h`` (``-inf`` on invalid levels); its argmax is the level."""
+        a, b = self.posterior(cluster)
+        return np.where(self._valid[h], self.rng.beta(a[h], b[h]), -np.inf)
+
+    def _greedy(self, obs: Any, cluster: str) -> np.ndarray:
+        """The evaluation-mode config for ``obs`` (the cluster's posterior-mean argmax)."""
+        return self.greedy(cluster)
+
     def _perturb(
-        self, anchors: list[tuple[int, ...]], cluster: str, tried: dict[tuple[int, ...], bool]
+        self, obs: Any, anchors: list[tuple[int, ...]], cluster: str, tried: dict[tuple[int, ...], bool]
     ) -> np.ndarray | None:
         """One anchor with one head changed, not tried yet on this goal (``None`` when none is found).
 
@@ -218,12 +231,11 @@ class SATPThompson:
                 cand[h] = int(default[h])
                 if tuple(cand) not in tried:
                     return np.asarray(cand, dtype=np.int64)
-        a, b = self.posterior(cluster)
         heads = [h for h in range(self.nvec.size) if self.nvec[h] > 1]
         for _ in range(self.args.max_resample):
             anchor = anchors[int(self.rng.integers(len(anchors)))]
             h = int(self.rng.choice(heads))
-            theta = np.where(self._valid[h], self.rng.beta(a[h], b[h]), -np.inf)
+            theta = np.array(self._head_draw(obs, cluster, h), dtype=np.float64)
             theta[anchor[h]] = -np.inf
             cand = list(anchor)
             cand[h] = int(np.argmax(theta))
@@ -237,20 +249,20 @@ class SATPThompson:
         state = self._goals.get(key)
         tried = state.tried if state is not None else {}
         if state is not None and state.anchors and self.rng.random() < self.args.perturb_prob:
-            cand = self._perturb(state.anchors, cluster, tried)
+            cand = self._perturb(obs, state.anchors, cluster, tried)
             if cand is not None:
                 return cand, True
-        action = self.sample(cluster)
+        action = self._draw(obs, cluster)
         for _ in range(self.args.max_resample):
             if tuple(action.tolist()) not in tried:
                 break
-            action = self.sample(cluster)
+            action = self._draw(obs, cluster)
         return action, False
 
     def act(self, observations: Sequence[Any], *, explore: bool = True) -> list[Any]:
         """One config per observation: a Thompson draw or an anchor perturbation (``explore``), else greedy."""
         if not explore:
-            return [self.greedy(self._goal_key(obs)[1]) for obs in observations]
+            return [self._greedy(obs, self._goal_key(obs)[1]) for obs in observations]
         return [self.propose(obs)[0] for obs in observations]
 
     def _credit(

@@ -48,8 +48,10 @@ def layout(name: str | Layout) -> Layout:
     """The layout called ``name`` (built once and shared; layouts are immutable in use).
 
     Args:
-        name: ``"satp-v1"``, ``"satp-v2"`` (v4.27, 172 lemma choices) or ``"satp-v2-181"`` (v4.26); a
-            :class:`Layout` object is returned as is, so environments accept custom layouts.
+        name: ``"satp-v1"``, ``"satp-v2"`` (Lean v4.27: 19 lemma hosts, 172 lemma choices) or
+            ``"satp-v2-181"`` (Lean v4.26: 20 hosts, the last ``positivity [L]``; SATP's published proofs).
+            The v2 layout goes with the Lean version of the workspace, and of the buffer or policy read
+            with it. A :class:`Layout` object is returned as is, so environments accept custom layouts.
 
     Raises:
         ValueError: for an unknown name (the message lists the known ones).

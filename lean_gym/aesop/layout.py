@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from lean_gym.aesop._reading import Candidate, Template, assign, assign_spans, lemma_spellings
 from lean_gym.aesop.canonical import canonical_text
 from lean_gym.errors import BadActionError
 
@@ -32,9 +33,25 @@ Phase = Literal["safe", "norm", "unsafe"]
 
 # A Lean identifier: dot-separated atoms, each a «guillemet-escaped» run or a letter/underscore followed by
 # word characters, primes, `!`, `?` and sub/superscripts. Lemma names outside this form are never spliced
-# into Lean source (their heads are inert), so data cannot inject clauses into the aesop call.
-_ATOM = r"(?:«[^«»\s]+»|[^\W\d][\w'!?\u2070-\u209f\u1d62-\u1d6a]*)"
+# into Lean source (their heads are inert), so data cannot inject clauses into the aesop call. A «» run may
+# not hold whitespace or `--` / `/-`: Lean would read those inside the guillemets, but SATP's canonical form
+# (the uuid) and line-based readers would not.
+_ATOM = r"(?:«(?:(?!--|/-)[^«»\s])+»|[^\W\d][\w'!?\u2070-\u209f\u1d62-\u1d6a]*)"
 _IDENT = re.compile(rf"{_ATOM}(?:\.{_ATOM})*")
+
+
+# How render separates rules, and what parse expects around them.
+_RULE_SEP = "\n    (add "
+_HEADER = re.compile(r"\s*aesop(?P<config>\s*\(config\s*:=\s*\{(?P<body>[^{}]*)\}\))?")
+_RULE = re.compile(r"add (safe|norm|unsafe) (-?\d+%?) \(by (.+)\)", re.DOTALL)
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
 
 
 def is_lean_ident(name: str) -> bool:
@@ -184,8 +201,11 @@ class TableLayout:
                     if prev != c:
                         raise ValueError(f"layout {self.name}: lemma heads disagree on choice {k}")
         self._lemma_choice = lemma_choices
-        templates = sorted({t for (_, _, t) in lemma_choices}, key=len, reverse=True)
-        self._lemma_patterns = [(t, _template_regex(t)) for t in templates]
+        templates = [Template.of(t) for t in sorted({t for (_, _, t) in lemma_choices})]
+        # A rule body is only tried against the templates that start with its first word.
+        self._templates_by_word: dict[str, list[Template]] = {}
+        for t in templates:
+            self._templates_by_word.setdefault(t.word, []).append(t)
         self._lemma_heads_by_slot = {h.slot: h for h in self._rule_heads if h.kind == "lemma"}
         # Render-time tables: rule-head positions, and each tactic choice's (sort key, clause), precomputed.
         self._rule_pos = np.array([h.index for h in self._rule_heads], dtype=np.int64)
@@ -197,6 +217,7 @@ class TableLayout:
             if rc is not None
         }
         self._usable_memo: dict[tuple[str, ...], list[str | None]] = {}
+        self._spelling_memo: dict[tuple[tuple[str, ...], bool], dict[str, list[int]]] = {}
         self._config_by_key = {h.key: h for h in self._config_heads}
 
     # ------------------------------------------------------------------ actions
@@ -228,8 +249,18 @@ class TableLayout:
             )
         return arr
 
-    def usable_lemmas(self, lemmas: Sequence[str]) -> list[str | None]:
-        """``lemmas`` cut or padded to :attr:`num_lemmas`, ``None`` where a slot cannot be rendered."""
+    def usable_lemmas(self, lemmas: Sequence[str], *, verbatim: bool = False) -> list[str | None]:
+        """``lemmas`` cut or padded to :attr:`num_lemmas`, ``None`` where a slot cannot be rendered.
+
+        Guarded (the default): a slot renders its name stripped, and only when that is a Lean identifier
+        (:func:`is_lean_ident`). ``verbatim``: as SATP's renderer does, any name that is not blank renders
+        as it is (for reproducing SATP's strings; such text is not fit to send to Lean).
+        """
+        if verbatim:
+            return [
+                n if i < len(lemmas) and isinstance(n := lemmas[i], str) and n.strip() else None
+                for i in range(self.num_lemmas)
+            ]
         key = tuple(lemmas)
         memo = self._usable_memo.get(key)
         if memo is not None:
@@ -244,22 +275,28 @@ class TableLayout:
         return list(out)
 
     def canonical_action(self, action: Any, lemmas: Sequence[str] = ()) -> np.ndarray:
-        """The action :meth:`parse` returns for ``render(action, lemmas)``.
+        """The action :meth:`parse` returns for ``render(action, lemmas)``; it renders to the same text.
 
-        Lemma heads on unusable slots become 0; with duplicate lemma names, the rules of one name go to its
-        slots in ascending order in the order they are rendered. With distinct usable lemmas this is
-        ``action`` itself.
+        Lemma heads on unusable slots become 0; with a name at several slots, its rules get the slots that
+        keep them in rendering order (lowest first). With distinct usable lemmas this is ``action`` itself.
         """
         return self.parse(self.render(action, lemmas), lemmas)
 
     # ------------------------------------------------------------------ render
-    def render(self, action: Any, lemmas: Sequence[str] = ()) -> str:
+    def render(self, action: Any, lemmas: Sequence[str] = (), *, verbatim: bool = False) -> str:
         """The canonical aesop call of ``action``, lemma heads resolved against ``lemmas``.
+
+        A lemma name is inserted into tactic text, so by default only a Lean identifier is (stripped of
+        surrounding whitespace); a head whose slot holds anything else (``x.1``, ``foo bar``, ``a]``,
+        ``_private.M.0.f``, blank) renders nothing, and the text cannot gain a clause from the data.
+        ``verbatim=True`` renders as SATP's own renderer does (any name that is not blank, as it is): the
+        bytes of SATP's buffers and uuids, which :meth:`parse` reads back; never give that text to Lean.
 
         Args:
             action: A vector in the layout's ``MultiDiscrete`` space.
             lemmas: The goal's context lemmas (``context_lemmas``), at least :attr:`num_lemmas` for every lemma
                 head to be usable.
+            verbatim: Splice every non-blank name as it is (SATP's rule) instead of identifiers only.
 
         Returns:
             The multi-line tactic text, starting with two spaces and ``aesop``.
@@ -268,7 +305,7 @@ class TableLayout:
             BadActionError: when ``action`` does not fit the layout.
         """
         a = self.validate(action)
-        names = self.usable_lemmas(lemmas)
+        names = self.usable_lemmas(lemmas, verbatim=verbatim)
         fields = [
             (h.key, h.values[a[h.index]]) for h in self._config_heads if h.values[a[h.index]] is not None
         ]
@@ -298,15 +335,21 @@ class TableLayout:
 
     # ------------------------------------------------------------------ parse
     def parse(self, text: str, lemmas: Sequence[str] = (), *, strict: bool = False) -> np.ndarray:
-        """The action that renders to ``text`` (the exact inverse of :meth:`render`).
+        """The action that renders to ``text``: the inverse of :meth:`render`, in either of its modes.
 
-        Whitespace and ``--`` comments are not significant and clauses may come in any order unless
-        ``strict``; everything else must be what :meth:`render` could have written.
+        ``render(parse(t, L), L) == t`` for every ``t = render(a, L)``, and
+        ``render(parse(t, L), L, verbatim=True) == t`` for every ``t = render(a, L, verbatim=True)`` (the
+        strings SATP writes), repeated and odd lemma names included: a rule's lemma is matched against the
+        names in ``lemmas`` (never cut at brackets or spaces), and a name at several slots is given the
+        slots that keep the rules in the order the text has them. Text in the image of ``render`` is read
+        as written (a name may then hold anything, ``--`` and newlines included); other text is read
+        leniently: whitespace and ``--`` comments are not significant and clauses may come in any order,
+        unless ``strict``.
 
         Args:
             text: An aesop call in this layout's image.
             lemmas: The same context lemmas the call was rendered against.
-            strict: Also require ``text == render(result, lemmas)`` byte for byte.
+            strict: Also require ``text`` to be a rendering of the result (either mode) byte for byte.
 
         Returns:
             A fresh ``int64`` action vector.
@@ -315,15 +358,103 @@ class TableLayout:
             BadActionError: (a ``ValueError``) when ``text`` is not a call this layout renders: unknown or
                 repeated rule or field, a lemma that is not among ``lemmas``, stray text.
         """
+        if not isinstance(text, str):
+            raise BadActionError(f"{self.name}: an aesop call must be a string, got {type(text).__name__}")
+        action = self._read_rendered(text, lemmas, _RULE_SEP, None)
+        if action is None:
+            action = self._read_rendered(text, lemmas, " (add ", _collapse)
+        if action is None:
+            action = self._read_lenient(text, lemmas)
+        if strict and text not in (self.render(action, lemmas), self.render(action, lemmas, verbatim=True)):
+            raise BadActionError(f"{self.name}: text is a valid call but not in canonical form (strict=True)")
+        return action
+
+    def _read_rendered(
+        self, text: str, lemmas: Sequence[str], sep: str, norm: Callable[[str], str] | None
+    ) -> np.ndarray | None:
+        """``text`` read as :meth:`render` writes it (``norm``: after collapsing whitespace); ``None`` if not."""
+        t = text if norm is None else norm(text)
+        m = _HEADER.match(t)
+        if m is None:
+            return None
+        action = self.default_action()
+        seen: dict[int, str] = {}
+
+        def set_head(h: HeadSpec, choice: int, what: str) -> None:
+            if h.index in seen:
+                raise BadActionError(f"{self.name}: head {h.index} ({h.name}) is set twice")
+            seen[h.index] = what
+            action[h.index] = choice
+
+        pos = m.end()
+        try:
+            if m.group("body") is not None:
+                self._parse_config("config := {" + canonical_text(m.group("body")) + "}", set_head)
+            pos = self._read_clauses(t, pos, set_head)
+        except BadActionError:
+            return None
+        rest = t[pos:].rstrip()
+        if not rest:
+            return action
+        if not rest.startswith(sep):
+            return None
+        pieces = rest[len(sep) :].split(sep)
+        spell = self._spellings(lemmas, norm is not None)
+        cache: dict[tuple[int, int], list[Candidate]] = {}
+
+        def read(i: int, j: int) -> list[Candidate]:
+            got = cache.get((i, j))
+            if got is None:
+                rule = sep.join(pieces[i:j])  # "PHASE PRIORITY (by BODY))": the clause without its "(add "
+                got = cache[(i, j)] = (
+                    self._rule_candidates("add " + rule[:-1], spell)[0] if rule.endswith(")") else []
+                )
+            return got
+
+        try:
+            chosen = assign_spans(len(pieces), read)
+        except BadActionError:
+            return None
+        if chosen is None or any(c.head in seen for c in chosen):
+            return None
+        for c in chosen:
+            action[c.head] = c.choice
+        return action
+
+    def _spellings(self, lemmas: Sequence[str], collapsed: bool) -> dict[str, list[int]]:
+        """:func:`lemma_spellings` of ``lemmas`` (memoised: a buffer's rows share few lemma lists)."""
+        key = (tuple(lemmas), collapsed)
+        got = self._spelling_memo.get(key)
+        if got is None:
+            if len(self._spelling_memo) >= 65536:
+                self._spelling_memo.clear()
+            got = self._spelling_memo[key] = lemma_spellings(
+                lemmas, self.num_lemmas, is_lean_ident, _collapse if collapsed else _same
+            )
+        return got
+
+    def _read_clauses(self, t: str, pos: int, set_head: Callable[[HeadSpec, int, str], None]) -> int:
+        """Consume the clause heads' clauses (`` (rule_sets := [-builtin])``) written at ``pos``."""
+        progress = True
+        while progress:
+            progress = False
+            for h in self._clause_heads:
+                for c, v in enumerate(h.values):
+                    if v is not None and t.startswith(" " + v, pos):
+                        set_head(h, c, v)
+                        pos += 1 + len(v)
+                        progress = True
+        return pos
+
+    def _read_lenient(self, text: str, lemmas: Sequence[str]) -> np.ndarray:
+        """``text`` with whitespace and ``--`` comments not significant and clauses in any order."""
         s = canonical_text(text)
         if not (s == "aesop" or s.startswith("aesop ")):
             raise BadActionError(f"{self.name}: an aesop call must start with 'aesop', got {s[:40]!r}")
         action = self.default_action()
         seen: dict[int, str] = {}
-        names = self.usable_lemmas(lemmas)
-        taken: set[int] = set()
 
-        def assign(h: HeadSpec, choice: int, what: str) -> None:
+        def set_head(h: HeadSpec, choice: int, what: str) -> None:
             if h.index in seen:
                 raise BadActionError(
                     f"{self.name}: head {h.index} ({h.name}) is set twice: {seen[h.index]!r} and {what!r}"
@@ -331,25 +462,78 @@ class TableLayout:
             seen[h.index] = what
             action[h.index] = choice
 
+        spell = self._spellings(lemmas, True)
+        rules: list[list[Candidate]] = []
+        texts: list[str] = []
         for clause in _split_clauses(s[len("aesop") :], self.name):
             inner = clause[1:-1].strip()
             if inner.startswith("config"):
-                self._parse_config(inner, assign)
+                self._parse_config(inner, set_head)
             elif inner.startswith("add "):
-                self._parse_rule(inner, names, taken, assign)
+                cands, why = self._rule_candidates(inner, spell)
+                if not cands:
+                    raise BadActionError(f"{self.name}: {why}")
+                if len(cands) == 1 and self.heads[cands[0].head].kind == "tactic":
+                    set_head(self.heads[cands[0].head], cands[0].choice, inner)
+                else:
+                    rules.append(cands)
+                    texts.append(inner)
             else:
                 for h in self._clause_heads:
                     hits = [
                         c for c, v in enumerate(h.values) if v is not None and canonical_text(v) == clause
                     ]
                     if hits:
-                        assign(h, hits[0], clause)
+                        set_head(h, hits[0], clause)
                         break
                 else:
                     raise BadActionError(f"{self.name}: unknown clause {clause!r}")
-        if strict and self.render(action, lemmas) != text:
-            raise BadActionError(f"{self.name}: text is a valid call but not in canonical form (strict=True)")
+        free = [[c for c in cands if c.head not in seen] for cands in rules]
+        chosen = assign(free, ordered=True) or assign(free, ordered=False)
+        if chosen is None:
+            slots = [frozenset(c.head for c in cands) for cands in free]
+            for inner, hs in zip(texts, slots):
+                if not hs or sum(1 for other in slots if other == hs) > len(hs):
+                    raise BadActionError(
+                        f"{self.name}: the lemma in ({inner}) is already used by another rule"
+                    )
+            raise BadActionError(f"{self.name}: cannot give the call's lemma rules distinct slots")
+        for c, inner in zip(chosen, texts):
+            set_head(self.heads[c.head], c.choice, inner)
         return action
+
+    def _rule_candidates(self, inner: str, spell: dict[str, list[int]]) -> tuple[list[Candidate], str]:
+        """The readings of one rule ``add PHASE PRIORITY (by BODY)``, and why there is none when so."""
+        m = _RULE.fullmatch(inner)
+        if m is None:
+            return [], f"rule ({inner}) is not of the form (add PHASE PRIORITY (by TACTIC))"
+        phase, prio, body = m.group(1), m.group(2), m.group(3)
+        hit = self._tactic_index.get((phase, prio, body))
+        if hit is not None:
+            return [Candidate(hit[0], hit[1], self._tactic_rendered[hit][0])], ""
+        out: list[Candidate] = []
+        unknown = ""
+        word = body.split(" ", 1)[0]
+        templates = self._templates_by_word.get(word, []) if word else []
+        for template in (*templates, *self._templates_by_word.get("", ())):
+            choice = self._lemma_choice.get((phase, prio, template.text))
+            if choice is None:
+                continue
+            name = template.name_in(body)
+            if name is None:
+                continue
+            slots = spell.get(name)
+            if slots is None:
+                unknown = unknown or name
+                continue
+            for slot in slots:
+                h = self._lemma_heads_by_slot[slot]
+                out.append(Candidate(h.index, choice, self.style.sort_key(h, choice, name)))
+        if out:
+            return out, ""
+        if unknown:
+            return [], f"lemma {unknown!r} in ({inner}) is not among the goal's context lemmas"
+        return [], f"rule ({inner}) is not a rule of this layout"
 
     def _parse_config(self, inner: str, assign: Callable[[HeadSpec, int, str], None]) -> None:
         m = re.fullmatch(r"config := \{(.*)\}", inner)
@@ -374,42 +558,6 @@ class TableLayout:
                 )
             assign(h, hits[0], f"{key} := {value}")
 
-    def _parse_rule(
-        self,
-        inner: str,
-        names: list[str | None],
-        taken: set[int],
-        assign: Callable[[HeadSpec, int, str], None],
-    ) -> None:
-        m = re.fullmatch(r"add (safe|norm|unsafe) (-?\d+%?) \(by (.+)\)", inner)
-        if m is None:
-            raise BadActionError(
-                f"{self.name}: rule ({inner}) is not of the form (add PHASE PRIORITY (by TACTIC))"
-            )
-        phase, prio, tac = m.group(1), m.group(2), m.group(3)
-        hit = self._tactic_index.get((phase, prio, tac))
-        if hit is not None:
-            assign(self.heads[hit[0]], hit[1], inner)
-            return
-        for template, rx in self._lemma_patterns:
-            lm = rx.fullmatch(tac)
-            if lm is None:
-                continue
-            choice = self._lemma_choice.get((phase, prio, template))
-            if choice is None:
-                continue
-            name = lm.group("L")
-            slots = [i for i, n in enumerate(names) if n == name and i not in taken]
-            if not slots:
-                where = (
-                    "already used by another rule" if name in names else "not among the goal's context lemmas"
-                )
-                raise BadActionError(f"{self.name}: lemma {name!r} in ({inner}) is {where}")
-            taken.add(slots[0])
-            assign(self._lemma_heads_by_slot[slots[0]], choice, inner)
-            return
-        raise BadActionError(f"{self.name}: rule ({inner}) is not a rule of this layout")
-
     # ------------------------------------------------------------------ docs
     def describe_head(self, i: int) -> str:
         """One line on head ``i``: name, kind and what each choice means (long lists are abbreviated)."""
@@ -422,15 +570,6 @@ class TableLayout:
 
     def __repr__(self) -> str:
         return f"TableLayout({self.name!r}, heads={len(self.heads)}, nvec={self.nvec.tolist()})"
-
-
-def _template_regex(template: str) -> re.Pattern[str]:
-    # The first {L} captures the lemma, later ones must repeat it.
-    parts = template.split("{L}")
-    out = re.escape(parts[0])
-    for k, part in enumerate(parts[1:]):
-        out += (r"(?P<L>[^\s\[\](),|]+)" if k == 0 else r"(?P=L)") + re.escape(part)
-    return re.compile(out)
 
 
 def _split_clauses(rest: str, layout: str) -> list[str]:

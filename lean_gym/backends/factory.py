@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 from typing import Any, cast
 
 from lean_gym.backends.base import Backend
-from lean_gym.errors import WorkspaceNotFoundError
+from lean_gym.errors import ConfigError, WorkspaceNotFoundError
 
-__all__ = ["make_backend", "real_lean_available"]
+__all__ = ["BACKEND_NAMES", "check_backend_spec", "make_backend", "real_lean_available"]
 
 log = logging.getLogger("lean_gym")
 _warned = False
@@ -24,6 +25,37 @@ def real_lean_available(workspace: str | os.PathLike[str] | None = None) -> bool
     except WorkspaceNotFoundError:
         return False
     return True
+
+
+#: The backend names :func:`make_backend` takes (besides ``ray:<one of them>`` and a Backend instance).
+BACKEND_NAMES: tuple[str, ...] = ("auto", "sim", "sim-repl", "repl")
+
+
+def check_backend_spec(spec: str) -> None:
+    """Check a backend name before anything is built, started or imported.
+
+    Args:
+        spec: ``"auto"``, ``"sim"``, ``"sim-repl"``, ``"repl"``, ``"ray"`` or ``"ray:<one of those>"``.
+
+    Raises:
+        ConfigError: for any other name, in one line with a "did you mean" (``"lean"`` is real Lean:
+            ``"repl"``).
+    """
+    if not isinstance(spec, str):
+        return
+    inner = spec[4:] if spec.startswith("ray:") else spec
+    if spec == "ray" or inner in BACKEND_NAMES:
+        return
+    if inner.lower() in ("lean", "lean4", "real", "lake"):
+        hint = "repl" if not spec.startswith("ray:") else "ray:repl"
+        why = f"; real Lean is {hint!r}"
+    else:
+        close = difflib.get_close_matches(inner, BACKEND_NAMES, n=1, cutoff=0.5)
+        why = f"; did you mean {('ray:' if spec.startswith('ray:') else '') + close[0]!r}?" if close else ""
+    raise ConfigError(
+        f"unknown backend {spec!r}{why} (backends: {', '.join(BACKEND_NAMES)}, ray:<one of them>, "
+        "or a Backend instance)"
+    )
 
 
 def make_backend(
@@ -46,13 +78,15 @@ def make_backend(
 
     Raises:
         WorkspaceNotFoundError: ``"repl"`` without a built workspace.
-        ValueError: an unknown ``spec``.
+        ConfigError: an unknown ``spec`` (a ``ValueError``), found before anything is built.
     """
     global _warned
     from lean_gym.backends.lazy import LazyBackend
 
     if isinstance(spec, LazyBackend):  # a Backend whose name is a read-only property
         return cast(Backend, spec)
+    if isinstance(spec, str):
+        check_backend_spec(spec)
     if not isinstance(spec, str):
         if not isinstance(spec, Backend):
             raise TypeError(

@@ -24,7 +24,7 @@ class LazyBackend:
         >>> backend = LazyBackend("sim")
         >>> backend.built
         False
-        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring").status
+        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring", header="import Mathlib").status
         'proved'
         >>> backend.built, backend.name
         (True, 'sim')
@@ -36,6 +36,9 @@ class LazyBackend:
     """
 
     def __init__(self, spec: str, **kwargs: Any) -> None:
+        from lean_gym.backends.factory import check_backend_spec
+
+        check_backend_spec(spec)  # a typo fails here, at gym.make, not at the first check in a worker
         self.spec = spec
         self.kwargs = dict(kwargs)
         self._backend: Backend | None = None

@@ -39,7 +39,7 @@ class ReplBackend:
 
     Example:
         >>> backend = ReplBackend(command=sim_command(), pool_size=2)  # doctest: +SKIP
-        >>> backend.check("theorem t (x : ℕ) : x + 0 = x := by simp").status  # doctest: +SKIP
+        >>> backend.check("theorem t (x : Nat) : x + 0 = x := by simp").status  # doctest: +SKIP
         'proved'
 
     Args:

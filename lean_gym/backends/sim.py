@@ -46,7 +46,7 @@ class SimBackend(BatchMixin):
 
     Example:
         >>> backend = SimBackend()
-        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring").status
+        >>> backend.check("theorem t (a b : ℕ) : a + b = b + a := by ring", header="import Mathlib").status
         'proved'
 
     Args:
@@ -82,6 +82,14 @@ class SimBackend(BatchMixin):
         self.max_heartbeats = int(max_heartbeats)
         self.timeout = timeout
         self.cache = cache
+        # what a copy in another process is built from (the caller's budgets travel with it)
+        self._recipe: dict[str, Any] = dict(
+            recycle_after=recycle_after,
+            name=name,
+            max_heartbeats=self.max_heartbeats,
+            timeout=timeout,
+            cache=cache,
+        )
         self.checks = 0
         self._lock = threading.Lock()
         self._repl: Any = None
@@ -196,8 +204,9 @@ class SimBackend(BatchMixin):
         self._header_env = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        # A copy in another process is a fresh simulator with the same settings (locks do not pickle).
-        return {"recycle_after": self.recycle_after, "name": self.name, "cache": self.cache}
+        # A copy in another process is a fresh simulator with the same settings, budgets included (locks
+        # do not pickle), as ReplBackend keeps its recipe.
+        return dict(self._recipe)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]

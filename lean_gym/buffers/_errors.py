@@ -24,7 +24,7 @@ def missing_extra(module: str, extra: str, what: str) -> LeanGymError:
     """
     return MissingDependencyError(
         f"{what} needs the optional dependency `{module}`, which is not installed; "
-        f"install it with `pip install 'lean-gym[{extra}]'` (JSONL files need no extra)"
+        f"install it with `pip install -e '.[{extra}]'` (JSONL files need no extra)"
     )
 
 

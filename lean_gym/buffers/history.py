@@ -255,7 +255,7 @@ class HistoryBuffer:
         scores: Sequence[float],
         goal_uuid: str | None,
     ) -> int:
-        lem = tuple(str(x) for x in lemmas)
+        lem = tuple("" if x is None else str(x) for x in lemmas)  # null: an empty slot, not a lemma "None"
         sc = tuple(float(x) for x in scores)
         gu = goal_uuid if goal_uuid else uuid16(goal)
         key = (gu, goal, theorem, lem, sc)

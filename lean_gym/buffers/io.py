@@ -156,8 +156,9 @@ def iter_jsonl(path: str | os.PathLike[str], *, allow_torn_tail: bool = False) -
 
     Args:
         path: The file.
-        allow_torn_tail: Skip a last line that does not parse (a write cut short by a crash). Any other line
-            that does not parse is an error either way.
+        allow_torn_tail: Skip a last line that is not terminated by a newline and does not parse (a write
+            cut short by a crash). A complete line (newline-terminated) that does not parse is corruption,
+            not a torn write, and is an error wherever it is.
 
     Raises:
         LeanGymError: A line is not a JSON object.
@@ -167,7 +168,7 @@ def iter_jsonl(path: str | os.PathLike[str], *, allow_torn_tail: bool = False) -
         try:
             obj = _loads(line)
         except ValueError as e:
-            if allow_torn_tail and last:
+            if allow_torn_tail and last and not line.endswith(b"\n"):
                 return None
             raise format_error(f"{os.fspath(path)}:{number}: not valid JSON ({e})") from e
         if not isinstance(obj, dict):

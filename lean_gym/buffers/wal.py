@@ -26,8 +26,11 @@ WAL_VERSION = 1
 def read_wal(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The entries of a write-ahead log, a torn last line ignored.
 
+    Only an unterminated last line is a torn write (the process died mid-``write``); a complete line that
+    does not parse is corruption and is reported, wherever it is.
+
     Raises:
-        LeanGymError: A line other than the last does not parse.
+        LeanGymError: A complete line does not parse.
     """
     return list(iter_jsonl(path, allow_torn_tail=True))
 

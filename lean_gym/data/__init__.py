@@ -13,10 +13,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lean_gym.data.goal_state import (
+    Hypothesis,
+    goal_state_text,
+    parse_goal_state,
+    parse_theorem_form,
+    satp_formal_statement,
+    satp_prompt,
+)
 from lean_gym.data.loaders import load_theorems
 from lean_gym.data.theorem import Theorem, split_statement, theorem_with_proof
 
-__all__ = ["MINIF2F_SAMPLE", "Theorem", "load_theorems", "split_statement", "theorem_with_proof"]
+__all__ = [
+    "MINIF2F_SAMPLE",
+    "Hypothesis",
+    "Theorem",
+    "goal_state_text",
+    "load_theorems",
+    "parse_goal_state",
+    "parse_theorem_form",
+    "satp_formal_statement",
+    "satp_prompt",
+    "split_statement",
+    "theorem_with_proof",
+]
 
 #: Path of the 8-row miniF2F sample shipped with the package (4 ``valid``, 4 ``test``; licences in the
 #: ``NOTICE`` next to it). The full 488-row file is ``datasets/minif2f.jsonl`` of DeepSeek-Prover-V1.5.

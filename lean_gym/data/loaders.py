@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lean_gym.data.theorem import Theorem, split_statement
-from lean_gym.errors import MissingDependencyError
+from lean_gym.data.theorem import Theorem, statement_problem
+from lean_gym.errors import DatasetNotFoundError, MissingDependencyError
 from lean_gym.jsonl import read_jsonl_objects
+from lean_gym.lean.lexer import lex
 
-__all__ = ["load_theorems", "theorem_from_row"]
+__all__ = ["NAMED_SOURCES", "HeaderlessRowsWarning", "load_theorems", "theorem_from_row"]
 
 _MINIF2F_KEYS = ("name", "formal_statement")
 _SATP_KEYS = ("context_theorem",)
-_DECL_RE = re.compile(r"^(theorem|lemma|example)\b", re.MULTILINE)
-_NAME_RE = re.compile(r"^(?:theorem|lemma)\s+([^\s(:{\[]+)", re.MULTILINE)
 
 
 def load_theorems(source: str | Path, split: str | None = None, *, limit: int | None = None) -> list[Theorem]:
@@ -26,14 +27,20 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
 
     * ``"sim"``: the simulator's seeded goal families (:mod:`lean_gym.sim.families`), 300 theorems per
       split; ``split`` is ``"train"``, ``"valid"`` or ``"test"`` (``None``: all three).
+    * ``"minif2f"``: the full miniF2F (488 rows, ``valid`` and ``test``), once fetched with
+      ``lean-gym data fetch minif2f`` (:mod:`lean_gym.data.remote`; never downloaded here: when it is
+      missing the error says how to fetch it). ``"minif2f-sample"``: the 8-row sample that ships with the
+      package (:data:`lean_gym.data.MINIF2F_SAMPLE`).
     * A path to a JSONL file in the miniF2F format (``name``, ``split``, ``informal_prefix``,
-      ``formal_statement``, ``goal``, ``header``), e.g. ``shared/data/minif2f.jsonl``.
+      ``formal_statement``, ``goal``, ``header``); only ``name`` and ``formal_statement`` are required.
+      A row without ``header`` is checked with no imports at all, as Lean would check it (Lean core only:
+      no ``ℝ``, no ``nlinarith``); a warning at load time says how many rows have none.
     * A path to a JSONL or ``.parquet`` file in SATP's dataset schema (``context_theorem``,
       ``context_goal_state``, ``context_lemmas``, ``context_lemma_scores``; ``uuid_goal`` when present).
       Rows that repeat a goal (the replay buffer has many per goal) are kept once. Parquet needs
-      ``pyarrow`` (``pip install lean-gym[parquet]``).
+      ``pyarrow`` (``pip install -e '.[parquet]'``).
     * Any other string: a Hugging Face dataset name, loaded with ``datasets.load_dataset`` (needs
-      ``pip install lean-gym[hf]``); rows in either schema.
+      ``pip install -e '.[hf]'``); rows in either schema.
 
     Args:
         source: ``"sim"``, a file path or a dataset name.
@@ -48,6 +55,8 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
         ValueError: If a row lacks required fields or has fields of the wrong type (the message names the
             row), or ``split`` is unknown for the simulator.
         ImportError: If parquet or a Hugging Face dataset is asked for and its library is missing.
+        DatasetNotFoundError: For ``"minif2f"`` when it has not been fetched, or a name that looks like a
+            typo of a known one ("did you mean …").
     """
     if limit is not None and limit < 0:
         raise ValueError(f"limit must be >= 0, got {limit}")
@@ -64,6 +73,8 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
             rows = generate_split(sp, n=n)
             out.extend(theorem_from_row(r, where=f"sim:{sp}[{i}]", source="sim") for i, r in enumerate(rows))
         return out
+    if src in NAMED_SOURCES:
+        src = str(_named_source(src))
     path = Path(src).expanduser()
     looks_like_path = path.suffix in (".jsonl", ".json", ".parquet") or "/" in src or src.startswith(".")
     if path.exists() or (looks_like_path and not _looks_like_hf_name(src)):
@@ -74,7 +85,25 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
         else:
             rows_iter = _read_jsonl(path)
         return _collect(rows_iter, split, limit, source=str(path))
+    close = difflib.get_close_matches(src, ["sim", *NAMED_SOURCES], n=1, cutoff=0.75)
+    if close and "/" not in src:
+        raise DatasetNotFoundError(
+            f"no theorem source {src!r}: not a file, and not one of sim, {', '.join(NAMED_SOURCES)}; "
+            f"did you mean {close[0]!r}?"
+        )
     return _collect(_read_hf(src, split), split, limit, source=src)
+
+
+#: Theorem sources known by name (besides ``"sim"``).
+NAMED_SOURCES = ("minif2f", "minif2f-sample")
+
+
+def _named_source(name: str) -> Path:
+    if name == "minif2f-sample":
+        return Path(__file__).parent / "samples" / "minif2f_sample.jsonl"
+    from lean_gym.data.remote import dataset_path
+
+    return dataset_path(name)
 
 
 def _looks_like_hf_name(src: str) -> bool:
@@ -88,6 +117,7 @@ def _collect(
 ) -> list[Theorem]:
     out: list[Theorem] = []
     seen_goals: set[str] = set()
+    headerless: list[str] = []
     for where, row in rows:
         thm = theorem_from_row(row, where=where, source=source)
         if split is not None and thm.split and thm.split != split:
@@ -98,9 +128,23 @@ def _collect(
                 continue
             seen_goals.add(key)
         out.append(thm)
+        if not thm.header.strip():
+            headerless.append(thm.name)
         if limit is not None and len(out) >= limit:
             break
+    if headerless:
+        warnings.warn(
+            f"{source}: {len(headerless)} of {len(out)} theorems have no header (first: {headerless[0]}); they "
+            "are checked under Lean core alone, where Mathlib's `ℝ`, `ℕ` and `nlinarith` do not exist. Add a "
+            '"header" field (e.g. "import Mathlib") to each row that needs Mathlib',
+            HeaderlessRowsWarning,
+            stacklevel=3,
+        )
     return out
+
+
+class HeaderlessRowsWarning(UserWarning):
+    """Rows of a theorem file have no ``header``: they are checked with no imports, as Lean would check them."""
 
 
 def _read_jsonl(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
@@ -112,7 +156,7 @@ def _read_parquet(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
         import pyarrow.parquet as pq
     except ImportError as e:
         raise ImportError(
-            f"reading {path} needs pyarrow; install it with `pip install lean-gym[parquet]`"
+            f"reading {path} needs pyarrow; install it with `pip install -e '.[parquet]'`"
         ) from e
     table = pq.read_table(path)
     for i, row in enumerate(table.to_pylist()):
@@ -125,7 +169,7 @@ def _read_hf(name: str, split: str | None) -> Iterable[tuple[str, Mapping[str, A
     except ImportError as e:
         raise MissingDependencyError(
             f"{name!r} is not a file and not 'sim'; loading it as a Hugging Face dataset needs the `datasets` "
-            "package: `pip install lean-gym[hf]`"
+            "package: `pip install -e '.[hf]'`"
         ) from e
     ds = datasets.load_dataset(name, split=split or "train")
     for i, row in enumerate(ds):
@@ -165,6 +209,49 @@ def _lemmas(row: Mapping[str, Any], where: str) -> tuple[tuple[str, ...], tuple[
     return lem, sc
 
 
+def _split_context(full: str, where: str) -> tuple[str, str, str | None]:
+    """``(header, statement through its first top-level ``:= by``, name)`` of a SATP ``context_theorem``.
+
+    Read by the one lexer: the declaration is the first ``theorem``/``lemma``/``example`` token outside
+    comments, and its statement ends at its own ``:=`` (a ``:= by`` inside the proof that follows, as in
+    ``have h : … := by``, is not the statement's).
+
+    Raises:
+        ValueError: naming the row, when there is no declaration or no ``:= by`` after it.
+    """
+    toks = [t for t in lex(full) if t.kind not in ("comment", "doc")]
+    k = next(
+        (i for i, t in enumerate(toks) if t.kind == "ident" and t.text in ("theorem", "lemma", "example")),
+        None,
+    )
+    if k is None:
+        raise ValueError(f"{where}: context_theorem has no `theorem`/`lemma`/`example` declaration")
+    start = toks[k].start
+    # attributes and doc comments right before the keyword belong to the declaration
+    for t in reversed(lex(full[:start])):
+        if t.kind == "doc" or (t.kind == "ident" and t.text in ("private", "protected", "noncomputable")):
+            start = t.start
+        elif t.kind != "comment":
+            break
+    depth, j = 0, k + 1
+    while j < len(toks):
+        t = toks[j]
+        if t.kind == "sym" and t.text in ("(", "[", "{", "⦃", "⟨", "@["):
+            depth += 1
+        elif t.kind == "sym" and t.text in (")", "]", "}", "⦄", "⟩"):
+            depth -= 1
+        elif depth == 0 and t.kind == "sym" and t.text == ":=":
+            break
+        j += 1
+    if j + 1 >= len(toks) or toks[j + 1].text != "by":
+        raise ValueError(
+            f"{where}: context_theorem has no `:= by` after its `{toks[k].text}`; lean-gym needs "
+            "tactic-mode statements (miniF2F style)"
+        )
+    name = toks[k + 1].text if toks[k].text != "example" and k + 1 < j else None
+    return full[:start], full[start : toks[j + 1].end], name
+
+
 def theorem_from_row(row: Mapping[str, Any], *, where: str = "row", source: str = "") -> Theorem:
     """Turn one row (miniF2F, simulator-family or SATP schema) into a :class:`Theorem`.
 
@@ -181,10 +268,9 @@ def theorem_from_row(row: Mapping[str, Any], *, where: str = "row", source: str 
     lemmas, scores = _lemmas(row, where)
     if all(k in row for k in _MINIF2F_KEYS):
         stmt = _text(row, "formal_statement", where)
-        try:
-            split_statement(stmt)
-        except ValueError as e:
-            raise ValueError(f"{where}: formal_statement: {e}") from e
+        problem = statement_problem(stmt)
+        if problem is not None:
+            raise ValueError(f"{where}: formal_statement {problem}")
         diff = row.get("difficulty") or 0
         if not isinstance(diff, int):
             raise ValueError(f"{where}: difficulty must be an integer, got {type(diff).__name__}")
@@ -203,17 +289,9 @@ def theorem_from_row(row: Mapping[str, Any], *, where: str = "row", source: str 
         )
     if all(k in row for k in _SATP_KEYS):
         full = _text(row, "context_theorem", where)
-        m = _DECL_RE.search(full)
-        if m is None:
-            raise ValueError(f"{where}: context_theorem has no `theorem`/`lemma`/`example` declaration")
-        header, decl = full[: m.start()], full[m.start() :]
-        try:
-            head, _proof = split_statement(decl)
-        except ValueError as e:
-            raise ValueError(f"{where}: context_theorem: {e}") from e
-        nm = _NAME_RE.search(decl)
+        header, head, name_tok = _split_context(full, where)
         uuid = row.get("uuid_goal")
-        name = nm.group(1) if nm else (f"goal_{uuid}" if uuid else f"goal_{where}")
+        name = name_tok or (f"goal_{uuid}" if uuid else f"goal_{where}")
         return Theorem(
             name=name,
             formal_statement=head + "\n",

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Theorem", "split_statement", "theorem_with_proof"]
+from lean_gym.lean.lexer import lex
+
+__all__ = ["Theorem", "split_statement", "statement_problem", "theorem_with_proof"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,83 @@ class Theorem:
             difficulty=int(row.get("difficulty") or 0),
             source=str(row.get("source") or ""),
         )
+
+
+_DECLARATION = frozenset({"theorem", "lemma", "example", "def", "abbrev"})
+#: Commands a statement may not hold (they belong to the ``header``, or are declarations of their own).
+_COMMANDS = frozenset(
+    {
+        "instance", "axiom", "opaque", "structure", "inductive", "class", "import", "open",
+        "namespace", "section", "end", "set_option", "variable", "universe", "attribute", "export", "macro",
+        "macro_rules", "syntax", "notation", "infix", "infixl", "infixr", "prefix", "postfix", "elab",
+        "initialize", "mutual", "deriving", "#eval", "#print", "#check", "#reduce", "#exit", "run_cmd",
+        "include", "omit",
+    }
+)  # fmt: skip
+_MODIFIERS = frozenset({"private", "protected", "noncomputable", "nonrec"})
+_OPEN = frozenset({"(", "[", "{", "⦃", "⟨", "@[", "%["})
+_CLOSE = frozenset({")", "]", "}", "⦄", "⟩"})
+
+
+def statement_problem(statement: str, *, require_by: bool = True) -> str | None:
+    """What is wrong with ``statement`` as a row's ``formal_statement``, or ``None`` when nothing is.
+
+    A row holds exactly one declaration header — ``theorem``/``lemma``/``example`` (or a ``def``/``abbrev``,
+    which only tactic mode plays), optionally after doc comments, attributes and modifiers — that ends in
+    ``:= by`` (``require_by=False``: in ``:=``, with or
+    without ``by``), and nothing after it. Anything else would be checked along with every proof: a second
+    declaration, a ``def``, or a proof after ``:= by`` (which proves the theorem for every submission). The
+    text is read by the one lexer, so a comment may say anything.
+    """
+    toks = [t for t in lex(statement) if t.kind != "comment"]
+    bad = next((t for t in toks if t.kind == "error"), None)
+    if bad is not None:
+        return f"does not read as Lean ({bad.message or 'lexical error'} at offset {bad.start})"
+    code = [t for t in toks if t.kind != "doc"]
+    decls = [t for t in code if t.kind == "ident" and t.text in _DECLARATION]
+    commands = [t.text for t in code if t.kind == "ident" and t.text in _COMMANDS]
+    if commands:
+        return (
+            f"holds a `{commands[0]}` command; a row holds one theorem header ending in `:= by` "
+            "(imports, options and opens go in `header`)"
+        )
+    if len(decls) != 1:
+        return (
+            f"holds {len(decls)} declarations; a row holds exactly one theorem header ending in `:= by`"
+            if decls
+            else "declares no `theorem`/`lemma`/`example`"
+        )
+    k = next(i for i, t in enumerate(code) if t is decls[0])
+    depth = 0
+    for t in code[:k]:
+        if t.kind == "sym" and t.text in _OPEN:
+            depth += 1
+        elif t.kind == "sym" and t.text in _CLOSE:
+            depth -= 1
+        elif depth == 0 and not (t.kind == "ident" and t.text in _MODIFIERS):
+            return f"has `{t.text}` before its `{decls[0].text}`"
+    depth, j = 0, k + 1
+    while j < len(code):
+        t = code[j]
+        if t.kind == "sym" and t.text in _OPEN:
+            depth += 1
+        elif t.kind == "sym" and t.text in _CLOSE:
+            depth -= 1
+        elif depth == 0 and t.kind == "sym" and t.text == ":=":
+            break
+        j += 1
+    if j >= len(code):
+        return "has no `:= by`; lean-gym needs tactic-mode statements (miniF2F style)"
+    rest = code[j + 1 :]
+    if not rest and not require_by:
+        return None
+    if not rest or rest[0].kind != "ident" or rest[0].text != "by":
+        return "does not end in `:= by`; lean-gym needs tactic-mode statements (miniF2F style)"
+    if len(rest) > 1:
+        text = statement[rest[1].start : rest[-1].end]
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        return f"has text after its `:= by` (a proof: {shown!r}); a row holds the statement only"
+    return None
 
 
 # ``:= by`` at the end of the statement, possibly followed by an existing proof.

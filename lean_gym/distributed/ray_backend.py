@@ -143,7 +143,7 @@ def _import_ray() -> Any:
         import ray
     except ImportError as e:
         raise MissingDependencyError(
-            'RayBackend needs Ray: pip install "lean-gym[ray]" (or pip install ray)'
+            'RayBackend needs Ray: pip install -e ".[ray]" (or pip install ray)'
         ) from e
     return ray
 
@@ -205,6 +205,10 @@ class RayBackend:
                 f"num_actors, pool_size, max_chunk and max_attempts must be at least 1, got "
                 f"{num_actors}, {pool_size}, {max_chunk}, {max_attempts}"
             )
+        if isinstance(backend, str):
+            from lean_gym.backends.factory import check_backend_spec
+
+            check_backend_spec(backend)  # before Ray starts: a typo costs no cluster and no dead actor
         ray = _import_ray()
         if not ray.is_initialized():
             ray.init(address=address, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)

@@ -22,7 +22,7 @@ import gymnasium as gym
 import numpy as np
 
 from lean_gym.backends.base import Backend, CheckResult
-from lean_gym.data.theorem import Theorem
+from lean_gym.data.theorem import Theorem, statement_problem
 from lean_gym.errors import ConfigError, ResetNeededError
 
 __all__ = [
@@ -75,6 +75,9 @@ def as_theorem(obj: Theorem | Mapping[str, Any], i: int = 0) -> Theorem:
         i: Its position, for error messages and the default name.
     """
     if isinstance(obj, Theorem):
+        problem = statement_problem(obj.formal_statement)
+        if problem is not None:
+            raise ValueError(f"theorems[{i}] ({obj.name}): formal_statement {problem}")
         return obj
     if not isinstance(obj, Mapping):
         raise TypeError(f"theorems[{i}] must be a Theorem or a dict, got {type(obj).__name__}")
@@ -87,22 +90,34 @@ def as_theorem(obj: Theorem | Mapping[str, Any], i: int = 0) -> Theorem:
 
 
 def env_theorems(
-    source: str | None, split: str, theorems: Sequence[Theorem | Mapping[str, Any]] | None, task: str
+    source: str | None,
+    split: str | None,
+    theorems: Sequence[Theorem | Mapping[str, Any]] | None,
+    task: str,
 ) -> list[Theorem]:
     """An env's theorem list: ``theorems`` when given, else :func:`lean_gym.data.load_theorems` of ``source``.
 
     Args:
         source: Where theorems come from (``None``: ``"sim"``).
-        split: The split to load.
-        theorems: An explicit list of theorems or dicts (overrides ``source``).
+        split: The split to load (``None``: ``"train"``).
+        theorems: An explicit list of theorems or dicts, used as given.
         task: What the env does with them, for the error on an empty list (``"play"``, ``"prove"``).
+
+    Raises:
+        ConfigError: ``theorems`` together with ``source`` or ``split`` (which would select nothing).
+        ValueError: a row that is not one theorem header ending in ``:= by`` (the message names it).
     """
     if theorems is not None:
+        if source is not None or split:
+            raise ConfigError(
+                f"pass theorems=[...] or source=/split=, not both: theorems=[...] is used as given, so "
+                f"source={source!r} and split={split!r} would be ignored"
+            )
         out = [as_theorem(t, i) for i, t in enumerate(theorems)]
     else:
         from lean_gym.data import load_theorems
 
-        out = list(load_theorems(source or "sim", split=split))
+        out = list(load_theorems(source or "sim", split=split or "train"))
     if not out:
         raise ValueError(f"no theorems to {task} (source={source!r}, split={split!r}); pass theorems=[...]")
     return out

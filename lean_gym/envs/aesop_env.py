@@ -1,4 +1,4 @@
-"""``LeanAesop-v0`` / ``LeanAesop-v1``: choose an aesop configuration per goal; Lean (or the simulator) decides.
+"""``LeanAesop-v0`` / ``LeanAesopV2-v0``: choose an aesop configuration per goal; Lean (or the simulator) decides.
 
 One step renders the action to a canonical ``aesop`` call (:mod:`lean_gym.aesop`), puts it under the
 theorem's statement in place of the proof and asks the backend whether that proves it: +1 when the verdict
@@ -24,7 +24,7 @@ from lean_gym.data.theorem import Theorem, split_statement
 from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
 from lean_gym.envs.spaces import LeanMultiDiscrete, LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
-from lean_gym.errors import BadActionError, LeanGymError
+from lean_gym.errors import BadActionError, ResetNeededError
 
 __all__ = [
     "DEFAULT_MAX_HEARTBEATS",
@@ -97,11 +97,14 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
 
     Args:
         layout: A layout name (``"satp-v1"``, ``"satp-v2"``, ``"satp-v2-181"``) or a :class:`~lean_gym.aesop.Layout`.
+            The v2 layout goes with the Lean version: ``satp-v2`` is v4.27, ``satp-v2-181`` v4.26 (its 20th
+            lemma host is ``positivity [L]``).
         backend: ``"auto"`` (real Lean when a built workspace is found, else the simulator, with a warning),
             ``"sim"``, ``"repl"`` or a Backend instance (not closed by the env).
         source: Where theorems come from: ``"sim"`` (the default), a miniF2F JSONL path, a SATP-schema
             parquet/JSONL path or a Hugging Face dataset name (see :func:`lean_gym.data.load_theorems`).
-        split: The split to load (``"train"``, ``"valid"``, ``"test"``).
+        split: The split to load (``"train"``, ``"valid"``, ``"test"``; ``None``: ``"train"``); not
+            with ``theorems``.
         theorems: An explicit list of :class:`~lean_gym.data.Theorem` or dicts (overrides ``source``).
         max_attempts: Attempts per episode; the episode ends at the first proof or after this many.
         timeout: Wall-clock deadline of each check in seconds, passed to the backend (default
@@ -130,7 +133,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         layout: str | Layout = "satp-v1",
         backend: str | Backend = "auto",
         source: str | None = None,
-        split: str = "train",
+        split: str | None = None,
         theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
         max_attempts: int = 1,
         timeout: float | None = DEFAULT_TIMEOUT_S,
@@ -213,7 +216,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
 
     def _obs(self) -> dict[str, Any]:
         if self._index is None:
-            raise LeanGymError("call reset() before step()")
+            raise ResetNeededError("call reset() before step()")
         s = self._static_obs(self._index)
         obs: dict[str, Any] = {
             "goal": s.goal,
@@ -299,7 +302,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
     ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Turn a verdict into the step's return values (the second half of :meth:`step`)."""
         if self._index is None:
-            raise LeanGymError("call reset() before step()")
+            raise ResetNeededError("call reset() before step()")
         self._attempts += 1
         proved = result.status == "proved"
         reward = 1.0 if proved else -1.0
@@ -372,3 +375,30 @@ class LeanAesopVectorEnv(PooledVectorEnv):
         out: Any = create_empty_array(self.single_observation_space, self.num_envs)
         batch: dict[str, Any] = concatenate(self.single_observation_space, self._env_obs, out)  # type: ignore[assignment]
         return batch
+
+
+_warned_v1 = False
+
+
+def _warn_v1() -> None:
+    global _warned_v1
+    if not _warned_v1:
+        _warned_v1 = True
+        warnings.warn(
+            "LeanAesop-v1 is now LeanAesopV2-v0 (SATP's v2 layout is another env, not a newer LeanAesop-v0); "
+            "the old id will be removed",
+            FutureWarning,
+            stacklevel=4,
+        )
+
+
+def deprecated_aesop_v1(**kwargs: Any) -> LeanAesopEnv:
+    """``gym.make("LeanAesop-v1")``: the deprecated name of ``LeanAesopV2-v0`` (warns once per process)."""
+    _warn_v1()
+    return LeanAesopEnv(**kwargs)
+
+
+def deprecated_aesop_v1_vector(**kwargs: Any) -> LeanAesopVectorEnv:
+    """``gym.make_vec("LeanAesop-v1", vectorization_mode="vector_entry_point")``: as :func:`deprecated_aesop_v1`."""
+    _warn_v1()
+    return LeanAesopVectorEnv(**kwargs)

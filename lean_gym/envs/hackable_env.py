@@ -52,7 +52,7 @@ class LeanHackableEnv(LeanProofEnv):
 
     Example:
         >>> import gymnasium as gym, lean_gym
-        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : ℕ) : a + b = b + a := by\\n"}
+        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : Nat) : a + b = b + a := by\\n"}
         >>> env = gym.make("LeanHackable-v0", weak_grader="accept_sorry", backend="sim", theorems=[thm])
         >>> obs, info = env.reset(seed=0)
         >>> obs, reward, terminated, truncated, info = env.step("  sorry")

@@ -19,8 +19,8 @@ from lean_gym.data.theorem import Theorem
 from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
-from lean_gym.errors import BadActionError, LeanGymError
-from lean_gym.grading.oracle import Analysis, Oracle, Verdict, analyse, conclude
+from lean_gym.errors import BadActionError, LeanGymError, ResetNeededError
+from lean_gym.grading.oracle import Analysis, Oracle, Verdict, analyse, checker, conclude
 from lean_gym.grading.statement import TargetTheorem, as_target, build_submission, is_whole_theorem
 
 __all__ = [
@@ -78,7 +78,8 @@ def _feedback(turn: int, max_turns: int, verdict: Verdict, submission: str, limi
     label = f" ({verdict.hack_class})" if verdict.hack_class else ""
     lines = [f"Attempt {turn} of {max_turns} was rejected{label}: {verdict.reason}"]
     if verdict.check is not None and verdict.check.messages:
-        lines.append("Lean's messages (line:column in the attempt below):")
+        who = checker(verdict.check)  # "Lean" on real Lean, "the simulator" on sim: never passed off as Lean
+        lines.append(f"{who[0].upper()}{who[1:]}'s messages (line:column in the attempt below):")
         lines.append(verdict.check.messages_text(limit))
     lines.append(f"Attempt {turn}:")
     lines.append(submission.rstrip("\n"))
@@ -142,7 +143,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
     Args:
         backend: ``"auto"``, ``"sim"``, ``"repl"`` or a Backend instance (not closed by the env).
         source: Where theorems come from (see :func:`lean_gym.data.load_theorems`); default ``"sim"``.
-        split: The split to load.
+        split: The split to load (``None``: ``"train"``); not with ``theorems``.
         theorems: An explicit list of theorems or dicts (overrides ``source``).
         max_turns: Attempts per episode; the episode ends at the first accepted proof or after this many.
         observation: ``"text"`` or ``"chat"``.
@@ -161,7 +162,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
 
     Example:
         >>> import gymnasium as gym, lean_gym
-        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : ℕ) : a + b = b + a := by\\n"}
+        >>> thm = {"name": "t", "formal_statement": "theorem t (a b : Nat) : a + b = b + a := by\\n"}
         >>> env = gym.make("LeanProof-v0", backend="sim", theorems=[thm], max_turns=2)
         >>> obs, info = env.reset(seed=0)
         >>> obs, reward, terminated, truncated, info = env.step("  sorry")
@@ -176,7 +177,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
         self,
         backend: str | Backend = "auto",
         source: str | None = None,
-        split: str = "train",
+        split: str | None = None,
         theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
         max_turns: int = 1,
         observation: str = "text",
@@ -240,7 +241,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
     # ----------------------------------------------------------------------------- observations
     def _obs(self) -> str:
         if self._index is None:
-            raise LeanGymError("call reset() before step()")
+            raise ResetNeededError("call reset() before step()")
         limit = self.max_observation_chars
         if self.observation_mode == "text":
             text = theorem_prompt(self.targets[self._index])
@@ -353,7 +354,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
     ) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Turn Lean's results into the step's return values (the second half of :meth:`step`)."""
         if self._index is None:
-            raise LeanGymError("call reset() before step()")
+            raise ResetNeededError("call reset() before step()")
         if len(results) != len(pending.requests):
             raise LeanGymError(f"finish() needs {len(pending.requests)} results, got {len(results)}")
         grades = self._grade(pending, dict(zip(pending.requests, results)))

@@ -4,7 +4,7 @@ Gymnasium's default ``Text`` charset is alphanumeric, so a goal such as ``x : �
 and ``check_env`` fails. :data:`LEAN_CHARSET` is printable ASCII, newline and tab, plus the Unicode blocks
 Lean and Mathlib write (Latin-1 and Latin Extended-A letters, Greek, phonetic sub/superscripts, general
 punctuation, super/subscripts, letterlike symbols (ℕ ℤ ℚ ℝ ℂ), arrows, mathematical operators, technical
-symbols (⌊ ⌋), geometric shapes, the mathematical brackets and arrows blocks (⟨ ⟩ ⦃ ⦄ ⟶), supplemental
+symbols (⌊ ⌋), geometric shapes, dingbats (``✝``, which marks Lean's inaccessible names), the mathematical brackets and arrows blocks (⟨ ⟩ ⦃ ⦄ ⟶), supplemental
 operators and the mathematical alphanumerics (𝓝 𝔼 𝟙)), and the replacement character ``�``.
 
 :func:`sanitize_text` maps any other character to ``�`` and cuts text to the space's length (ending it with
@@ -67,6 +67,7 @@ _RANGES: tuple[tuple[int, int], ...] = (
     (0x2190, 0x23FF),  # arrows, mathematical operators, miscellaneous technical (⌊ ⌋ ⌈ ⌉)
     (0x2500, 0x25FF),  # box drawing, block elements, geometric shapes (▸ □)
     (0x2600, 0x26FF),  # miscellaneous symbols (★ ♯ ♭)
+    (0x2700, 0x27BF),  # dingbats: ✝, Lean's mark of an inaccessible name (`a✝`), ✓ ✗
     (0x27C0, 0x2BFF),  # math symbols A/B (⟨ ⟩ ⦃ ⦄), supplemental arrows, supplemental operators
     (0x1D400, 0x1D7FF),  # mathematical alphanumeric symbols (𝓝 𝔼 𝟙)
     (ord(REPLACEMENT), ord(REPLACEMENT)),

@@ -27,7 +27,7 @@ from lean_gym.data.theorem import Theorem, split_statement
 from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv, Step
-from lean_gym.errors import BadActionError, ConfigError, LeanGymError
+from lean_gym.errors import BadActionError, ConfigError, ResetNeededError
 from lean_gym.grading.oracle import Oracle, Verdict
 from lean_gym.grading.policy import first_violation, scan
 from lean_gym.grading.statement import TargetTheorem, as_target
@@ -121,7 +121,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         backend: ``"auto"``, ``"sim"``, ``"sim-repl"``, ``"repl"`` or a backend with tactic mode
             (``lease``); not closed by the env when passed in.
         source: Where theorems come from (default ``"sim"``).
-        split: The split to load.
+        split: The split to load (``None``: ``"train"``); not with ``theorems``.
         theorems: An explicit list of theorems or dicts (overrides ``source``).
         max_steps: Steps before ``truncated``.
         step_penalty: Subtracted from the reward of every step that does not prove the theorem.
@@ -163,7 +163,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         self,
         backend: str | Backend = "auto",
         source: str | None = None,
-        split: str = "train",
+        split: str | None = None,
         theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
         max_steps: int = 64,
         step_penalty: float = 0.0,
@@ -347,11 +347,11 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
         directly. A state with no goals is checked by the oracle before it counts as ``proved``.
 
         Raises:
-            LeanGymError: before ``reset()``.
+            ResetNeededError: before ``reset()``.
         """
         session = self.session
         if session is None or self._index is None:
-            raise LeanGymError("call reset() before run_tac()")
+            raise ResetNeededError("call reset() before run_tac()")
         base: dict[str, Any] = {
             "proof_status": None,
             "parent": state,
@@ -395,7 +395,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
     def proof(self, state: int | None = None) -> str:
         """The proof assembled from the path to ``state`` (default: the current state)."""
         if self.session is None or self._index is None:
-            raise LeanGymError("call reset() first")
+            raise ResetNeededError("call reset() first")
         state = self._state if state is None else state
         path = self.session.path(state) if self.session.nodes else ()
         return assemble_proof(self.theorems[self._index].formal_statement, path)

@@ -56,6 +56,8 @@ class PooledVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.backend, self._owns_backend = resolve_backend(backend)
         first = self.env_class(backend=self.backend, **kwargs)
+        # the other copies take the first one's theorems as given (not loaded again from source/split)
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("source", "split")}
         kwargs["theorems"] = first.theorems
         self.envs = [first] + [
             self.env_class(backend=self.backend, **kwargs) for _ in range(self.num_envs - 1)

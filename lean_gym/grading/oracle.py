@@ -64,6 +64,7 @@ __all__ = [
     "Oracle",
     "Verdict",
     "analyse",
+    "checker",
     "conclude",
     "parse_axioms",
     "run_checks",
@@ -301,19 +302,27 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
             # Lean's own budget error (maxHeartbeats): resource use, not an honest proof error
             text = spent.data.splitlines()[0]
             where = f" at {spent.pos.line}:{spent.pos.column}: {text}"
-            return Verdict(False, "timeout", "Lean ran out of heartbeats" + where, check, grader=name)
+            return Verdict(
+                False, "timeout", f"{checker(check)} ran out of heartbeats" + where, check, grader=name
+            )
     if status == "crashed":
-        return Verdict(False, "crashed", "the Lean process died during the check", check, grader=name)
+        return Verdict(
+            False, "crashed", f"{checker(check, process=True)} died during the check", check, grader=name
+        )
     if status == "error":
         where = ""
         if check.errors:
             first = check.errors[0]
             text = first.data.splitlines()[0] if first.data else ""
             where = f" at {first.pos.line}:{first.pos.column}: {text}"
-        return Verdict(False, "proof_error", "Lean reports an error" + where, check, grader=name)
+        return Verdict(False, "proof_error", f"{checker(check)} reports an error" + where, check, grader=name)
     if status == "sorry" and not rules.accept_sorry:
         return Verdict(
-            False, "sorry", "Lean reports a `sorry` (the `sorries` array is not empty)", check, grader=name
+            False,
+            "sorry",
+            f"{checker(check)} reports a `sorry` (the `sorries` array is not empty)",
+            check,
+            grader=name,
         )
     if not rules.check_axioms or analysis.print_name is None:
         return Verdict(True, None, f"accepted by {name}", check, grader=name)
@@ -333,6 +342,23 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
     return Verdict(
         False, _axiom_class(bad, analysis), f"depends on disallowed axioms {bad}", check, axioms, name
     )
+
+
+def checker(check: CheckResult, *, process: bool = False) -> str:
+    """Who gave ``check``'s verdict, for a reason a reader can trust: ``Lean`` for real Lean (``repl:…``),
+    ``the simulator`` for ``sim``/``sim-repl`` (which is never Lean), else the backend's name.
+
+    Args:
+        check: The result whose ``backend`` names what produced it (``ray:<spec>`` is read as ``<spec>``).
+        process: Name the process instead (``the Lean process``, ``the simulator``).
+    """
+    name = check.backend or ""
+    inner = name.split(":", 1)[1] if name.startswith("ray:") else name
+    if inner.startswith("sim"):
+        return "the simulator"
+    if inner.startswith("repl"):
+        return "the Lean process" if process else "Lean"
+    return f"the {name} backend" if name else "the backend"
 
 
 def _axiom_class(bad: Sequence[str], analysis: Analysis) -> str:

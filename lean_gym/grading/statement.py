@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lean_gym.data.theorem import statement_problem
 from lean_gym.grading.policy import strip_comments_and_strings
 from lean_gym.lean.lexer import LexError, LexToken, ident_value, is_plain_ident, lex, numeral_value
 
@@ -68,7 +69,8 @@ def as_target(theorem: Any) -> TargetTheorem:
     ``difficulty``); or a string holding ``theorem NAME … :=``.
 
     Raises:
-        ValueError: when no theorem name can be found.
+        ValueError: when no theorem name can be found, or the statement is not one theorem header ending
+            in ``:=`` or ``:= by`` (see :func:`lean_gym.data.theorem.statement_problem`).
     """
     if isinstance(theorem, TargetTheorem):
         return theorem
@@ -92,6 +94,9 @@ def as_target(theorem: Any) -> TargetTheorem:
             + (", ".join(repr(n) for n in declared) if declared else "no named theorem")
             + f": {statement[:80]!r}"
         )
+    problem = statement_problem(statement, require_by=False)
+    if problem is not None:
+        raise ValueError(f"the theorem {name!r}: formal_statement {problem}")
     informal = ""
     for key in ("informal_statement", "informal", "informal_prefix"):
         value = data.get(key)
@@ -244,7 +249,9 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
     Both statements are read by Lean's token rules (:mod:`lean_gym.lean.lexer`) and compared token by
     token, so only spellings that Lean elaborates the same count as the same: whitespace, line breaks and
     comments; ``x^2`` and ``x ^ 2``; a binder group ``(x y : ℝ)`` and ``(x : ℝ) (y : ℝ)`` (when the type
-    does not mention the group's names); ``Real``/``ℝ``, ``Nat``/``ℕ``, ``Int``/``ℤ``, ``Rat``/``ℚ``,
+    does not mention the group's names); the binders of ``∀``/``∃``/``fun`` as Lean's binder notation
+    expands them (``∀ x : ℕ, p``, ``∀ (x : ℕ), p``; ``∀ x y : ℕ, p`` and ``∀ x : ℕ, ∀ y : ℕ, p``;
+    ``fun x y => b`` and ``fun x => fun y => b``); ``Real``/``ℝ``, ``Nat``/``ℕ``, ``Int``/``ℤ``, ``Rat``/``ℚ``,
     ``Complex``/``ℂ`` (unless the statement binds that name); ASCII and Unicode spellings of one notation
     (``<=``/``≤``, ``->``/``→``, ``fun``/``λ``…); ``«x»`` and ``x``; ``0x10`` and ``16``. Everything else
     is a change: binder names, types, order, constants, any other token. The conclusion and the binders
@@ -271,24 +278,34 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
                 "renamed_theorem", f"the submission proves {label}, not `{target.name}`", other.line
             )
         return StatementFinding("statement_tampering", f"the submission declares no theorem `{target.name}`")
+    want_typ_q, want_binders_q = _expand_quantifiers(want_type), _expand_quantifiers(want_binders)
     for d in mine:
         binders, typ = _split_tokens(d.tokens)
         bound = _bound_names(want_binders + want_type) | _bound_names(binders + typ)
-        if _canonical(typ, bound) != _canonical(want_type, bound):
+        if _canonical(_expand_quantifiers(typ), bound) != _canonical(want_typ_q, bound):
             return StatementFinding(
                 "statement_tampering",
                 f"the type of `{target.name}` is not the dataset's "
-                f"(expected `{_show(want_type)}`, got `{_show(typ)}`)",
+                f"(expected `{_show(want_type)}`, got `{_show(typ)}`){_TOKEN_LEVEL}",
                 d.line,
             )
-        if _canonical(_expand_binders(binders), bound) != _canonical(_expand_binders(want_binders), bound):
+        mine_b = _canonical(_expand_binders(_expand_quantifiers(binders)), bound)
+        if mine_b != _canonical(_expand_binders(want_binders_q), bound):
             return StatementFinding(
                 "weakened_hypothesis",
                 f"the hypotheses of `{target.name}` are not the dataset's "
-                f"(expected `{_show(want_binders)}`, got `{_show(binders)}`)",
+                f"(expected `{_show(want_binders)}`, got `{_show(binders)}`){_TOKEN_LEVEL}",
                 d.line,
             )
     return None
+
+
+#: What the statement check can and cannot tell, said with every finding (for a person or a policy).
+_TOKEN_LEVEL = (
+    "; the check reads Lean's tokens and expands binder groups as Lean's binder notation does, but does "
+    "not elaborate: a spelling that only elaborates to the same term (a renamed bound variable, `x * x` "
+    "for `x ^ 2`) counts as a change, so write the statement as the dataset does"
+)
 
 
 _NAME_PART_RE = re.compile(r"«([^»]*)»|([^.«»]+)")
@@ -393,6 +410,20 @@ def _canonical(toks: _Toks, bound: frozenset[str]) -> list[str]:
     return out
 
 
+def _matching(toks: _Toks, i: int) -> int:
+    """Index of the bracket that closes the one at ``toks[i]`` (``len(toks)`` when none does)."""
+    depth = 0
+    for j in range(i, len(toks)):
+        x = toks[j]
+        if x.kind == "sym" and x.text in _OPEN:
+            depth += 1
+        elif x.kind == "sym" and x.text in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(toks)
+
+
 def _expand_binders(toks: _Toks) -> _Toks:
     """``(x y : T)`` → ``(x : T) (y : T)`` where ``T`` does not mention ``x`` or ``y`` (then it is the same)."""
     out: list[LexToken] = []
@@ -404,16 +435,7 @@ def _expand_binders(toks: _Toks) -> _Toks:
             out.append(t)
             i += 1
             continue
-        depth, j = 0, i
-        while j < n:  # the matching bracket
-            x = toks[j]
-            if x.kind == "sym" and x.text in _OPEN:
-                depth += 1
-            elif x.kind == "sym" and x.text in _CLOSE:
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
+        j = _matching(toks, i)
         group = toks[i + 1 : j]
         k = 0
         while k < len(group) and group[k].kind == "ident":
@@ -437,6 +459,117 @@ def _expand_binders(toks: _Toks) -> _Toks:
         else:
             out.extend(toks[i : j + 1])
         i = j + 1
+    return tuple(out)
+
+
+#: Quantifiers whose binder groups Lean's binder macros expand one binder at a time (``∀ x y : T, p`` is
+#: ``∀ (x : T), ∀ (y : T), p``; ``∃ x y, p`` is ``∃ x, ∃ y, p``; ``fun x y => b`` is ``fun x => fun y => b``),
+#: and their separators.
+_QUANTIFIERS = {"∀": (",",), "∃": (",",), "fun": ("=>", "↦"), "λ": ("=>", "↦")}
+_GROUPS = {"(": ")", "{": "}", "⦃": "⦄"}
+_NESTED_BINDERS = _BINDER_SYMS | {"fun", "let", "have", "show", "obtain", "match", "∃!"}
+
+
+def _tok(kind: str, text: str, at: LexToken) -> LexToken:
+    """A token written by the normalisation (placed at ``at`` for messages)."""
+    return LexToken(kind, at.start, at.start, text)
+
+
+def _quantifier_binders(
+    toks: _Toks, i: int, seps: tuple[str, ...]
+) -> tuple[list[tuple[str, LexToken, _Toks | None]], int] | None:
+    """The binders of the quantifier whose binder list starts at ``toks[i]``, and its separator's index.
+
+    Each binder is ``(bracket, name, type tokens or None)``, in the written order. ``None`` when the list is
+    anything but plain names and ``(…)``/``{…}``/``⦃…⦄`` groups, the names optionally followed by ``: T``
+    typing all of them (binder predicates ``∀ x > 0``, patterns, instance binders, defaults): then nothing
+    is normalised. A type copied to several names may not mention any of them, and a trailing ``: T`` may
+    not hold a binder of its own (where it ends would be ambiguous to a token reader).
+    """
+    n = len(toks)
+    items: list[tuple[str, LexToken, _Toks | None]] = []
+    j = i
+    while j < n:
+        t = toks[j]
+        if t.kind == "sym" and t.text in seps:
+            return (items, j) if items else None
+        if (t.kind == "ident" and t.text not in _KEYWORDS and t.text not in _NESTED_BINDERS) or (
+            t.kind == "sym" and t.text == "_"
+        ):
+            items.append(("(", t, None))
+            j += 1
+            continue
+        if t.kind == "sym" and t.text in _GROUPS:
+            e = _matching(toks, j)
+            if e >= n or toks[e].text != _GROUPS[t.text]:
+                return None
+            group = toks[j + 1 : e]
+            k = 0
+            while k < len(group) and (group[k].kind == "ident" or group[k].text == "_"):
+                k += 1
+            names, rest = group[:k], group[k:]
+            if not names or (rest and not (rest[0].kind == "sym" and rest[0].text == ":")):
+                return None
+            typ = tuple(rest[1:]) if rest else None
+            if typ is not None and (not typ or any(x.kind == "sym" and x.text == ":=" for x in typ)):
+                return None
+            if typ is not None and len(names) > 1 and _mentions(typ, names):
+                return None
+            items.extend((t.text, nm, typ) for nm in names)
+            j = e + 1
+            continue
+        if t.kind == "sym" and t.text == ":" and items and all(b[2] is None and b[0] == "(" for b in items):
+            e, depth = j + 1, 0
+            while e < n:
+                x = toks[e]
+                if x.kind == "sym" and x.text in _OPEN:
+                    depth += 1
+                elif x.kind == "sym" and x.text in _CLOSE:
+                    depth -= 1
+                elif depth == 0 and x.kind == "sym" and x.text in seps:
+                    break
+                if depth == 0 and (x.text in _NESTED_BINDERS or x.text in _QUANTIFIERS):
+                    return None
+                e += 1
+            typ = tuple(toks[j + 1 : e])
+            plain = tuple(b[1] for b in items)
+            if e >= n or not typ or (len(plain) > 1 and _mentions(typ, plain)):
+                return None
+            return [("(", nm, typ) for nm in plain], e
+        return None
+    return None
+
+
+def _mentions(typ: _Toks, names: _Toks) -> bool:
+    wanted = {ident_value(x.text) for x in names if x.kind == "ident"}
+    return bool({ident_value(x.text).split(".")[0] for x in typ if x.kind == "ident"} & wanted)
+
+
+def _expand_quantifiers(toks: _Toks) -> _Toks:
+    """``∀``/``∃``/``fun`` binder groups, one binder per quantifier, as Lean's binder macros expand them.
+
+    ``∀ x : ℕ, p``, ``∀ (x : ℕ), p`` and ``∀ (x) : …`` become ``∀ (x : ℕ), p``; ``∀ x y : ℕ, p`` and
+    ``∀ x : ℕ, ∀ y : ℕ, p`` become ``∀ (x : ℕ), ∀ (y : ℕ), p``. The body is left as written, so no
+    scope changes; a list the reader cannot be sure of (see :func:`_quantifier_binders`) is left as is, and
+    then only the same spelling is the same statement.
+    """
+    out: list[LexToken] = []
+    i, n = 0, len(toks)
+    while i < n:
+        t = toks[i]
+        seps = _QUANTIFIERS.get(t.text) if t.kind in ("sym", "ident") else None
+        parsed = _quantifier_binders(toks, i + 1, seps) if seps else None
+        if parsed is None or seps is None:
+            out.append(t)
+            i += 1
+            continue
+        binders, sep = parsed
+        for bracket, name, typ in binders:
+            out += [t, _tok("sym", bracket, name), name]
+            if typ is not None:
+                out += [_tok("sym", ":", name), *_expand_quantifiers(typ)]
+            out += [_tok("sym", _GROUPS[bracket], name), _tok("sym", seps[0], toks[sep])]
+        i = sep + 1
     return tuple(out)
 
 

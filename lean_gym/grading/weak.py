@@ -14,10 +14,10 @@ lets through is exactly the hack classes of that defence (the table is in ``docs
                       (sorry included, no policy, no statement check, no axioms, its own imports).
 ===================== ====================================================================================
 
-Text imitating ``#print axioms`` output (``'h' depends on axioms: […]`` in a comment) fools only a grader
+Text imitating ``#print axioms`` output (``'h' depends on axioms: […]`` in a string) fools only a grader
 that parses Lean's output for that line. Every grader here reads only the info message at its own
 appended command's line, so for ``accept_sorry`` the scan for such text would be a second, unnamed
-strictness: a ``sorry`` proof with that comment is accepted, exactly as weak as the name says. The oracle
+strictness: a ``sorry`` proof with that string is accepted, exactly as weak as the name says. The oracle
 still rejects (and labels) it as ``forged_axioms_output``.
 
 Safety is never weakened: submissions over the length bound, or with IO or FFI

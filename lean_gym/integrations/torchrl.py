@@ -40,7 +40,7 @@ def torchrl_env(env: str | gym.Env[Any, Any], **kwargs: Any) -> Any:
         from torchrl.data import NonTensor
         from torchrl.envs import GymWrapper
     except ImportError as e:
-        raise MissingDependencyError('TorchRL is needed: pip install "lean-gym[torchrl]"') from e
+        raise MissingDependencyError('TorchRL is needed: pip install -e ".[torchrl]"') from e
     import lean_gym  # noqa: F401  (registers the ids)
 
     if isinstance(env, str):

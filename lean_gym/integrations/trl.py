@@ -19,7 +19,7 @@ Nothing here imports ``trl``; :func:`grpo_dataset` needs ``datasets`` (the ``hf`
 
 Example:
     >>> from lean_gym.integrations.trl import OracleReward, grpo_rows
-    >>> rows = grpo_rows(theorems=[{"name": "t", "formal_statement": "theorem t (a b : ℕ) : a + b = b + a := by\\n"}])
+    >>> rows = grpo_rows(theorems=[{"name": "t", "formal_statement": "theorem t (a b : Nat) : a + b = b + a := by\\n"}])
     >>> reward = OracleReward(backend="sim")
     >>> reward(prompts=[r["prompt"] for r in rows] * 2, completions=["  omega", "  sorry"],
     ...        name=["t", "t"], formal_statement=[rows[0]["formal_statement"]] * 2, header=[""] * 2)
@@ -96,7 +96,7 @@ class OracleReward:
         self.rejected_reward = float(rejected_reward)
         self._by_name: dict[str, TargetTheorem] = {}
         if theorems is not None:
-            for t in env_theorems(None, "", theorems, "reward"):
+            for t in env_theorems(None, None, theorems, "reward"):
                 self._by_name[t.name] = as_target(t)
 
     def _target(self, k: int, columns: Mapping[str, Any]) -> TargetTheorem:
@@ -155,7 +155,7 @@ class OracleReward:
 
 def grpo_rows(
     source: str | None = None,
-    split: str = "train",
+    split: str | None = None,
     *,
     theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
     conversational: bool = False,
@@ -164,7 +164,7 @@ def grpo_rows(
 
     Args:
         source: For :func:`lean_gym.data.load_theorems` (``"sim"`` by default, a miniF2F JSONL…).
-        split: The split to load.
+        split: The split to load (``None``: ``"train"``); not with ``theorems``.
         theorems: An explicit list (overrides ``source``).
         conversational: ``prompt`` as chat messages (``[{"role": "user", …}]``, the env's ``chat``
             prompt) instead of the env's text prompt (header and statement ending in ``:= by``).
@@ -184,7 +184,7 @@ def grpo_rows(
 
 def grpo_dataset(
     source: str | None = None,
-    split: str = "train",
+    split: str | None = None,
     *,
     theorems: Sequence[Theorem | Mapping[str, Any]] | None = None,
     conversational: bool = False,
@@ -192,7 +192,7 @@ def grpo_dataset(
     """:func:`grpo_rows` as a ``datasets.Dataset`` for ``GRPOTrainer(train_dataset=…)``.
 
     Raises:
-        MissingDependencyError: without ``datasets`` (``pip install 'lean-gym[hf]'``).
+        MissingDependencyError: without ``datasets`` (``pip install -e '.[hf]'``).
     """
     from lean_gym.buffers.export import as_hf_dataset
 

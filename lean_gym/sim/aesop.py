@@ -616,7 +616,8 @@ def _tracked(
     axioms only when ``keep_axioms_on_none`` (a failed rule keeps none)."""
     sorry_before = ctx.hidden_sorry or "sorryAx" in ctx.axioms
     gkey, ren = _goal_key(goal)
-    key = (env_key(ctx.env), what, gkey, ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before)
+    flags = (ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before, ctx.numeral_too_large)
+    key = (env_key(ctx.env), what, gkey, flags)
     hit = table.get(key)
     ok = False
     if hit is not MISS:

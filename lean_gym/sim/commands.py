@@ -110,6 +110,40 @@ _LEAN_KEYWORDS = {
 }
 
 
+#: Module roots an ``import`` may name: Lean's own (``Init``, ``Std``, ``Lean``, ``Lake``) and the packages of
+#: lean-gym's Lean workspace (Mathlib and what it requires). Any other root is not on Lean's search path.
+KNOWN_MODULE_ROOTS = frozenset(
+    {
+        "Init",
+        "Std",
+        "Lean",
+        "Lake",
+        "Mathlib",
+        "Aesop",
+        "Batteries",
+        "Qq",
+        "Plausible",
+        "ProofWidgets",
+        "LeanSearchClient",
+        "ImportGraph",
+    }
+)
+
+
+def unknown_module_message(module: str) -> str:
+    """Lean's error for ``import module`` when no search-path entry has the module's root.
+
+    The first paragraph is Lean's wording (``findOLean`` in Lean core's ``src/Lean/Util/Path.lean``,
+    leanprover/lean4 at 0514f7ca8b364a819e87d4d87b255796ab7c2b97); Lean then lists its search path, which
+    the simulator does not have, so the last line names the roots it knows instead.
+    """
+    root = module.split(".")[0]
+    return (
+        f"unknown module prefix '{root}'\n\nNo directory '{root}' or file '{root}.olean' in the search path "
+        f"entries:\n(the simulator's module roots: {', '.join(sorted(KNOWN_MODULE_ROOTS))})"
+    )
+
+
 def _is_cmd_start(tok: Token) -> bool:
     return tok.text in _CMD_KW or (tok.kind == "sym" and tok.text in ("#", "@["))
 
@@ -179,6 +213,15 @@ class _Runner:
                     )
                 else:
                     names = [x.text for x in seg[1:-1]]
+                    unknown = next(
+                        (x for x in seg[1:-1] if x.text.split(".")[0] not in KNOWN_MODULE_ROOTS), None
+                    )
+                    if unknown is not None:
+                        # Lean stops at the header: nothing of the file is elaborated (the REPL reports the
+                        # exception of `findOLean` as one error and an empty environment)
+                        self.msg("error", unknown.start, unknown.end, unknown_module_message(unknown.text))
+                        self.out.env = self.env
+                        return self.out
                     self.env = self.env.extend(imports=self.env.imports + tuple(names))
                 i = j
                 continue

@@ -74,6 +74,27 @@ BUILTIN_TYPES: dict[str, str] = {
     "Bool": "Bool",
 }
 
+#: Type names that exist only with Mathlib: ``ℕ``/``ℤ``/``ℚ``/``ℝ`` are Mathlib notations (Lean core spells
+#: ``Nat`` and ``Int``), ``Real`` is Mathlib's, and ``Rat`` is not refused by core Lean everywhere the
+#: simulator would need it (refusing it is never stronger than Lean).
+MATHLIB_TYPE_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "Real", "Rat"})
+
+
+def mathlib_name_error(name: str, start: int, end: int) -> ElabError:
+    """The error for a Mathlib-only name used under a header that does not import Mathlib.
+
+    The first line is Lean's (``Unknown identifier``, as in the REPL's ``dup_msg`` transcript); in a
+    declaration's signature Lean would instead bind the name as an auto-bound implicit (a type variable),
+    which the simulator does not model, so it refuses the statement either way.
+    """
+    return ElabError(
+        f"Unknown identifier `{name}`\n\n`{name}` is Mathlib's, and the header does not import Mathlib "
+        "(add `import Mathlib`); in a signature Lean would bind it as an auto-bound implicit type variable, "
+        "which the simulator does not model",
+        start,
+        end,
+    )
+
 
 @dataclass(frozen=True)
 class Decl:
@@ -259,6 +280,8 @@ class Elaborator:
         if k == "ident":
             name = syn.args[0]
             if name in BUILTIN_TYPES:
+                if name in MATHLIB_TYPE_NAMES and not self.env.mathlib:
+                    raise mathlib_name_error(name, syn.start, syn.end)
                 return type_term(BUILTIN_TYPES[name])
             if name in ("Type", "Sort"):
                 raise ElabError("type universes are outside the simulator's subset", syn.start, syn.end)
@@ -519,7 +542,8 @@ class Elaborator:
             return (op, "Prop", self.elab_prop(a), self.elab_prop(b))
         if op in ("<", "≤", ">", "≥") and ty not in NUM_TYPES:
             raise ElabError(f"failed to synthesize\n  LT {ty}", a.start, b.end)
-        return (op, ty, self.elab_arith(a, ty), self.elab_arith(b, ty))
+        # `binrel%`: both sides are trees whose leaves are elaborated on their own (`leaf=True`)
+        return (op, ty, self.elab_arith(a, ty, leaf=True), self.elab_arith(b, ty, leaf=True))
 
     # ------------------------------------------------------------------------------------- arithmetic
 
@@ -596,11 +620,27 @@ class Elaborator:
             return "Prop"
         return None
 
-    def elab_arith(self, syn: Syn, ty: str) -> Term:
-        """Elaborate an arithmetic expression at type ``ty``, coercing leaves of smaller types."""
+    def elab_arith(self, syn: Syn, ty: str, leaf: bool = False) -> Term:
+        """Elaborate an arithmetic expression at type ``ty``, coercing leaves of smaller types.
+
+        This is Lean's ``binop%``/``binrel%`` elaborator (``Lean/Elab/Extra.lean``, ``Op.toTree``,
+        ``analyze``, ``applyCoe``): ``+ - * / %``, ``-x`` (``unop%``), the base of ``^`` (``rightact%``) and
+        parentheses are nodes of one tree; anything else is a *leaf*, elaborated on its own, without the
+        tree's type, and coerced to the tree's (maximal) type ``ty`` as a whole. So with ``x : ℤ`` the leaf
+        ``|x / 2|`` of a tree at ℝ is ``↑|x / 2|`` (integer division inside), not ``|↑x / 2|``. A leaf
+        whose type is unknown on its own (a numeral, ``↑e``, an untyped binder) takes ``ty``, as Lean's
+        unifier gives it.
+
+        Args:
+            syn: The syntax.
+            ty: The type to elaborate at: the expected type (``leaf=False``: a function argument or an
+                ascription, which Lean propagates into the term), or the maximal type of the tree ``syn``
+                is part of (``leaf=True``).
+            leaf: ``syn`` sits in a ``binop%``/``binrel%`` tree whose type is ``ty``.
+        """
         k = syn.kind
         if k == "paren":
-            return self.elab_arith(syn.args[0], ty)
+            return self.elab_arith(syn.args[0], ty, leaf)
         if k == "num":
             v = syn.args[0]
             if isinstance(v, Fraction):
@@ -625,9 +665,14 @@ class Elaborator:
                     raise ElabError(
                         f"failed to synthesize\n  H{_OPNAME[op]} {ty} {ty} ?m", syn.start, syn.end
                     )
-                return (op, ty, self.elab_arith(syn.args[1], ty), self.elab_arith(syn.args[2], ty))
+                return (
+                    op,
+                    ty,
+                    self.elab_arith(syn.args[1], ty, leaf=True),
+                    self.elab_arith(syn.args[2], ty, leaf=True),
+                )
             if op == "^":
-                base = self.elab_arith(syn.args[1], ty)
+                base = self.elab_arith(syn.args[1], ty, leaf=True)
                 exp, ety = self.elab_term(syn.args[2], None)
                 if ety != "ℕ":
                     raise ElabError(
@@ -639,12 +684,17 @@ class Elaborator:
         if k == "neg":
             if ty == "ℕ":
                 raise ElabError("failed to synthesize\n  Neg ℕ", syn.start, syn.end)
-            return ("neg", ty, self.elab_arith(syn.args[0], ty))
+            return ("neg", ty, self.elab_arith(syn.args[0], ty, leaf=True))
         if k == "postfix" and syn.args[0] == "⁻¹":
             if ty not in ("ℚ", "ℝ"):
                 raise ElabError(f"failed to synthesize\n  Inv {_ascii(ty, self.env)}", syn.start, syn.end)
-            return ("inv", ty, self.elab_arith(syn.args[1], ty))
-        t, lty = self.elab_term(syn, ty)
+            return ("inv", ty, self.elab_arith(syn.args[1], ty, leaf=True))
+        own = self.synth_leaf_type(syn) if leaf else None
+        if own in NUM_RANK and own != ty:
+            # a leaf of a tree: elaborated at its own type, then coerced as a whole (below)
+            t, lty = self.elab_term(syn, own)
+        else:
+            t, lty = self.elab_term(syn, ty)
         if lty == ty or lty is None:
             return t
         if lty in NUM_RANK and ty in NUM_RANK and NUM_RANK[lty] < NUM_RANK[ty]:
@@ -678,6 +728,8 @@ class Elaborator:
                     return ("const", name), "?fn"
             if name in ("true", "false"):
                 return ("bool", name == "true"), "Bool"
+            if name in MATHLIB_TYPE_NAMES and not self.env.mathlib:
+                raise mathlib_name_error(name, syn.start, syn.end)
             if name in ("True", "False") or name in BUILTIN_TYPES:
                 return (
                     (self.elab_prop(syn), "Prop")

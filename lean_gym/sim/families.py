@@ -47,9 +47,12 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from lean_gym.sim.elab import BUILTIN_FNS
+from lean_gym.sim.evaluate import decide_closed, eval_term
 from lean_gym.sim.families_text import TEXT_FAMILIES, UNREACHABLE_FAMILIES, TextSpec, register_bases
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.terms import Term, mk_num, pretty, type_term, user_name
+from lean_gym.sim.tactics import TacticContext
+from lean_gym.sim.terms import FALSE, TRUE, Term, mk_num, pretty, type_term, user_name
 
 __all__ = [
     "DEFAULT_SPLIT_SIZE",
@@ -1113,65 +1116,62 @@ def _generate_cached(split: str, n: int) -> tuple[dict[str, Any], ...]:
 
 
 def evaluate(t: Term, env: dict[str, Any]) -> Any:
-    """Evaluate a term of the families' fragment under ``env`` (name → value) with Lean's semantics.
+    """Evaluate a term of the families' fragment under ``env`` (local id → value) with Lean's semantics.
 
-    Numbers are ``int`` (ℕ, ℤ) or ``Fraction`` (ℚ, ℝ); ℕ subtraction truncates, ℕ/ℤ ``/`` floors and ``%`` is
-    Euclidean, ``x / 0 = 0``. Propositions evaluate to ``bool``. Used by the tests to check truth by brute
-    force.
+    The locals are replaced by their values and the closed term goes to the simulator's own evaluator
+    (:func:`~lean_gym.sim.evaluate.eval_term`, and :func:`~lean_gym.sim.evaluate.decide_closed` for a
+    proposition, as ``decide``/``norm_num`` use them): one evaluator, so the ground truth of the generated
+    goals and of the soundness tests is the arithmetic the tactics use (ℕ subtraction truncates, ℕ ``/``
+    floors, ℤ ``/`` and ``%`` are ``Int.ediv``/``Int.emod``, ``x / 0 = 0``). Numbers are ``int`` (ℕ, ℤ) or
+    ``Fraction`` (ℚ, ℝ); a ``Prop`` local takes a ``bool``; propositions evaluate to ``bool``.
 
     Raises:
-        ValueError: For a head outside the fragment.
+        ValueError: For a head outside the fragment, or a value the evaluator cannot give.
     """
+    closed = _instantiate(t, env, None)
+    r: bool | int | Fraction | None
+    if _is_prop(closed):
+        r = decide_closed(closed, TacticContext(max_heartbeats=0), allow_fields=True)
+    else:
+        r = eval_term(closed)
+    if r is None:
+        raise ValueError(f"evaluate: cannot evaluate {pretty(closed)}")
+    return r
+
+
+_LOGIC = frozenset({"∧", "∨", "→", "↔"})
+_RELS = frozenset({"=", "≠", "<", "≤", ">", "≥", "∣"})
+
+
+def _is_prop(t: Term) -> bool:
+    return t[0] in _LOGIC or t[0] in _RELS or t[0] in ("¬", "True", "False")
+
+
+def _instantiate(t: Term, env: dict[str, Any], ty: str | None) -> Term:
+    """``t`` with every local replaced by its value from ``env`` (a numeral of type ``ty``, or True/False)."""
     h = t[0]
     if h == "fvar":
-        return env[t[1]]
-    if h == "num":
-        return Fraction(t[2]) if t[1] in ("ℚ", "ℝ") else int(t[2])
-    if h == "True":
-        return True
-    if h == "False":
-        return False
-    if h == "neg":
-        return -evaluate(t[2], env)
-    if h == "abs":
-        return abs(evaluate(t[2], env))
-    if h == "cast":
-        val = evaluate(t[3], env)
-        return Fraction(val) if t[1] in ("ℚ", "ℝ") else int(val)
+        val = env[t[1]]
+        if isinstance(val, bool):
+            return TRUE if val else FALSE
+        if ty is None:
+            raise ValueError(f"evaluate: the type of local {t[1]!r} is not known here")
+        return mk_num(ty, val)
+    if h in ("num", "True", "False"):
+        return t
     if h in ("+", "-", "*", "/", "%", "^"):
-        ty = t[1]
-        a = evaluate(t[2], env)
-        b = evaluate(t[3], env)
-        if h == "+":
-            return a + b
-        if h == "-":
-            r = a - b
-            return max(r, 0) if ty == "ℕ" else r
-        if h == "*":
-            return a * b
-        if h == "^":
-            return a ** int(b)
-        if h == "/":
-            if b == 0:
-                return 0 if ty in ("ℕ", "ℤ") else Fraction(0)
-            return a // b if ty in ("ℕ", "ℤ") else Fraction(a) / Fraction(b)
-        if b == 0:
-            return a
-        return a % abs(b) if ty == "ℤ" else a % b
-    if h in ("=", "≠", "<", "≤", ">", "≥", "∣"):
-        a = evaluate(t[2], env)
-        b = evaluate(t[3], env)
-        if h == "∣":
-            return b == 0 if a == 0 else b % a == 0
-        return {"=": a == b, "≠": a != b, "<": a < b, "≤": a <= b, ">": a > b, "≥": a >= b}[h]
+        return (h, t[1], _instantiate(t[2], env, t[1]), _instantiate(t[3], env, "ℕ" if h == "^" else t[1]))
+    if h in ("neg", "abs", "inv"):
+        return (h, t[1], _instantiate(t[2], env, t[1]))
+    if h == "cast":
+        return ("cast", t[1], t[2], _instantiate(t[3], env, t[2]))
+    if h in _RELS:
+        return (h, t[1], _instantiate(t[2], env, t[1]), _instantiate(t[3], env, t[1]))
     if h == "¬":
-        return not evaluate(t[1], env)
-    if h == "∧":
-        return evaluate(t[1], env) and evaluate(t[2], env)
-    if h == "∨":
-        return evaluate(t[1], env) or evaluate(t[2], env)
-    if h == "→":
-        return (not evaluate(t[1], env)) or evaluate(t[2], env)
-    if h == "↔":
-        return evaluate(t[1], env) == evaluate(t[2], env)
+        return ("¬", _instantiate(t[1], env, "Prop"))
+    if h in _LOGIC:
+        return (h, _instantiate(t[1], env, "Prop"), _instantiate(t[2], env, "Prop"))
+    if h == "app" and t[1][0] == "const" and t[1][1] in BUILTIN_FNS:
+        arg_types = BUILTIN_FNS[t[1][1]][0]
+        return ("app", t[1], tuple(_instantiate(a, env, at) for a, at in zip(t[2], arg_types)))
     raise ValueError(f"evaluate: unsupported head {h!r}")

@@ -3,8 +3,9 @@
 The real REPL prints each response with ``Json.pretty`` (width 80): objects list their keys in *reverse*
 sorted order (Lean folds its key map into a list back to front), and line breaking follows Lean's
 ``Format`` engine, where a group is laid out flat when it and the rest of the line up to the next break
-fit in the width. :func:`lean_json` reproduces that byte for byte on the transcripts in
-``shared/fixtures/repl``; :func:`lean_order` gives a dict the same key order.
+fit in the width. :func:`lean_json` reproduces that byte for byte on every response of the REPL's
+recorded transcripts (``lean_gym/conformance/cases/repl/repl.jsonl``); :func:`lean_order` gives a dict
+the same key order.
 """
 
 from __future__ import annotations

@@ -200,7 +200,7 @@ class ProofChecker:
                 return None
             if syn.args[0] == "le_rfl" and expected[0] in ("≤", "≥") and defeq(expected[2], expected[3]):
                 return None
-        if k == "ident" and syn.args[0] == "trivial" and expected == TRUE:
+        if k == "ident" and syn.args[0] in ("trivial", "True.intro") and expected == TRUE:
             return None
         if k == "app" and syn.args[0].kind == "ident":
             head = syn.args[0].args[0]
@@ -226,10 +226,69 @@ class ProofChecker:
             if head in ("Exists.intro",) and len(args) == 2 and expected[0] == "∃":
                 self._anon(syn, list(args), expected)
                 return None
+        core = self._core_constant_mismatch(syn, expected)
+        if core is not None:
+            raise core
         got = self.infer(syn, expected)
         if not defeq(got, expected):
             raise ElabError(self._mismatch(syn, got, expected), syn.start, syn.end)
         return None
+
+    def _core_constant_mismatch(self, syn: Syn, expected: Term) -> ElabError | None:
+        """Lean's type mismatch for a core constant (``rfl``, ``trivial``, ``And.intro``…) that does not fit.
+
+        The simulator models these constants only where they fit the goal (the cases above); elsewhere
+        Lean knows them and reports a type mismatch, never an unknown identifier. The text is Lean's
+        (Lean core's ``tests/lean/run/addPPExplicitToExposeDiff.lean`` at b7e66cfbdb4cdebdb0a1c328a0ddb038986c6833
+        records ``exact rfl`` on ``1 = 2``), with ``?_`` for what Lean's unification leaves open, as Lean
+        prints it under ``pp.mvars false`` (the numbers of ``?m.N`` depend on Lean's elaboration order).
+        """
+        if syn.kind == "ident":
+            name, args = syn.args[0], ()
+        elif syn.kind == "app" and syn.args[0].kind == "ident":
+            name, args = syn.args[0].args[0], tuple(syn.args[1])
+        else:
+            return None
+        if (
+            name not in _CORE_CONSTANTS
+            or self.goal.hyp(name) is not None
+            or self.ctx.lookup(name) is not None
+        ):
+            return None
+        at = self.goal.ascii
+        nat = "Nat" if at else "ℕ"
+
+        def arg(i: int) -> str:
+            if i >= len(args):
+                return "?_"
+            try:
+                return pretty(self.infer(args[i]), at)
+            except ElabError:
+                return "?_"
+
+        sort = "Prop"
+        if name == "rfl":
+            has = "?_ = ?_"
+        elif name == "Eq.refl":
+            has = f"{_syn_text(args[0])} = {_syn_text(args[0])}" if args else "?_ = ?_"
+        elif name in ("trivial", "True.intro"):
+            has = "True"
+        elif name == "And.intro":
+            has = f"{arg(0)} ∧ {arg(1)}"
+        elif name == "Or.inl":
+            has = f"{arg(0)} ∨ ?_"
+        elif name == "Or.inr":
+            has = f"?_ ∨ {arg(0)}"
+        elif name == "Nat.succ":
+            has, sort = (f"{nat} → {nat}", "Type") if not args else (nat, "Type")
+        else:  # Nat.zero
+            has, sort = nat, "Type"
+        return ElabError(
+            f"Type mismatch\n  {_syn_text(syn)}\nhas type\n  {has} : {sort}\n"
+            f"but is expected to have type\n  {pretty(expected, at)} : Prop",
+            syn.start,
+            syn.end,
+        )
 
     def _rfl_ok(self, eq: Term) -> bool:
         from lean_gym.sim.evaluate import rfl_closes
@@ -404,6 +463,12 @@ class ProofChecker:
         if tel is None:
             if name == "sorry":
                 raise ElabError("sorry needs an expected type", head.start, head.end)
+            if name in _CORE_CONSTANTS or name in _CORE_UNMODELLED:
+                raise ElabError(
+                    f"the simulator does not model `{name}` (a Lean core constant) here (outside its Lean subset)",
+                    head.start,
+                    head.end,
+                )
             raise ElabError(f"Unknown identifier `{name}`", head.start, head.end)
         return tel, name
 
@@ -644,6 +709,60 @@ def _has_mvars(t: Term) -> bool:
             elif type(c) is str and c.startswith("?"):
                 return True
     return False
+
+
+#: Lean core constants whose type the simulator can state when they do not fit the goal.
+_CORE_CONSTANTS = frozenset(
+    {"rfl", "Eq.refl", "trivial", "True.intro", "And.intro", "Or.inl", "Or.inr", "Nat.succ", "Nat.zero"}
+)
+#: Lean core constants the simulator does not model: it says so rather than call them unknown.
+_CORE_UNMODELLED = frozenset(
+    {
+        "congrArg",
+        "congrFun",
+        "congr",
+        "Eq.symm",
+        "Eq.trans",
+        "Eq.subst",
+        "Eq.mp",
+        "Eq.mpr",
+        "Eq.ndrec",
+        "Eq.rec",
+        "cast",
+        "id",
+        "HEq.refl",
+        "Iff.refl",
+        "Iff.rfl",
+        "And.left",
+        "And.right",
+        "Or.elim",
+        "Classical.em",
+        "Classical.byContradiction",
+        "Decidable.em",
+        "Nat.rec",
+        "Nat.le_refl",
+        "Nat.lt_irrefl",
+        "Nat.zero_le",
+        "Nat.succ_le_succ",
+        "Nat.le_of_lt",
+        "Nat.lt_of_lt_of_le",
+        "of_eq_true",
+        "eq_true",
+        "propext",
+        "funext",
+        "Subsingleton.elim",
+        "Function.comp",
+        "absurd",
+        "False.elim",
+        "Exists.intro",
+        "Iff.intro",
+        "Iff.mp",
+        "Iff.mpr",
+        "Nat.le_antisymm",
+        "Nat.le_trans",
+        "Nat.lt_trans",
+    }
+)
 
 
 def _syn_text(syn: Syn) -> str:

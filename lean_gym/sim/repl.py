@@ -30,7 +30,7 @@ from lean_gym.sim.syntax import ParseError, Source
 from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, heartbeat_cap
 from lean_gym.sim.terms import FVAR_SEP, new_fvar
 
-__all__ = ["ProofState", "SimRepl"]
+__all__ = ["INTERNAL_ERROR", "ProofState", "SimRepl"]
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,10 @@ class SimRepl:
     ``handle(request)`` returns exactly what the real REPL prints for ``request``, as a dict with keys in
     Lean's order. Requests that the real REPL cannot parse raise :class:`~lean_gym.errors.ProtocolError`
     (the real process dies on them; ``python -m lean_gym.sim`` does the same). Any other exception is a
-    bug in the simulator and propagates (``SimBackend`` reports it as ``crashed``; the protocol server
-    prints ``uncaught exception: …`` and exits with status 1, as a crashed REPL would).
+    bug in the simulator: the request is answered with an error whose text starts with
+    :data:`INTERNAL_ERROR` (a command gets an error message and a new environment, a tactic request a
+    top-level ``Lean error``), so no submission can crash a check or the process; the tests and the
+    attacking fuzzer look for that text, so a bug is still found.
 
     Args:
         max_heartbeats: The caller's heartbeat cap for every declaration and tactic request: a request's
@@ -94,6 +96,12 @@ class SimRepl:
             return {
                 "message": "Lean error:\nmaximum recursion depth has been reached\nuse `set_option maxRecDepth <num>` to increase limit"
             }
+        except ProtocolError:
+            raise
+        except Exception as e:
+            # A bug of the simulator must not be a crash that any submission can trigger: the request is
+            # answered with an error (never a proof), whose text says that the simulator, not Lean, failed.
+            return lean_order(_internal_error_response(request, e, len(self._s.envs), self._s))
 
     def _dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
         r = request
@@ -285,6 +293,33 @@ class SimRepl:
             st = ProofState(st.goals, self._s.envs[env_id], st.has_sorry, st.decl_name, st.self_reference)
         nid = self._new_state(st)
         return self._state_response(st, nid)
+
+
+INTERNAL_ERROR = "internal simulator error"
+"""Starts the message of a request the simulator failed on (a bug of the simulator, not Lean's verdict)."""
+
+
+def _internal_error_response(
+    request: dict[str, Any], exc: Exception, n_envs: int, state: _Counters
+) -> dict[str, Any]:
+    """The answer to a request the simulator raised on: an error message, never a proof or a crash."""
+    detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+    text = (
+        f"{INTERNAL_ERROR} ({type(exc).__name__}{': ' + detail if detail else ''}): the simulator cannot "
+        "check this; it is not Lean's verdict (please report it)"
+    )
+    if "tactic" in request and "proofState" in request:
+        return {"message": "Lean error:\n" + text}
+    if "cmd" in request or "path" in request:
+        env_id = request.get("env")
+        base = state.envs[env_id] if isinstance(env_id, int) and 0 <= env_id < n_envs else Env()
+        state.envs.append(base)
+        pos = {"line": 1, "column": 0}
+        return {
+            "messages": [{"severity": "error", "pos": pos, "endPos": pos, "data": text}],
+            "env": len(state.envs) - 1,
+        }
+    return {"message": "Lean error:\n" + text}
 
 
 class _UnknownTactic(Exception):

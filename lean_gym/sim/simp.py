@@ -21,7 +21,17 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import FALSE, TRUE, Term, free_vars, is_prop_type, mk_num, pretty, under_binder
+from lean_gym.sim.terms import (
+    FALSE,
+    TRUE,
+    NumeralTooLarge,
+    Term,
+    free_vars,
+    is_prop_type,
+    mk_num,
+    pretty,
+    under_binder,
+)
 from lean_gym.sim.unify import canon, instantiate, match
 
 __all__ = ["SimpSet", "cast_normalize", "push_neg_term", "run_simp_variant", "simp_term"]
@@ -226,7 +236,13 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             if v is not None:
                 rt = ty if ty in _NUM_TYPES else _app_type(t)
                 if rt is not None:
-                    n = mk_num(rt, v)
+                    try:
+                        n = mk_num(rt, v)
+                    except NumeralTooLarge:
+                        # no term holds it: the subterm stays as written (a relation around it may still
+                        # be decided), and a failure of the tactic says why (see `_exec_atomic`)
+                        ss.ctx.numeral_too_large = True
+                        return None
                     if n != t:
                         return n
     if h in ("=", "≠", "<", "≤", ">", "≥", "∣") and t[1] in _NUM_TYPES:

@@ -256,7 +256,7 @@ def poly_to_term(p: Poly, ty: str) -> Term:
         factors: list[Term] = []
         for atom, e in m:
             base = _atom_term(atom, ty)
-            factors.append(base if e == 1 else ("^", ty, base, ("num", "ℕ", e)))
+            factors.append(base if e == 1 else ("^", ty, base, mk_num("ℕ", e)))
         mono: Term | None = None
         for f in factors:
             mono = f if mono is None else ("*", ty, mono, f)

@@ -21,8 +21,9 @@ Public API (what the aesop search and the REPL layer build on):
   table is complete whichever simulator module is imported first. This module imports none of them.
 
 Example:
+    >>> from lean_gym.sim.elab import Env
     >>> from lean_gym.sim.tactics import TacticContext, goal_from_statement, run_tactic
-    >>> ctx = TacticContext()
+    >>> ctx = TacticContext(env=Env(imports=("Mathlib",)))  # ℝ and linarith are Mathlib's
     >>> g = goal_from_statement("(x y : ℝ) (h : x < y) : x ≤ y + 1", ctx)
     >>> run_tactic(g, "linarith", ctx)
     []
@@ -55,7 +56,7 @@ from lean_gym.sim.syntax import (
     parse_term,
     tokenize,
 )
-from lean_gym.sim.terms import Term, is_prop_type
+from lean_gym.sim.terms import NumeralTooLarge, Term, is_prop_type, numeral_too_large_message
 from lean_gym.sim.unify import canon
 
 __all__ = [
@@ -122,6 +123,10 @@ class TacticError(Exception):
         if not isinstance(m, str):
             m = self._message = m()
         return m
+
+    @message.setter
+    def message(self, text: str) -> None:
+        self._message = text
 
     def __str__(self) -> str:
         return self.message
@@ -238,6 +243,7 @@ class TacticContext:
     decl_type: Decl | None = None
     tactic_log: list[tuple[str, tuple[Goal, ...], int, int]] | None = None
     src: Source | None = None
+    numeral_too_large: bool = False
     _limit: int = 0
     _deadline: float | None = None
     memo_frames: list[list[int]] = field(default_factory=list)
@@ -409,7 +415,11 @@ class TacSyntax:
 
 @dataclass
 class Node:
-    """A parsed tactic-block node (``atomic``, ``then``, ``focus``, ``first``, ``seq``, …)."""
+    """A parsed tactic-block node (``atomic``, ``then``, ``cdot``, ``brace``, ``focus``, ``first``, ``seq``, …).
+
+    ``arg`` is what the kind needs: the ``·`` token of a ``cdot``, the closing ``}`` of a ``brace``, the
+    count of an ``iterate``, the keyword and tags of a ``case``; ``None`` otherwise.
+    """
 
     kind: str
     start: int
@@ -443,6 +453,7 @@ _COMBINATORS = {
     "on_goal",
     "repeat'",
     "solve",
+    "set_option",
 }
 
 
@@ -512,7 +523,7 @@ class BlockParser:
             body = self.parse_seq(t.col, closers)
             if not body.children:
                 raise self.error("unexpected end of input; expected tactic")
-            return Node("focus", t.start, body.end, children=[body], arg=t)
+            return Node("cdot", t.start, body.end, children=[body], arg=t)
         if t.kind == "sym" and t.text in ("(", "{"):
             close = ")" if t.text == "(" else "}"
             self.i += 1
@@ -561,6 +572,8 @@ class BlockParser:
                 self.i += 1
             body = self.parse_seq(col, closers)
             return Node("iterate", t.start, body.end, children=[body], arg=n)
+        if t.kind == "ident" and t.text == "set_option":
+            return self._parse_set_option(col, closers)
         if t.kind == "ident" and t.text in ("case", "next", "case'"):
             self.i += 1
             tags: list[str] = []
@@ -615,6 +628,39 @@ class BlockParser:
         toks = tuple(self.toks[i0 : self.i])
         syn = TacSyntax(name, toks, self.src, toks[0].start, toks[-1].end)
         return Node("atomic", syn.start, syn.end, syntax=syn)
+
+    def _parse_set_option(self, col: int, closers: tuple[str, ...]) -> Node:
+        """``set_option NAME VALUE in TACTICS`` (Lean's tactic ``Parser.Tactic.set_option``).
+
+        The body is a tactic sequence; it may start on the next line at the column of ``set_option``
+        itself, and then runs to the end of that column's block, as Lean's parser reads it.
+        """
+        t = self.tok
+        self.i += 1
+        name = self.tok
+        if name.kind != "ident":
+            raise self.error("unexpected token; expected identifier")
+        self.i += 1
+        v = self.tok
+        value: object
+        if v.kind == "num":
+            value = numeral(v)
+        elif v.kind == "ident" and v.text in ("true", "false"):
+            value = v.text == "true"
+        elif v.kind == "str":
+            value = v.text
+        else:
+            raise self.error("unexpected token; expected option value")
+        self.i += 1
+        if not (self.tok.kind == "ident" and self.tok.text == "in"):
+            raise self.error(
+                "unexpected end of input; expected 'in'" if self.tok.kind == "eof" else "expected 'in'"
+            )
+        self.i += 1
+        body = self.parse_seq(col - 1 if self.tok.first else col, closers)
+        if not body.children:
+            raise self.error("unexpected end of input; expected tactic")
+        return Node("set_option", t.start, body.end, children=[body], arg=(name.text, value))
 
 
 def parse_block(src: Source, start: int, end: int, outer_col: int = -1) -> Node:
@@ -703,7 +749,9 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
         for g in mids:
             out.extend(exec_node(node.children[1], [g], ctx))
         return out + rest
-    if k in ("focus", "brace"):
+    if k in ("cdot", "brace"):
+        # `· tacs` and `{ tacs }` (Lean's `evalTacticCDot`/`evalTacticSeqBracketed`): focus on the main
+        # goal, and `closeUsingOrAdmit`: goals left are an error at the `·` (the `}`), and are admitted
         if not goals:
             raise no_goals_error()
         first, rest = goals[0], goals[1:]
@@ -793,9 +841,23 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
             raise last_err or no_goals_error()
         return out
     if k == "focus":
+        # `focus tacs` (Lean's `evalFocus`): run on the main goal alone; the goals it leaves come first
         if not goals:
             raise no_goals_error()
         return exec_node(node.children[0], [goals[0]], ctx) + goals[1:]
+    if k == "set_option":
+        # Lean's `elabSetOption` tactic (src/Lean/Elab/Tactic/BuiltinTactic.lean): the body runs with the
+        # option set. Budgets belong to the caller: `maxHeartbeats` may lower the budget for the body,
+        # never raise it (`0`, "no limit", keeps the budget as it is)
+        name, value = node.arg
+        saved_env, saved_limit, saved_shown = ctx.env, ctx._limit, ctx.max_heartbeats
+        ctx.env = ctx.env.extend(options={**ctx.env.options, name: value})
+        if name == "maxHeartbeats" and isinstance(value, int) and 0 < value < ctx._limit:
+            ctx._limit = ctx.max_heartbeats = value
+        try:
+            return exec_node(node.children[0], goals, ctx)
+        finally:
+            ctx.env, ctx._limit, ctx.max_heartbeats = saved_env, saved_limit, saved_shown
     if k == "solve":
         res = exec_node(node.children[0], goals, ctx)
         if res:
@@ -888,10 +950,71 @@ def _log_and_admit(ctx: TacticContext, err: TacticError, node: Node | TacSyntax)
     ctx.axioms.add("sorryAx")
 
 
+#: Tactics of the simulator that Lean has only with Mathlib imported (Mathlib's own and Batteries'), and the
+#: one that Aesop brings. Without the import Lean does not parse them: ``unknown tactic``, as the REPL's
+#: ``unknown_tactic`` transcript records for a name that is no tactic.
+MATHLIB_TACTICS = frozenset(
+    {
+        "abel",
+        "abel!",
+        "abel1",
+        "abel_nf",
+        "aesop_cat",
+        "bound",
+        "by_contra",
+        "by_contra!",
+        "cases'",
+        "existsi",
+        "field_simp",
+        "gcongr",
+        "have'",
+        "hint",
+        "induction'",
+        "interval_cases",
+        "library_search",
+        "lift",
+        "linarith",
+        "linarith!",
+        "nlinarith",
+        "nlinarith!",
+        "norm_num",
+        "norm_num1",
+        "nth_rewrite",
+        "nth_rw",
+        "polyrith",
+        "positivity",
+        "push_neg",
+        "qify",
+        "refine'",
+        "rify",
+        "ring",
+        "ring!",
+        "ring1",
+        "ring_nf",
+        "ring_nf!",
+        "set",
+        "simp_rw",
+        "unfold_let",
+        "use",
+        "zify",
+        "tauto",
+    }
+)
+AESOP_TACTICS = frozenset({"aesop", "aesop?"})
+
+
+def _imported(name: str, ctx: TacticContext) -> bool:
+    if name in MATHLIB_TACTICS:
+        return ctx.env.mathlib
+    if name in AESOP_TACTICS:
+        return ctx.env.mathlib or any(i == "Aesop" or i.startswith("Aesop.") for i in ctx.env.imports)
+    return True
+
+
 def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
     name = syn.name
     found = _find_handler(name)
-    if found is None:
+    if found is None or not _imported(name, ctx):
         raise TacticError("unknown tactic", syn.start, syn.end)
     if not goals:
         raise no_goals_error()
@@ -901,6 +1024,7 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     goal, rest = goals[0], goals[1:]
     kind, handler = found
     outer_meter = set_work_meter(ctx.tick)  # polynomial arithmetic pays as it goes
+    outer_too_large, ctx.numeral_too_large = ctx.numeral_too_large, False
     try:
         if kind == "ext":
             new = handler(goal, syn.text, ctx)
@@ -917,6 +1041,10 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     except ParseError as e:
         raise TacticError(e.message, e.start, e.end) from e
     except TacticError as e:
+        if ctx.numeral_too_large and not isinstance(e, HeartbeatsExceeded):
+            # the tactic left a number it could not hold unevaluated, and then failed: say why
+            e.message = numeral_too_large_message(f"a number computed by `{name}`")
+            e.args = (e.message,)
         if e.recover and ctx.recover:
             _log_and_admit(ctx, e, syn)
             return list(rest)
@@ -927,8 +1055,12 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
         raise HeartbeatsExceeded(
             timeout_message(int(ctx.max_heartbeats or HARD_HEARTBEAT_CAP)), syn.start, syn.end
         ) from e
+    except NumeralTooLarge as e:
+        where = f"a number computed by `{name}`"
+        raise TacticError(numeral_too_large_message(where), syn.start, syn.end) from e
     finally:
         set_work_meter(outer_meter)
+        ctx.numeral_too_large = outer_too_large
     return list(new) + list(rest)
 
 

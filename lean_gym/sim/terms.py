@@ -42,18 +42,23 @@ from fractions import Fraction
 from itertools import count
 from typing import Any
 
+from lean_gym.errors import LeanGymError
+from lean_gym.lean.lexer import MAX_NUMERAL_DIGITS as _LEXER_MAX_DIGITS
 from lean_gym.sim.memo import MISS, IdentityMemo
 
 __all__ = [
     "ARITH_OPS",
     "FALSE",
     "FVAR_SEP",
+    "MAX_NUMERAL_DIGITS",
     "NUM_TYPES",
     "PROP",
     "REL_OPS",
     "TRUE",
+    "NumeralTooLarge",
     "Term",
     "canonical_id",
+    "check_numeral",
     "const_names",
     "free_vars",
     "fvar_mark",
@@ -62,6 +67,8 @@ __all__ = [
     "mk_num",
     "new_fvar",
     "num_value",
+    "numeral_fits",
+    "numeral_too_large_message",
     "pretty",
     "remember_renaming",
     "rename_fvars",
@@ -136,8 +143,53 @@ def type_name(ty: Term) -> str | None:
     return ty[1] if ty[0] == "type" else None
 
 
+MAX_NUMERAL_DIGITS = _LEXER_MAX_DIGITS
+"""A numeral of a term has at most this many decimal digits (numerator and denominator each): the
+lexer's limit on literals, which is also Python's limit on printing an ``int`` (4,300 digits)."""
+
+_NUMERAL_BOUND = 10**MAX_NUMERAL_DIGITS
+
+
+class NumeralTooLarge(LeanGymError):
+    """A computed number has more than :data:`MAX_NUMERAL_DIGITS` digits: no term may hold it.
+
+    Lean computes and prints such numbers; the simulator refuses them with this error (the tactic that
+    computed one fails with its text), so that every term can be printed and serialised.
+    """
+
+
+def numeral_too_large_message(where: str = "") -> str:
+    """The error text for a number past :data:`MAX_NUMERAL_DIGITS` digits (``where``: what computed it)."""
+    return (
+        f"the simulator does not support numbers this large: {where or 'a computed number'} has more "
+        f"than {MAX_NUMERAL_DIGITS} digits (Lean computes it; the simulator refuses it)"
+    )
+
+
+def numeral_fits(n: int | Fraction) -> bool:
+    """Whether ``n`` (its numerator and denominator) has at most :data:`MAX_NUMERAL_DIGITS` digits."""
+    if isinstance(n, Fraction):
+        return -_NUMERAL_BOUND < n.numerator < _NUMERAL_BOUND and n.denominator < _NUMERAL_BOUND
+    return -_NUMERAL_BOUND < n < _NUMERAL_BOUND
+
+
+def check_numeral(n: int | Fraction) -> None:
+    """Refuse ``n`` as the value of a numeral when it has more than :data:`MAX_NUMERAL_DIGITS` digits.
+
+    Raises:
+        NumeralTooLarge: when it does.
+    """
+    if not numeral_fits(n):
+        raise NumeralTooLarge(numeral_too_large_message())
+
+
 def mk_num(ty: str, n: int | Fraction) -> Term:
-    """A numeral of type ``ty``; negative values become ``-n``."""
+    """A numeral of type ``ty``; negative values become ``-n``.
+
+    Raises:
+        NumeralTooLarge: for a value with more than :data:`MAX_NUMERAL_DIGITS` digits.
+    """
+    check_numeral(n)
     if n < 0:
         return ("neg", ty, mk_num(ty, -n))
     if isinstance(n, Fraction) and n.denominator == 1:
@@ -442,9 +494,12 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
         return t[1]
     if h == "num":
         n = t[2]
-        if isinstance(n, Fraction):
-            return f"{n.numerator}/{n.denominator}"
-        return str(n)
+        try:
+            if isinstance(n, Fraction):
+                return f"{n.numerator}/{n.denominator}"
+            return str(n)
+        except ValueError as e:  # past Python's int-to-str limit: a term no check may print or send
+            raise NumeralTooLarge(numeral_too_large_message("a numeral of this term")) from e
     if h == "type":
         name = str(t[1])
         return _ASCII.get(name, name) if at else name
@@ -473,7 +528,8 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
     if h == "inv":
         return _pp(t[2], MAX + 1, False, at, nm) + "⁻¹"
     if h == "cast":
-        return "↑" + _pp(t[3], MAX, False, at, nm)
+        # `↑` takes a `term:max` (`coeNotation`): an application is parenthesised, `↑(f x)`
+        return "↑" + _pp(t[3], MAX + 1, False, at, nm)
     if h == "app" and t[1] == ("const", "Nat.factorial") and len(t[2]) == 1:
         inner = _pp(t[2][0], MAX + 1, False, at, nm)
         return inner + (" !" if inner[-1].isalpha() or inner[-1] in "_'✝₀₁₂₃₄₅₆₇₈₉" else "!")
@@ -520,4 +576,6 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
     if h == "fun":
         s = f"fun {t[1]} => {_pp(t[3], 0, True, at, nm)}"
         return _paren(s, prec > 0 and not trailing)
+    if h == "mvar":
+        return "?_"  # an unassigned metavariable, as Lean prints it under `pp.mvars false`
     return f"<{h}>"

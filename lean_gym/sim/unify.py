@@ -14,7 +14,7 @@ from functools import lru_cache
 from itertools import count
 from typing import Any
 
-from lean_gym.sim.terms import FALSE, Term, subst
+from lean_gym.sim.terms import FALSE, Term, numeral_fits, subst
 
 __all__ = ["canon", "defeq", "instantiate", "match", "rename_bound"]
 
@@ -48,7 +48,7 @@ def canon(t: Term) -> Term:
 
 def _succ(a: Term, ty: str) -> Term:
     """``a + 1``, folded when ``a`` is a numeral (Lean's literal arithmetic is definitional)."""
-    if a[0] == "num" and isinstance(a[2], int):
+    if a[0] == "num" and isinstance(a[2], int) and numeral_fits(a[2] + 1):
         return ("num", ty, a[2] + 1)
     return ("+", ty, a, ("num", ty, 1))
 

@@ -79,6 +79,11 @@ def _bits(x: Value) -> int:
     return int(x).bit_length()
 
 
+def _show(x: Value) -> str:
+    """``x`` for a message: its digits, or its size when it is too large to print."""
+    return str(x) if _bits(x) <= 10_000 else f"a number of {_bits(x)} bits"
+
+
 def _guard(x: Value, max_bits: int) -> Value:
     if _bits(x) > max_bits:
         raise EvalTooExpensive(f"a number with more than {max_bits} bits is too expensive to evaluate")
@@ -140,7 +145,7 @@ def pow_value(base: Value, n: int, *, max_bits: int = DEFAULT_MAX_BITS) -> Value
         return 1 if not isinstance(base, Fraction) else Fraction(1)
     b = _bits(base)
     if b > 1 and (b - 1) * n > max_bits:
-        raise EvalTooExpensive(f"{base} ^ {n} is too expensive to evaluate")
+        raise EvalTooExpensive(f"{_show(base)} ^ {_show(n)} is too expensive to evaluate")
     return _guard(base**n, max_bits)
 
 
@@ -179,9 +184,9 @@ def cast(a: Value, domain: Domain) -> Value:
         return Fraction(a)
     f = Fraction(a)
     if f.denominator != 1:
-        raise ValueError(f"{a} is not an integer")
+        raise ValueError(f"{_show(a)} is not an integer")
     if dom == "Nat" and f < 0:
-        raise ValueError(f"{a} is not a natural number")
+        raise ValueError(f"{_show(a)} is not a natural number")
     return f.numerator
 
 
@@ -274,10 +279,10 @@ def factorial(n: int, *, max_bits: int = DEFAULT_MAX_BITS) -> int:
         raise ValueError("Nat.factorial needs a natural number")
     # log2(n!) ≤ n·log2(n)
     if n > 1 and n * n.bit_length() > max_bits * 2 and n > 5000:
-        raise EvalTooExpensive(f"{n}! is too expensive to evaluate")
+        raise EvalTooExpensive(f"{_show(n)}! is too expensive to evaluate")
     r = 1
     for i in range(2, n + 1):
         r *= i
         if r.bit_length() > max_bits:
-            raise EvalTooExpensive(f"{n}! is too expensive to evaluate")
+            raise EvalTooExpensive(f"{_show(n)}! is too expensive to evaluate")
     return r
