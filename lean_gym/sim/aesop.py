@@ -651,6 +651,10 @@ def _tracked(
     if new is not None or keep_axioms_on_none:
         ctx.axioms.update(added)
     cost = ctx.heartbeats - frame[0]
+    if cost > left:
+        # it ran past the budget and something inside turned that into an answer: its remaining work
+        # happens outside it, tick by tick, so there is nothing one replay could charge
+        return new, data
     # a run that read the budget below its cap is replayed only with the very budget it had
     exact = left if frame[1] >= MEMO_EXACT else None
     need = 0 if exact is not None else frame[1]

@@ -269,6 +269,10 @@ class TacticContext:
         """
         self.heartbeats += n
         if self.heartbeats > self._limit:
+            # A run in progress that catches this (a tactic may turn any failure into its own) has an answer
+            # that holds for this very budget only: memoised runs record that.
+            for f in self.memo_frames:
+                f[1] = MEMO_EXACT
             shown = self.max_heartbeats if self.max_heartbeats else HARD_HEARTBEAT_CAP
             raise HeartbeatsExceeded(timeout_message(int(shown)))
         if self._deadline is not None and time.monotonic() > self._deadline:
@@ -1052,6 +1056,8 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
             e.start, e.end = syn.start, syn.end
         raise
     except ArithBudgetExceeded as e:
+        for f in ctx.memo_frames:
+            f[1] = MEMO_EXACT
         raise HeartbeatsExceeded(
             timeout_message(int(ctx.max_heartbeats or HARD_HEARTBEAT_CAP)), syn.start, syn.end
         ) from e
