@@ -408,7 +408,7 @@ def run_bench(
     if env_id not in gym.registry:
         known = sorted(k for k, s in gym.registry.items() if str(s.entry_point).startswith("lean_gym."))
         raise ConfigError(f"unknown env id {env_id!r}: lean-gym registers {', '.join(known)}")
-    from lean_gym.backends.factory import check_backend_spec
+    from lean_gym.backends.registry import check_backend_spec
 
     check_backend_spec(backend)
     if backend.startswith("ray:"):
@@ -434,7 +434,7 @@ def run_bench(
     if steps < 1 or ray_actors < 1:
         raise ConfigError(f"--steps and --ray-actors must be at least 1, got {steps} and {ray_actors}")
     if backend == "auto":  # decide once, so that every configuration (and process) uses the same one
-        from lean_gym.backends.factory import real_lean_available
+        from lean_gym.backends.registry import real_lean_available
 
         backend = "repl" if real_lean_available() else "sim"
     if "ray" in mode_list:

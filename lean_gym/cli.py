@@ -232,7 +232,7 @@ _BACKENDS = ("auto", "sim", "sim-repl", "repl")
 
 def _backend_or_ray(text: str) -> str:
     """A backend name, or ``ray:<name>`` (a RayBackend whose actors each hold that backend)."""
-    from lean_gym.backends.factory import check_backend_spec
+    from lean_gym.backends.registry import check_backend_spec
     from lean_gym.errors import ConfigError
 
     try:

@@ -25,10 +25,10 @@ __all__ = [
     "ErrorResponse",
     "Message",
     "Position",
+    "ResponseStatus",
     "Sorry",
     "Tactic",
     "TacticResponse",
-    "Verdict",
     "classify_response",
     "command_request",
     "encode_request",
@@ -42,7 +42,10 @@ __all__ = [
     "unpickle_proof_state_request",
 ]
 
-Verdict = Literal["proved", "sorry", "error"]
+ResponseStatus = Literal["proved", "sorry", "error"]
+"""What a REPL response alone says of the code (a timeout or a crash is the process's, not the response's).
+
+Formerly named ``Verdict``; :class:`lean_gym.grading.Verdict` is the grader's judgement."""
 Severity = Literal["info", "warning", "error"]
 
 
@@ -214,7 +217,7 @@ def parse_response(obj: Mapping[str, Any]) -> Response:
     raise ProtocolError(f"unrecognised REPL response (keys {sorted(obj)}): {json.dumps(obj)[:300]}")
 
 
-def classify_response(obj: Mapping[str, Any]) -> Verdict:
+def classify_response(obj: Mapping[str, Any]) -> ResponseStatus:
     """The verdict of any command or tactic response: ``"proved"``, ``"sorry"`` or ``"error"``.
 
     The rules, in order (each guards against a trap the real transcripts show):
@@ -353,3 +356,18 @@ def encode_request(req: Mapping[str, Any]) -> bytes:
             f"{text[max(0, e.start - 40) : e.start]!r}…; UTF-8 cannot carry it to Lean"
         ) from None
     return data + b"\n\n"
+
+
+def __getattr__(name: str) -> Any:
+    # ``Verdict`` was this Literal's name; it clashed with lean_gym.grading.Verdict (the grader's dataclass).
+    if name == "Verdict":
+        import warnings
+
+        warnings.warn(
+            "lean_gym.lean.protocol.Verdict is deprecated: it is ResponseStatus (lean_gym.grading.Verdict is "
+            "the grader's verdict)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ResponseStatus
+    raise AttributeError(f"module 'lean_gym.lean.protocol' has no attribute {name!r}")
