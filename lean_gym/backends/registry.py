@@ -141,12 +141,16 @@ def backend_entry(name: str) -> BackendEntry:
         raise ConfigError(f"unknown backend {name!r}") from None
 
 
-def load_entry_point(entry_point: str, *, what: str = "") -> Any:
+def load_entry_point(entry_point: str, *, what: str = "", hint: str = "") -> Any:
     """The object ``"module:attr"`` names (``attr`` may be dotted), imported now.
+
+    The layers above lean-gym (the reference agents, the cluster extra) are reached this way, at call time,
+    so that nothing below them imports them.
 
     Args:
         entry_point: ``"package.module:Name"`` or ``"package.module:Class.method"``.
-        what: What needs it, for the error when the module is not installed.
+        what: What needs it (``"lean-gym demo"``), for the error when the module is not installed.
+        hint: How to install it (default: lean-gym's extras from a clone).
 
     Raises:
         MissingDependencyError: the module (or one it imports) is not installed; one line naming it.
@@ -155,11 +159,9 @@ def load_entry_point(entry_point: str, *, what: str = "") -> Any:
     try:
         obj: Any = importlib.import_module(module)
     except ImportError as e:
-        need = f"{what} needs" if what else "needs"
-        raise MissingDependencyError(
-            f"{entry_point} {need} {e.name or module}, which is not installed ({e}); "
-            "install lean-gym with its extras from a clone: pip install -e '.[all]'"
-        ) from e
+        who = what or entry_point
+        how = hint or "install lean-gym with its extras from a clone: pip install -e '.[all]'"
+        raise MissingDependencyError(f"{who} needs {e.name or module}, which is not installed; {how}") from e
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from lean_gym.buffers import io
-from lean_gym.buffers._aesop import Layout, resolve_layout, uuid16
+from lean_gym.buffers._aesop import ActionCodec, resolve_layout, uuid16
 from lean_gym.buffers._errors import format_error
 from lean_gym.buffers.export import PromptFn, as_hf_dataset, default_prompt
 from lean_gym.buffers.pairs import PairTable, mine_pair_indices
@@ -140,9 +140,9 @@ class HistoryBuffer:
         True
     """
 
-    def __init__(self, layout: str | Layout = "satp-v1", *, dedup: bool = True) -> None:
+    def __init__(self, layout: str | ActionCodec = "satp-v1", *, dedup: bool = True) -> None:
         self._layout_spec = layout
-        self._layout: Layout | None = None if isinstance(layout, str) else layout
+        self._layout: ActionCodec | None = None if isinstance(layout, str) else layout
         self.dedup = dedup
         #: Public rows skipped on load because they carried no arm at all.
         self.dropped_rows = 0
@@ -171,7 +171,7 @@ class HistoryBuffer:
 
     # ------------------------------------------------------------------------------------------ layout
     @property
-    def layout(self) -> Layout:
+    def layout(self) -> ActionCodec:
         """The action layout (resolved from its name on first use)."""
         if self._layout is None:
             self._layout = resolve_layout(self._layout_spec)
@@ -188,7 +188,7 @@ class HistoryBuffer:
         cls,
         source: str | os.PathLike[str],
         *,
-        layout: str | Layout = "satp-v1",
+        layout: str | ActionCodec = "satp-v1",
         split: str = "train",
         revision: str | None = None,
         include_wal: bool = True,
@@ -239,7 +239,7 @@ class HistoryBuffer:
 
     @classmethod
     def from_records(
-        cls, records: Sequence[dict[str, Any]], *, layout: str | Layout = "satp-v1"
+        cls, records: Sequence[dict[str, Any]], *, layout: str | ActionCodec = "satp-v1"
     ) -> HistoryBuffer:
         """A buffer from public-schema row dicts (either schema, detected from the keys)."""
         buf = cls(layout)
@@ -726,7 +726,7 @@ class HistoryBuffer:
         return out
 
     @staticmethod
-    def _parse(layout: Layout, text: str, lemmas: tuple[str, ...], h: int) -> np.ndarray | None:
+    def _parse(layout: ActionCodec, text: str, lemmas: tuple[str, ...], h: int) -> np.ndarray | None:
         try:
             vec = np.asarray(layout.parse(text, list(lemmas)), dtype=np.int64)
         except (LeanGymError, ValueError):

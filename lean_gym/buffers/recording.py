@@ -31,7 +31,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector.utils import iterate
 
-from lean_gym.buffers._aesop import Layout
+from lean_gym.buffers._aesop import ActionCodec
 from lean_gym.buffers.history import HistoryBuffer, wal_path
 from lean_gym.buffers.wal import WAL_VERSION, WriteAheadLog
 
@@ -111,7 +111,7 @@ class BufferRecorder:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, layout: str | Layout = "satp-v1", fsync: bool = True
+        self, path: str | os.PathLike[str], *, layout: str | ActionCodec = "satp-v1", fsync: bool = True
     ) -> None:
         self.path = Path(path)
         if self.path.exists() or wal_path(self.path).exists():
@@ -155,7 +155,7 @@ class BufferRecorder:
             self.wal.close()
 
 
-def _default_layout(env: Any) -> str | Layout:
+def _default_layout(env: Any) -> str | ActionCodec:
     layout = getattr(getattr(env, "unwrapped", env), "layout", None)
     if isinstance(layout, str) or (
         layout is not None and hasattr(layout, "parse") and hasattr(layout, "nvec")
@@ -187,7 +187,7 @@ class RecordToBuffer(gym.Wrapper):
         env: gym.Env,
         path: str | os.PathLike[str],
         *,
-        layout: str | Layout | None = None,
+        layout: str | ActionCodec | None = None,
         fsync: bool = True,
         compact_on_close: bool = True,
     ) -> None:
@@ -260,7 +260,7 @@ class RecordVectorToBuffer(gym.vector.VectorWrapper):
         env: gym.vector.VectorEnv,
         path: str | os.PathLike[str],
         *,
-        layout: str | Layout | None = None,
+        layout: str | ActionCodec | None = None,
         fsync: bool = True,
         compact_on_close: bool = True,
     ) -> None:

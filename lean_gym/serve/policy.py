@@ -155,9 +155,15 @@ def load_policy(spec: str, *, layout: str = "satp-v1", device: str | None = None
                 else ""
             )
         )
-    from lean_gym_agents.dpo import DPOPolicy  # the agents package, with torch
+    from lean_gym.backends.registry import load_entry_point
 
-    agent = DPOPolicy.load(path, device=device)
+    # the agents package (with torch), resolved at call time: nothing in lean_gym imports the agents
+    dpo = load_entry_point(
+        "lean_gym_agents.dpo:DPOPolicy",
+        what="serving a DPO checkpoint",
+        hint="pip install -e '.[agents]' in a clone (torch)",
+    )
+    agent = dpo.load(path, device=device)
     return AgentPolicy(agent, f"DPO policy {path.name} ({agent.layout.name})")
 
 
