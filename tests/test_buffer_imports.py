@@ -1,4 +1,5 @@
-"""The buffer modules import in one direction: ``history`` uses ``pairs``, ``pairs`` never imports ``history``."""
+"""The buffer modules import in one direction: ``pairs`` never imports the buffer, and the buffer's parts form
+one chain (columns → adding → mining → sampling → export → schema_io → history), each over the one before."""
 
 from __future__ import annotations
 
@@ -23,13 +24,28 @@ def imported_modules(path: Path) -> set[str]:
     return out
 
 
-def test_pairs_does_not_import_history() -> None:
-    mods = imported_modules(BUFFERS / "pairs.py")
-    assert not {m for m in mods if m.endswith("history") or ".history." in m}, mods
+CHAIN = ("columns", "adding", "mining", "sampling", "export", "schema_io", "history")
 
 
-def test_history_imports_pairs() -> None:
-    assert "lean_gym.buffers.pairs" in imported_modules(BUFFERS / "history.py")
+def _buffer_modules(path: Path) -> set[str]:
+    return {m.split(".")[2] for m in imported_modules(path) if m.startswith("lean_gym.buffers.")}
+
+
+def test_pairs_does_not_import_the_buffer() -> None:
+    mods = _buffer_modules(BUFFERS / "pairs.py")
+    assert not mods & set(CHAIN), mods
+
+
+def test_mining_uses_pairs() -> None:
+    assert "pairs" in _buffer_modules(BUFFERS / "mining.py")
+
+
+def test_the_buffer_parts_import_downwards_only() -> None:
+    for k, name in enumerate(CHAIN):
+        above = set(CHAIN[k + 1 :])
+        assert not _buffer_modules(BUFFERS / f"{name}.py") & above, name
+        if k:
+            assert CHAIN[k - 1] in _buffer_modules(BUFFERS / f"{name}.py"), name  # each part over the last
 
 
 def test_a_buffer_satisfies_the_pairs_row_source() -> None:

@@ -248,7 +248,7 @@ def run_demo(
             ctx = goal_context(obs["goal"])
             arm = bandit.act_index(ctx)
             _, reward, _, _, info = train.step(arms[arm])
-            bandit.update_index(arm, reward, ctx)
+            bandit.update_index(arm, float(reward), ctx)
             wins += float(reward) > 0
         done += n_round
         learned = 0

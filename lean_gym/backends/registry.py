@@ -169,13 +169,13 @@ def load_entry_point(entry_point: str, *, what: str = "", hint: str = "") -> Any
 
 def _split(spec: str) -> tuple[BackendEntry | None, str | None]:
     """The entry a spec names and its argument (``"ray:repl"`` → the ray entry, ``"repl"``)."""
-    if spec in _REGISTRY:
-        e = _REGISTRY[spec]
-        return e, (e.default_argument if e.argument is not None else None)
+    named = _REGISTRY.get(spec)
+    if named is not None:
+        return named, (named.default_argument if named.argument is not None else None)
     head, sep, rest = spec.partition(":")
-    e = _REGISTRY.get(head)
-    if sep and e is not None and e.argument is not None:
-        return e, rest
+    prefixed = _REGISTRY.get(head)
+    if sep and prefixed is not None and prefixed.argument is not None:
+        return prefixed, rest
     return None, None
 
 
@@ -275,4 +275,5 @@ def make_backend(
     if entry.workspace:
         args["workspace"] = workspace
     factory = load_entry_point(entry.entry_point, what=f"backend {entry.name!r}")
-    return factory(**args)  # type: ignore[no-any-return]
+    backend: Backend = factory(**args)
+    return backend

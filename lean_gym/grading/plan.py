@@ -42,7 +42,10 @@ class Grader(Protocol):
     """What judges an analysed submission: the :class:`~lean_gym.grading.Oracle` or a
     :class:`~lean_gym.grading.WeakGrader`."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The grader's name, written into each of its verdicts."""
+        ...
 
     def needs_lean(self, analysis: Analysis) -> bool:
         """True when the static checks leave the verdict to Lean."""
