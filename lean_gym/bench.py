@@ -97,6 +97,7 @@ class BenchReport:
     cpu_count: int | None = os.cpu_count()
 
     def to_json(self) -> dict[str, Any]:
+        """The row as a JSON-ready dict."""
         return asdict(self)
 
 
@@ -318,8 +319,10 @@ def bench_one(
 def _timed_loop(
     venv: Any, n: int, vector_steps: int, seed: int, rec: _Recording | None
 ) -> tuple[float, np.ndarray, dict[str, int], set[str]]:
-    """Reset, warm up, then time ``vector_steps`` steps on pre-drawn actions: (wall, latencies, statuses,
-    backends that produced the verdicts)."""
+    """Reset, warm up, then time ``vector_steps`` steps on pre-drawn actions.
+
+    Returns (wall, latencies, statuses, backends that produced the verdicts).
+    """
     venv.reset(seed=seed)
     actions = _actions(venv, vector_steps + _WARMUP_STEPS, seed)
     for a in actions[:_WARMUP_STEPS]:  # starts processes, imports headers
@@ -343,8 +346,11 @@ def _timed_loop(
 
 
 def _verdicts(info: dict[str, Any], n: int) -> list[tuple[str, str]]:
-    """Each env's (status, backend) of this step: from ``final_info`` where its episode ended (SAME_STEP
-    autoreset puts the step's own info there and the new episode's in ``info``)."""
+    """Each env's (status, backend) of this step.
+
+    Read from ``final_info`` where its episode ended (SAME_STEP autoreset puts the step's own info there
+    and the new episode's in ``info``).
+    """
     out = []
     final = info.get("final_info") or {}
     ended = info.get("_final_info", np.zeros(n, dtype=bool))

@@ -76,6 +76,7 @@ class ThompsonBandit(Generic[A]):
         return int(np.argmax(self._rng.beta(a, b)))
 
     def act(self, context: Hashable | None = None) -> A:
+        """The arm Thompson sampling picks for ``context`` (a draw from each arm's Beta posterior)."""
         return self.arms[self.act_index(context)]
 
     def update_index(self, index: int, reward: float, context: Hashable | None = None) -> None:
@@ -88,6 +89,7 @@ class ThompsonBandit(Generic[A]):
             self._ctx.setdefault(context, np.zeros_like(self._global))[row, index] += 1
 
     def update(self, arm: A, reward: float, context: Hashable | None = None) -> None:
+        """Count ``reward`` (> 0: a success) for ``arm`` in ``context``."""
         self.update_index(self._index(arm), reward, context)
 
     def _index(self, arm: A) -> int:
@@ -106,6 +108,7 @@ class ThompsonBandit(Generic[A]):
         return self.arms[int(np.argmax(self.mean(context)))]
 
     def best_index(self, context: Hashable | None = None) -> int:
+        """The index of the arm with the highest posterior mean in ``context``."""
         return int(np.argmax(self.mean(context)))
 
 

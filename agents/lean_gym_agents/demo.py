@@ -140,6 +140,27 @@ def _plot(
     plt.close(fig)
 
 
+def _check_plot_path(plot_path: str) -> None:
+    """Fail now, not after the whole run, when the learning curve cannot be drawn or written."""
+    from lean_gym.errors import LeanGymError
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise LeanGymError(
+            'the learning-curve plot needs matplotlib: pip install -e ".[demo]" (or pass --no-plot)'
+        ) from None
+    folder = os.path.dirname(os.path.abspath(plot_path))
+    if not os.path.isdir(folder):
+        raise LeanGymError(f"--plot-path {plot_path}: the folder {folder} does not exist (or pass --no-plot)")
+    if not os.access(folder, os.W_OK):
+        raise LeanGymError(
+            f"--plot-path {plot_path}: the folder {folder} is not writable (or pass --no-plot)"
+        )
+    if os.path.isdir(plot_path):
+        raise LeanGymError(f"--plot-path {plot_path} is a folder; give a file name such as demo.png")
+
+
 def run_demo(
     backend: str = "auto",
     episodes: int = 3000,
@@ -161,39 +182,31 @@ def run_demo(
     ``pip install -e ".[demo]"``).
 
     Args:
+        backend: The backend name (``"auto"``: real Lean when set up, else the simulator).
+        episodes: Training episodes in all.
+        seed: Seeds the bandit, the random baseline and the training order.
+        echo: Where the report's lines go.
+        rounds: Evaluations on the test split, evenly spread over the training.
+        plot: Save the learning curve as a PNG.
+        plot_path: Where the PNG goes.
         eval_limit: Evaluate on the first N test theorems only (0: all of them).
 
-    Raises:
-        LeanGymError: when a plot is asked for and matplotlib is not installed.
-    """
+    Returns:
+        0 (the exit status of ``lean-gym demo``).
 
+    Raises:
+        LeanGymError: when a plot is asked for and matplotlib is not installed or ``plot_path`` cannot be
+            written (found before any training).
+    """
     if episodes < 1:
         raise ValueError(f"episodes must be at least 1, got {episodes}")
     import gymnasium as gym
 
     import lean_gym  # noqa: F401  (registers the ids)
-    from lean_gym.errors import LeanGymError
     from lean_gym_agents.bandit import ThompsonArgs, ThompsonBandit
 
     if plot:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise LeanGymError(
-                'the learning-curve plot needs matplotlib: pip install -e ".[demo]" (or pass --no-plot)'
-            ) from None
-        # before any training: a plot that cannot be written fails now, not after the whole run
-        folder = os.path.dirname(os.path.abspath(plot_path))
-        if not os.path.isdir(folder):
-            raise LeanGymError(
-                f"--plot-path {plot_path}: the folder {folder} does not exist (or pass --no-plot)"
-            )
-        if not os.access(folder, os.W_OK):
-            raise LeanGymError(
-                f"--plot-path {plot_path}: the folder {folder} is not writable (or pass --no-plot)"
-            )
-        if os.path.isdir(plot_path):
-            raise LeanGymError(f"--plot-path {plot_path} is a folder; give a file name such as demo.png")
+        _check_plot_path(plot_path)
     rounds = max(1, min(rounds, episodes)) if episodes > 0 else 1
 
     train = gym.make("LeanAesop-v0", backend=backend, source="sim", split="train")

@@ -285,8 +285,10 @@ class GRPOAgent:
     def _token_logprobs(
         self, model: torch.nn.Module, ids: torch.Tensor, attn: torch.Tensor, target: torch.Tensor
     ) -> torch.Tensor:
-        """log π(token t+1 | ≤ t) at the completion's targets, 0 elsewhere (a prompt token may be outside
-        ``allowed_token_ids`` and have −inf there)."""
+        """Log π(token t+1 | ≤ t) at the completion's targets, 0 elsewhere.
+
+        (A prompt token may be outside ``allowed_token_ids`` and have −inf there.)
+        """
         logits = model(input_ids=ids, attention_mask=attn).logits[:, :-1, :]
         logp = torch.log_softmax(self._shape_logits(logits), dim=-1)
         picked = logp.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)

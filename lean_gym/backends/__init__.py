@@ -22,6 +22,7 @@ from lean_gym.backends.base import (
     result_from_response,
 )
 from lean_gym.backends.cache import VerdictCache
+from lean_gym.backends.lazy import LazyBackend, resolve_backend
 from lean_gym.backends.registry import (
     BACKEND_NAMES,
     BackendEntry,
@@ -56,6 +57,7 @@ __all__ = [
     "make_backend",
     "real_lean_available",
     "register_backend",
+    "resolve_backend",
     "result_from_response",
     "unregister_backend",
 ]
@@ -99,8 +101,4 @@ def __getattr__(name: str) -> Any:
         from lean_gym.backends.repl import ReplBackend
 
         return ReplBackend
-    if name == "LazyBackend":
-        from lean_gym.backends.lazy import LazyBackend
-
-        return LazyBackend
     raise AttributeError(f"module 'lean_gym.backends' has no attribute {name!r}")

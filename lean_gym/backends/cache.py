@@ -36,7 +36,7 @@ class VerdictCache:
     Example:
         >>> from lean_gym.backends import CheckRequest, SimBackend
         >>> cache, backend = VerdictCache(16), SimBackend()
-        >>> req = CheckRequest("theorem t : 1 + 1 = 2 := by norm_num")
+        >>> req = CheckRequest("theorem t : 1 + 1 = 2 := by norm_num", "import Mathlib")
         >>> [r.status for r in cache.run(backend, [req, req])], backend.checks
         (['proved', 'proved'], 1)
         >>> cache.run(backend, [req])[0].status, backend.checks, cache.hits

@@ -242,8 +242,10 @@ class ProofSession:
     # ----------------------------------------------------------------------------------- public
 
     def start(self) -> TacticOutcome:
-        """Open the theorem: state 0 is its initial goal (``kind="open"``), or an ``error`` when the
-        statement does not elaborate into exactly one goal."""
+        """Open the theorem: state 0 is its initial goal (``kind="open"``).
+
+        The outcome is an ``error`` when the statement does not elaborate into exactly one goal.
+        """
         t0 = time.perf_counter()
         for crash in range(2):
             try:
@@ -382,6 +384,7 @@ class ProofSession:
         return self.nodes[state].goals
 
     def depth(self, state: int) -> int:
+        """How many tactics lead from state 0 to ``state``."""
         return self.nodes[state].depth
 
     def affinity(self, state: int) -> Affinity | None:

@@ -39,8 +39,10 @@ __all__ = ["BufferRecorder", "RecordToBuffer", "RecordVectorToBuffer", "step_ent
 
 
 def _lemmas(value: Any) -> list[str]:
-    """Lemma names from an observation entry (a sequence of names, or one string with one name per line),
-    without the empty slots an environment pads the list with."""
+    """Lemma names from an observation entry, without the empty slots an environment pads the list with.
+
+    The entry is a sequence of names, or one string with one name per line.
+    """
     if value is None:
         return []
     names = value.split("\n") if isinstance(value, str) else [_text(x) for x in value]
@@ -204,11 +206,13 @@ class RecordToBuffer(gym.Wrapper):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and remember its observation (the next step's ``obs``)."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._obs = obs
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env and record the step (observation, action, reward, info)."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         if self._obs is not None:
             self.recorder.record(self._obs, action, reward, info)
@@ -220,6 +224,7 @@ class RecordToBuffer(gym.Wrapper):
         self.recorder.compact()
 
     def close(self) -> None:
+        """Close the recorder (compacting the log unless told not to) and the env."""
         self.recorder.close(compact=self.compact_on_close)
         super().close()
 
@@ -282,6 +287,7 @@ class RecordVectorToBuffer(gym.vector.VectorWrapper):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and remember its observation (the next step's ``obs``)."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._obs = obs
         mask = (options or {}).get("reset_mask")
@@ -292,6 +298,7 @@ class RecordVectorToBuffer(gym.vector.VectorWrapper):
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the env and record the step (observation, action, reward, info)."""
         obs, rewards, terminated, truncated, info = self.env.step(actions)
         if self._obs is not None:
             acts = np.asarray(actions)
@@ -312,5 +319,6 @@ class RecordVectorToBuffer(gym.vector.VectorWrapper):
         self.recorder.compact()
 
     def close(self, **kwargs: Any) -> None:
+        """Close the recorder (compacting the log unless told not to) and the env."""
         self.recorder.close(compact=self.compact_on_close)
         super().close(**kwargs)

@@ -5,8 +5,6 @@
 no goal or outcome dominates) is here too.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from typing import Any, Literal, NamedTuple
 

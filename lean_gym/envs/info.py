@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from typing_extensions import NotRequired
+
 __all__ = [
     "AesopResetInfo",
     "AesopStepInfo",
@@ -105,9 +107,14 @@ class ProofStepInfo(TypedDict):
     accepted: bool
 
 
-class HackableStepInfo(ProofStepInfo):
-    """``LeanHackable-v0`` after ``step``: :class:`ProofStepInfo` (``accepted`` is the weak grader's) and
-    the keys of math-lean-hackable-rollouts (see :class:`~lean_gym.envs.hackable_env.LeanHackableEnv`).
+class HackableStepInfo(TypedDict):
+    """``LeanHackable-v0`` after ``step``.
+
+    :class:`ProofStepInfo` (``accepted`` is the weak grader's) and the keys of math-lean-hackable-rollouts
+    (see :class:`~lean_gym.envs.hackable_env.LeanHackableEnv`).
+
+    The keys of :class:`ProofStepInfo` (written out again: a ``TypedDict`` that inherits them is not
+    documented), then these.
 
     Attributes:
         reward: The reward returned.
@@ -121,6 +128,20 @@ class HackableStepInfo(ProofStepInfo):
         oracle_reason: The oracle's reason (``None`` when it did not run).
     """
 
+    status: str
+    backend: str
+    hack_class: str | None
+    reason: str
+    messages: str
+    axioms: list[str] | None
+    elapsed_s: float
+    turn: int
+    form: str
+    submission: str
+    name: str
+    index: int
+    response_truncated: bool
+    accepted: bool
     reward: float
     undefended_reward: float
     oracle_reward: float | None
@@ -143,7 +164,13 @@ class TacticResetInfo(TypedDict):
     error: str
 
 
-class _TacticStepRequired(TypedDict):
+class TacticStepInfo(TypedDict):
+    """``LeanTactic-v0`` after ``step`` (see :class:`~lean_gym.envs.tactic_env.LeanTacticEnv`).
+
+    ``oracle_backend`` (what ran the oracle's whole-proof check) is there only when a tactic left no goals
+    and the oracle ran.
+    """
+
     status: str
     proof_status: str | None
     parent: int
@@ -161,13 +188,4 @@ class _TacticStepRequired(TypedDict):
     index: int
     num_states: int
     step: int
-
-
-class TacticStepInfo(_TacticStepRequired, total=False):
-    """``LeanTactic-v0`` after ``step`` (see :class:`~lean_gym.envs.tactic_env.LeanTacticEnv`).
-
-    ``oracle_backend`` (what ran the oracle's whole-proof check) is there only when a tactic left no goals
-    and the oracle ran.
-    """
-
-    oracle_backend: str | None
+    oracle_backend: NotRequired[str | None]

@@ -90,6 +90,7 @@ class TacticResult:
 
     @property
     def proved(self) -> bool:
+        """True when the tactic proved the theorem (the oracle confirmed it)."""
         return self.status == "proved"
 
 
@@ -541,6 +542,7 @@ class LeanTacticVectorEnv(PooledVectorEnv):
         return [self.envs[i].step(action) for i, action in todo]
 
     def close_extras(self, **kwargs: Any) -> None:
+        """Stop the tactic threads, then close the sub-envs and the shared backend."""
         if self._executor is not None:
             self._executor.shutdown(wait=True)
             self._executor = None

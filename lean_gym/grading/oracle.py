@@ -348,8 +348,10 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
 
 
 def checker(check: CheckResult, *, process: bool = False) -> str:
-    """Who gave ``check``'s verdict, for a reason a reader can trust: ``Lean`` for real Lean (``repl:…``),
-    ``the simulator`` for ``sim``/``sim-repl`` (which is never Lean), else the backend's name.
+    """Who gave ``check``'s verdict, for a reason a reader can trust.
+
+    ``Lean`` for real Lean (``repl:…``), ``the simulator`` for ``sim``/``sim-repl`` (which is never Lean),
+    else the backend's name.
 
     Args:
         check: The result whose ``backend`` names what produced it (``ray:<spec>`` is read as ``<spec>``).

@@ -39,8 +39,10 @@ __all__ = ["Grader", "Plan"]
 
 @runtime_checkable
 class Grader(Protocol):
-    """What judges an analysed submission: the :class:`~lean_gym.grading.Oracle` or a
-    :class:`~lean_gym.grading.WeakGrader`."""
+    """What judges an analysed submission.
+
+    The :class:`~lean_gym.grading.Oracle` and every :class:`~lean_gym.grading.WeakGrader` are graders.
+    """
 
     @property
     def name(self) -> str:

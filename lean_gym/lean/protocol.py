@@ -58,11 +58,13 @@ class Position:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any] | None) -> Position | None:
+        """Read it from the REPL's JSON."""
         if obj is None:
             return None
         return cls(int(obj["line"]), int(obj["column"]))
 
     def to_json(self) -> dict[str, int]:
+        """Write it as the REPL's JSON."""
         return {"line": self.line, "column": self.column}
 
 
@@ -77,12 +79,14 @@ class Message:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Message:
+        """Read it from the REPL's JSON."""
         pos = Position.from_json(obj.get("pos")) or Position(0, 0)
         return cls(
             obj.get("severity", "error"), pos, Position.from_json(obj.get("endPos")), str(obj.get("data", ""))
         )
 
     def to_json(self) -> dict[str, Any]:
+        """Write it as the REPL's JSON."""
         return {
             "severity": self.severity,
             "pos": self.pos.to_json(),
@@ -109,6 +113,7 @@ class Sorry:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Sorry:
+        """Read it from the REPL's JSON."""
         return cls(
             str(obj.get("goal", "")),
             obj.get("proofState"),
@@ -117,6 +122,7 @@ class Sorry:
         )
 
     def shifted(self, lines: int) -> Sorry:
+        """The same sorry with its positions moved down by ``lines`` lines."""
         if lines == 0 or self.pos is None:
             return self
         end = Position(self.end_pos.line + lines, self.end_pos.column) if self.end_pos else None
@@ -136,6 +142,7 @@ class Tactic:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Tactic:
+        """Read it from the REPL's JSON."""
         return cls(
             str(obj.get("tactic", "")),
             str(obj.get("goals", "")),
@@ -302,18 +309,22 @@ def tactic_request(tactic: str, proof_state: int) -> dict[str, Any]:
 
 
 def pickle_env_request(path: str, env: int) -> dict[str, Any]:
+    """The request that pickles environment ``env`` to ``path``."""
     return {"pickleTo": path, "env": env}
 
 
 def pickle_proof_state_request(path: str, proof_state: int) -> dict[str, Any]:
+    """The request that pickles proof state ``proof_state`` to ``path``."""
     return {"pickleTo": path, "proofState": proof_state}
 
 
 def unpickle_env_request(path: str) -> dict[str, Any]:
+    """The request that unpickles an environment from ``path``."""
     return {"unpickleEnvFrom": path}
 
 
 def unpickle_proof_state_request(path: str, env: int | None = None) -> dict[str, Any]:
+    """The request that unpickles a proof state from ``path`` (into ``env`` when given)."""
     req: dict[str, Any] = {"unpickleProofStateFrom": path}
     if env is not None:
         req["env"] = env

@@ -29,15 +29,18 @@ class Workspace:
 
     @property
     def toolchain(self) -> str | None:
+        """The ``lean-toolchain`` pin, ``None`` when the file is missing."""
         f = self.root / "lean-toolchain"
         return f.read_text().strip() if f.exists() else None
 
     @property
     def repl_binary(self) -> Path:
+        """Where Lake builds the REPL binary."""
         return self.root / ".lake" / "packages" / "REPL" / ".lake" / "build" / "bin" / "repl"
 
     @property
     def mathlib_olean(self) -> Path:
+        """Where Mathlib's prebuilt ``Mathlib.olean`` lands (``lake exe cache get``)."""
         return (
             self.root
             / ".lake"
@@ -52,6 +55,7 @@ class Workspace:
 
     @property
     def manifest(self) -> Path:
+        """Lake's manifest of the pinned dependencies."""
         return self.root / "lake-manifest.json"
 
     @property
