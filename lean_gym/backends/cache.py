@@ -85,10 +85,16 @@ class VerdictCache:
             requests: ``(code, header)`` pairs (:class:`~lean_gym.backends.CheckRequest` or plain tuples).
             timeout: The deadline of each check, passed to the backend (and part of the key).
         """
+        if len(requests) == 1:  # an env's step: the common case, without the bookkeeping below
+            req = requests[0]
+            hit = self.lookup(req, timeout)
+            if hit is None:
+                hit = backend.check(req[0], header=req[1], timeout=timeout)
+                self.store(req, timeout, hit)
+            return [hit]
         found: dict[tuple[str, str], CheckResult] = {}
         misses: list[tuple[str, str]] = []
-        for req in requests:
-            req = (req[0], req[1])
+        for req in requests:  # a CheckRequest equals (and hashes as) its plain tuple
             if req in found or req in misses:
                 continue
             hit = self.lookup(req, timeout)
@@ -108,7 +114,7 @@ class VerdictCache:
         for req, result in zip(misses, answers):
             self.store(req, timeout, result)
             found[req] = result
-        return [found[(r[0], r[1])] for r in requests]
+        return [found[r] for r in requests]
 
     # The names before lookup/store (key first, in the one key order).
     def get(self, key: CacheKey) -> CheckResult | None:

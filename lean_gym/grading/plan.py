@@ -71,11 +71,13 @@ class Plan:
         graders: Who judges, first the one whose verdict :meth:`conclude` returns.
         requests: The distinct checks the graders need, in grader order (empty when every grader decides
             before Lean).
+        slots: For each grader, the index of its check in :attr:`requests` (``None``: it needs none).
     """
 
     analysis: Analysis
     graders: tuple[Grader, ...]
     requests: tuple[CheckRequest, ...]
+    slots: tuple[int | None, ...]
 
     @classmethod
     def of(cls, analysis: Analysis, graders: Sequence[Grader]) -> Plan:
@@ -87,11 +89,16 @@ class Plan:
         if not graders:
             raise ValueError("a plan needs at least one grader")
         requests: list[CheckRequest] = []
+        slots: list[int | None] = []
         for g in graders:
-            req = _request(analysis, g)
-            if req is not None and req not in requests:
+            if not g.needs_lean(analysis):
+                slots.append(None)
+                continue
+            req = CheckRequest(analysis.code, g.header_for(analysis))
+            if req not in requests:
                 requests.append(req)
-        return cls(analysis, tuple(graders), tuple(requests))
+            slots.append(requests.index(req))
+        return cls(analysis, tuple(graders), tuple(requests), tuple(slots))
 
     @property
     def needs_lean(self) -> bool:
@@ -106,19 +113,11 @@ class Plan:
         """
         if len(results) != len(self.requests):
             raise ValueError(f"this plan needs {len(self.requests)} results, got {len(results)}")
-        by_request = dict(zip(self.requests, results))
-        out = []
-        for g in self.graders:
-            req = _request(self.analysis, g)
-            out.append(g.conclude(self.analysis, None if req is None else by_request[req]))
-        return tuple(out)
+        return tuple(
+            g.conclude(self.analysis, None if k is None else results[k])
+            for g, k in zip(self.graders, self.slots)
+        )
 
     def conclude(self, results: Sequence[CheckResult]) -> Verdict:
         """The first grader's verdict (the oracle's, for a plan the oracle made alone)."""
         return self.verdicts(results)[0]
-
-
-def _request(analysis: Analysis, grader: Grader) -> CheckRequest | None:
-    if not grader.needs_lean(analysis):
-        return None
-    return CheckRequest(analysis.code, grader.header_for(analysis))
