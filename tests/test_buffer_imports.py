@@ -3,32 +3,24 @@ one chain (columns → adding → mining → sampling → export → schema_io �
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
+
+from import_graph import imported_modules
 
 import lean_gym.buffers
 
 BUFFERS = Path(lean_gym.buffers.__file__).parent
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Every module a file imports, at any depth (inside ``if TYPE_CHECKING:`` and functions too)."""
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = ("." * node.level) + (node.module or "")
-            out.add(base)
-            out.update(f"{base}.{alias.name}" for alias in node.names)
-    return out
-
-
 CHAIN = ("columns", "adding", "mining", "sampling", "export", "schema_io", "history")
 
 
 def _buffer_modules(path: Path) -> set[str]:
-    return {m.split(".")[2] for m in imported_modules(path) if m.startswith("lean_gym.buffers.")}
+    return {
+        m.split(".")[2]
+        for m in imported_modules(path, "lean_gym.buffers")
+        if m.startswith("lean_gym.buffers.")
+    }
 
 
 def test_pairs_does_not_import_the_buffer() -> None:

@@ -11,10 +11,10 @@ function, under ``TYPE_CHECKING`` — is read with ``ast``. The simulator's own 
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
+from import_graph import imported_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "lean_gym"
@@ -44,23 +44,7 @@ def _top(path: Path) -> str:
 
 def _imports(path: Path, root: Path = PKG) -> set[str]:
     """Every module ``path`` (a file under ``root``, the package) imports, as dotted names."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    pkg = ".".join(("lean_gym", *path.relative_to(root).parts[:-1]))
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = pkg.split(".")
-                base = base[: len(base) - node.level + 1]
-                mod = ".".join([*base, node.module] if node.module else base)
-            else:
-                mod = node.module or ""
-            out.add(mod)
-            if mod == "lean_gym":  # from lean_gym import envs
-                out.update(f"lean_gym.{a.name}" for a in node.names)
-    return out
+    return imported_modules(path, ".".join(("lean_gym", *path.relative_to(root).parts[:-1])))
 
 
 def _files() -> list[Path]:

@@ -107,14 +107,11 @@ class ProofStepInfo(TypedDict):
     accepted: bool
 
 
-class HackableStepInfo(TypedDict):
+class HackableStepInfo(ProofStepInfo):
     """``LeanHackable-v0`` after ``step``.
 
     :class:`ProofStepInfo` (``accepted`` is the weak grader's) and the keys of math-lean-hackable-rollouts
     (see :class:`~lean_gym.envs.hackable_env.LeanHackableEnv`).
-
-    The keys of :class:`ProofStepInfo` (written out again: a ``TypedDict`` that inherits them is not
-    documented), then these.
 
     Attributes:
         reward: The reward returned.
@@ -128,20 +125,6 @@ class HackableStepInfo(TypedDict):
         oracle_reason: The oracle's reason (``None`` when it did not run).
     """
 
-    status: str
-    backend: str
-    hack_class: str | None
-    reason: str
-    messages: str
-    axioms: list[str] | None
-    elapsed_s: float
-    turn: int
-    form: str
-    submission: str
-    name: str
-    index: int
-    response_truncated: bool
-    accepted: bool
     reward: float
     undefended_reward: float
     oracle_reward: float | None
