@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from lean_gym.backends.base import capabilities_of
 from lean_gym.errors import ConfigError, LeanGymError, LeanProcessError, LeanTimeoutError
 from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.header import split_header
@@ -63,8 +64,11 @@ _UNKNOWN_STATE = "Unknown proof state."
 
 
 def supports_tactic_mode(backend: Any) -> bool:
-    """True when ``backend`` can hold a process for tactic mode (it has a ``lease`` method)."""
-    return callable(getattr(backend, "lease", None))
+    """True when ``backend`` declares tactic mode (it can ``lease`` a process; see ``Capabilities``).
+
+    See :func:`~lean_gym.backends.capabilities_of` for a backend that declares no capabilities.
+    """
+    return capabilities_of(backend).tactic_mode
 
 
 def start_command(formal_statement: str) -> str:
