@@ -306,7 +306,8 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
 
     def check(self, prepared: PreparedAesopCall) -> CheckResult:
         """The backend's verdict on ``prepared`` (from the cache when the same check was made before)."""
-        return self._cache.run(self.backend, [prepared.request], timeout=self.timeout)[0]
+        # a plain (code, header) tuple: the same key as prepared.request, without building one per step
+        return self._cache.run(self.backend, ((prepared.code, prepared.header),), timeout=self.timeout)[0]
 
     def finish(
         self, prepared: PreparedAesopCall, result: CheckResult
