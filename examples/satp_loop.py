@@ -80,14 +80,19 @@ class LoopArgs:
     ref_warmup_steps: int = 200
     """BC-only steps before the DPO reference is frozen."""
     d_model: int = 64
+    """Width of the DPO policy (and of the dropout sampler's policy)."""
     static_goals: int = 48
     """Train goals the best-static search scores configs on."""
     num_envs: int = 8
+    """Sub-environments of the pooled vector env that collects."""
     limit: int | None = None
     """Theorems per split (None: all)."""
     seed: int = 0
+    """Seeds the samplers, the policies and the envs."""
     out: str = "runs/satp_loop"
+    """Where each suite's files go (``<out>/<suite>/``)."""
     progress: bool = True
+    """Show progress bars."""
     sampler: str = "beta"
     """Who collects (and plays the multi-try test row): ``beta`` (SATPThompson's Beta posteriors),
     ``dropout`` (DropoutThompson: SATP's shape sampled with its dropout on, trained as it collects) or

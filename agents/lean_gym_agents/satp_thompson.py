@@ -94,6 +94,7 @@ class SATPThompsonArgs:
     max_resample: int = 32
     """Draws to find a config not yet tried on the goal before playing a repeat."""
     seed: int = 0
+    """Seeds the posterior draws and the perturbations."""
 
 
 @dataclass(frozen=True)
