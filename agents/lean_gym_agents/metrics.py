@@ -133,7 +133,11 @@ def _summary_writer(log_dir: Path, purge_step: int | None) -> Any:
                 "TensorBoard logging needs tensorboardX: `pip install tensorboardX` (in the agents extra), "
                 "or turn it off with --no-tensorboard"
             ) from e
-    return SummaryWriter(str(log_dir), purge_step=purge_step)
+    # The event file is named by the second it was opened in and opened with "wb": a resumed run that starts
+    # within the same second as the run before it would wipe its events. A suffix counting the files already
+    # there keeps every part, in the order TensorBoard reads them (by name).
+    part = len(list(log_dir.glob("events.out.tfevents.*"))) if log_dir.is_dir() else 0
+    return SummaryWriter(str(log_dir), purge_step=purge_step, filename_suffix=f".{part:04d}")
 
 
 class TensorBoardWriter:

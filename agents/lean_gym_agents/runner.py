@@ -109,7 +109,8 @@ class _EpisodeStatistics(RecordEpisodeStatistics):
 
     ``SyncVectorEnv`` and ``AsyncVectorEnv`` (gymnasium 1.4) pop ``reset_mask`` from the very options dict
     they are given, so the wrapper's own look for it, after the reset, finds none and zeroes every
-    sub-environment's return and length; this puts back the ones outside the mask.
+    sub-environment's return and length; this puts back the ones outside the mask (the bug Gymnasium's open
+    pull request #1696, "Preserve vector wrapper state across partial resets", fixes upstream).
     """
 
     def reset(self, seed: Any = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
