@@ -31,13 +31,14 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["UsageError", "build_agent", "build_env", "env_layout", "main"]
+__all__ = ["UsageError", "build_agent", "build_env", "env_layout", "main", "parse", "parse_flags"]
 
+T = TypeVar("T")
 PROG = "python -m lean_gym_agents.run"
 # Flags a resumed run may change: they do not change what the run computes.
 _AESOP_AGENTS = {"plain", "thompson", "bandit", "dropout-thompson", "dpo"}
@@ -104,6 +105,35 @@ def _top_help() -> str:
     )
 
 
+def parse_flags(cls: type[T], argv: Sequence[str], *, prog: str, default: T | None = None) -> T:
+    """``cls`` (a dataclass) from ``argv`` with tyro: every field a flag, its docstring its help.
+
+    Args:
+        cls: The dataclass.
+        argv: The flags.
+        prog: The program's name in the help and the errors.
+        default: The values of the flags not given (``cls()`` when omitted).
+
+    Raises:
+        UsageError: A bad flag or value, as one line (tyro's own message, with its "did you mean").
+        SystemExit: ``--help`` (status 0; the help printed).
+    """
+    import tyro
+
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            about = " ".join((cls.__doc__ or "").split())  # the docstring as one paragraph
+            return tyro.cli(cls, args=list(argv), default=default, prog=prog, description=about)
+    except SystemExit as e:
+        if e.code in (0, None):
+            print(buf.getvalue(), end="")
+            raise
+        raise UsageError(_condensed(buf.getvalue(), prog)) from None
+    except ValueError as e:  # a hyperparameter dataclass refused a value (its __post_init__)
+        raise UsageError(str(e)) from e
+
+
 def parse(argv: Sequence[str]) -> tuple[str, Any, Any]:
     """The agent's name, its parsed command and the checkpoint to resume from (``None`` for a new run).
 
@@ -112,8 +142,6 @@ def parse(argv: Sequence[str]) -> tuple[str, Any, Any]:
             fit the flags.
         SystemExit: ``--help`` (status 0, the help printed).
     """
-    import tyro
-
     from lean_gym.errors import LeanGymError
     from lean_gym_agents.checkpoint import load_checkpoint
     from lean_gym_agents.commands import AGENTS, from_dict
@@ -161,18 +189,7 @@ def parse(argv: Sequence[str]) -> tuple[str, Any, Any]:
         seed_text = _prescan(rest, "--seed")
         seed = int(seed_text) if seed_text is not None and re.fullmatch(r"-?\d+", seed_text) else 0
         default = _seeded_default(cls, seed)
-    prog = f"{PROG} {name}"
-    buf = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-            cmd = tyro.cli(cls, args=rest, default=default, prog=prog, description=cls.__doc__)
-    except SystemExit as e:
-        if e.code in (0, None):
-            print(buf.getvalue(), end="")
-            raise
-        raise UsageError(_condensed(buf.getvalue(), prog)) from None
-    except ValueError as e:  # a hyperparameter dataclass refused a value (its __post_init__)
-        raise UsageError(str(e)) from e
+    cmd = parse_flags(cls, rest, prog=f"{PROG} {name}", default=default)
     if ckpt is not None:
         changed = [
             f.name
