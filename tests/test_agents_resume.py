@@ -159,6 +159,36 @@ def test_an_interrupted_dpo_run_resumes_with_the_same_weights_and_optimiser(
     assert len(pa._online) == len(pb._online) == 40
 
 
+def test_an_interrupted_grpo_run_with_text_actions_resumes_to_the_uninterrupted_result(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    torch = pytest.importorskip("torch", reason="GRPO needs torch")
+    pytest.importorskip("transformers", reason="the toy LM is built with transformers (hf extra)")
+    from lean_gym_agents.grpo import GroupResets, GRPOAgent, make_grpo_env
+    from lean_gym_agents.grpo_toy import TOY_THEOREMS, TacticTokenizer, tiny_causal_lm, toy_agent_args
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    request.addfinalizer(lambda: torch.set_num_threads(threads))
+    tok = TacticTokenizer()
+    args = toy_agent_args(tok, group_size=4, prompts_per_step=2)
+
+    def env_fn() -> Any:
+        disabled = gym.vector.AutoresetMode.DISABLED
+        env = make_grpo_env(
+            "LeanProof-v0", args, backend="sim", theorems=TOY_THEOREMS, autoreset_mode=disabled
+        )
+        return GroupResets(env, args, seed=1)
+
+    (full, a), (resumed, b), _ = interrupted_then_resumed(
+        lambda: GRPOAgent(tiny_causal_lm(tok.vocab_size, seed=0), tok, args), env_fn, tmp_path,
+        steps=32, at=16, seed=1, log_every=8,
+    )  # fmt: skip
+    assert timeless(resumed.metrics) == timeless(full.metrics) and len(full.metrics) == 4
+    for (ka, va), (kb, vb) in zip(a.model.state_dict().items(), b.model.state_dict().items()):
+        assert ka == kb and torch.equal(va, vb), ka
+
+
 def test_resume_refuses_an_env_that_does_not_replay_the_run(tmp_path: Path) -> None:
     env = make("single")
     with pytest.raises(RunInterrupted) as stop:

@@ -81,6 +81,42 @@ class EnvLog:
         """How many ``step`` calls were recorded."""
         return sum(1 for c in self.calls if c[0] == "step")
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Runs of steps whose actions are arrays of one shape are stored as one stacked array (a few bytes per
+        # step instead of two pickled arrays each): the checkpoint is written again and again as the run grows.
+        packed: list[tuple[Any, ...]] = []
+        run: list[tuple[Any, ...]] = []
+
+        def flush() -> None:
+            if run:
+                packed.append(("steps", np.stack([c[1] for c in run]), np.stack([c[2] for c in run])))
+                run.clear()
+
+        for call in self.calls:
+            same = (
+                call[0] == "step"
+                and isinstance(call[1], np.ndarray)
+                and (not run or (call[1].shape, call[1].dtype) == (run[0][1].shape, run[0][1].dtype))
+            )
+            if not same:
+                flush()
+            if call[0] == "step" and isinstance(call[1], np.ndarray):
+                run.append(call)
+            else:
+                packed.append(call)
+        flush()
+        return {"seed": self.seed, "packed": packed, "action_dtype": self.action_dtype}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.seed = state["seed"]
+        self.action_dtype = state["action_dtype"]
+        self.calls = []
+        for entry in state["packed"]:
+            if entry[0] == "steps":
+                self.calls += [("step", a, r) for a, r in zip(entry[1], entry[2])]
+            else:
+                self.calls.append(entry)
+
     def replay(self, env: Any) -> Any:
         """Reset ``env`` with the log's seed and make every recorded call again; return the last observation.
 
