@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from lean_gym.buffers.io import fsync_dir
+
 
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder, then an atomic rename.
@@ -23,17 +25,5 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> Path:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    sync_folder(path.parent)
+    fsync_dir(path.parent)
     return path
-
-
-def sync_folder(folder: str | os.PathLike[str]) -> None:
-    """Make a rename or a new file in ``folder`` durable (a no-op where folders cannot be opened)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - e.g. Windows
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
