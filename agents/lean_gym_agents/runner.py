@@ -143,6 +143,9 @@ def with_episode_statistics(env: gym.vector.VectorEnv) -> gym.vector.VectorEnv:
         if isinstance(inner, RecordEpisodeStatistics):
             return env
         inner = inner.env
+    mode = env.metadata.get("autoreset_mode")
+    if isinstance(mode, str):  # the wrapper wants the enum; a custom vector env may say it as text
+        env.metadata = {**env.metadata, "autoreset_mode": AutoresetMode(mode)}
     return _EpisodeStatistics(env)
 
 
