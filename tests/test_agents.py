@@ -135,6 +135,16 @@ def test_agents_satisfy_the_interface() -> None:
         assert env.action_space.contains(action)
 
 
+@pytest.mark.parametrize("kind", ["single", "sync", "async", "vector_entry_point"])
+def test_thompson_finds_the_layout_s_default_action_in_every_env_kind(kind: str) -> None:
+    # Gymnasium 1.x wrappers do not forward `layout`: a sync/async vector env used to give all zeros, which
+    # is not plain aesop in satp-v1 (4 heads default to another level), so ablations went to the wrong levels
+    env = make(kind)
+    sampler = SATPThompson.for_env(env)
+    env.close()
+    assert (sampler.default_action == V1.default_action()).all() and V1.default_action().any()
+
+
 def test_random_agent_is_reproducible_and_leaves_the_env_space_alone() -> None:
     env = make("single")
     a = UniformRandomAgent(env.action_space, seed=3).act([None] * 4)

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["UsageError", "build_agent", "build_env", "env_layout", "main", "parse", "parse_flags"]
+__all__ = ["UsageError", "build_agent", "build_env", "main", "parse", "parse_flags"]
 
 T = TypeVar("T")
 PROG = "python -m lean_gym_agents.run"
@@ -289,17 +289,6 @@ def build_env(env_id: str, mode: str, num_envs: int, **kwargs: Any) -> Any:
     return gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode, **kwargs)
 
 
-def env_layout(env: Any) -> Any:
-    """The aesop action layout of a ``LeanAesop`` env or vector env of any mode (``None`` for other envs)."""
-    layout = getattr(getattr(env, "unwrapped", env), "layout", None)
-    if layout is None and hasattr(env, "get_attr"):
-        try:
-            layout = env.get_attr("layout")[0]
-        except AttributeError:
-            layout = None
-    return layout
-
-
 class UpdateEvery:
     """An agent whose ``update`` takes a schedule (``train_every``, ``steps_per_round``), with it fixed.
 
@@ -330,6 +319,8 @@ def build_agent(name: str, cmd: Any, env: Any) -> Any:
         from lean_gym_agents.baselines import UniformRandomAgent
 
         return UniformRandomAgent(space, seed=cmd.seed)
+    from lean_gym_agents.base import env_layout
+
     layout = env_layout(env)
     if layout is None:
         raise UsageError(f"agent {name!r} needs a LeanAesop env (one with an aesop action layout)")
