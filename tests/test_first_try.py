@@ -248,10 +248,10 @@ def test_the_runner_says_where_a_dpo_checkpoint_comes_from_before_any_work(
     monkeypatch.setattr(run, "build_env", no_env)
     for argv, says in (
         (
-            ["--agent", "dpo", "--checkpoint", str(tmp_path / "policy.pt"), "--eval"],
+            ["dpo", "--checkpoint", str(tmp_path / "policy.pt"), "--eval"],
             "satp_loop.py --suite sim",
         ),
-        (["--agent", "dpo", "--eval"], "needs --checkpoint"),
+        (["dpo", "--eval"], "needs --checkpoint"),
     ):
         assert run.main(argv) == 2
         (line,) = capsys.readouterr().err.strip().splitlines()

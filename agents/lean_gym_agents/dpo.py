@@ -87,7 +87,9 @@ class DPOArgs:
     stride: int = 4
     """Bytes the byte encoder merges into one position before attention."""
     learning_rate: float = 3e-4
+    """AdamW's learning rate."""
     weight_decay: float = 0.01
+    """AdamW's weight decay."""
     batch_size: int = 32
     """Rows per loss term per step (successes, pairs and failures are drawn separately)."""
     beta: float = 0.1
@@ -106,7 +108,9 @@ class DPOArgs:
     ref_warmup_steps: int = 200
     """BC-only steps before the reference policy is frozen (a copy of the policy) and DPO starts."""
     max_grad_norm: float = 1.0
+    """Gradient clipping by global norm (0 turns it off)."""
     seed: int = 0
+    """Seeds the weights' initialisation, the batch draws and the sampling."""
     device: str = "auto"
     """``"auto"`` (``cuda`` when present, else ``cpu``), ``"cpu"``, ``"cuda"``, ``"cuda:1"``..."""
     shape: str = "lean-gym"
