@@ -1,4 +1,7 @@
-.PHONY: install test test-slow lint typecheck bench check
+.PHONY: install test test-slow format format-check lint typecheck doctest docs docs-check bench check
+
+# Every Python folder of the repository (what lint and the format check cover).
+PY_DIRS = lean_gym agents tests benchmarks examples scripts
 
 install:
 	pip install torch==2.13.0 -e ".[dev]"
@@ -9,15 +12,29 @@ test:
 test-slow:
 	python -m pytest -n auto -m slow
 
+format:
+	ruff format .
+
+format-check:
+	ruff format --check .
+
 lint:
-	ruff check lean_gym agents tests benchmarks examples
-	ruff format --check lean_gym
+	ruff check $(PY_DIRS)
 
 typecheck:
 	mypy
 	MYPYPATH=agents mypy agents/lean_gym_agents
 
+# The `>>>` examples of every module (Gymnasium's `pytest --doctest-modules`).
+doctest:
+	python -m pytest -n auto --doctest-modules lean_gym agents/lean_gym_agents
+
+# The API reference from the docstrings, in build/api (git-ignored); fails on any pdoc warning.
+docs:
+	python scripts/api_docs.py build/api
+
 bench:
 	python benchmarks/bench_repl_client.py
 
-check: lint typecheck test
+# What CI runs (.ci/run, in a fresh clone): format, lint, types, doctests, the API reference, the tests.
+check: format-check lint typecheck doctest docs test

@@ -73,7 +73,9 @@ def client_overhead(n: int, rounds: int) -> None:
 
 def pool_throughput(mode: str, cost: float, n: int, rounds: int) -> None:
     rates: dict[int, list[float]] = {1: [], 2: []}
-    pools = {k: ReplPool([*SERVER, mode, str(cost)], size=k, default_timeout=60, max_uses=None) for k in (1, 2)}
+    pools = {
+        k: ReplPool([*SERVER, mode, str(cost)], size=k, default_timeout=60, max_uses=None) for k in (1, 2)
+    }
     for pool in pools.values():
         pool.warm("import X")
     for _ in range(rounds):
@@ -86,7 +88,9 @@ def pool_throughput(mode: str, cost: float, n: int, rounds: int) -> None:
     for pool in pools.values():
         pool.close()
     m1, m2 = statistics.median(rates[1]), statistics.median(rates[2])
-    print(f"pool throughput, server {mode} {cost * 1000:.0f} ms/request, {n} checks per round, {rounds} rounds")
+    print(
+        f"pool throughput, server {mode} {cost * 1000:.0f} ms/request, {n} checks per round, {rounds} rounds"
+    )
     print(f"  1 process : median {m1:7.1f} checks/s")
     print(f"  2 processes: median {m2:7.1f} checks/s")
     print(f"  speed-up 2 vs 1 = {m2 / m1:.2f}x  (target >= 1.8)")

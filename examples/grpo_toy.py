@@ -12,10 +12,11 @@ the first and last five steps next to a uniform policy's, the median step time a
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -25,14 +26,31 @@ INSTALL = 'pip install torch==2.13.0 -e ".[agents,hf]" (in a clone of lean-gym)'
 _PROVES = {"toy_subst": 3, "toy_comm": 4, "toy_lin": 3, "toy_lt": 2}
 
 
+@dataclass
+class ToyArgs:
+    """GRPO on the toy task: a tiny random GPT-2 learns to prove four theorems (simulator, CPU or CUDA)."""
+
+    env: Literal["LeanProof-v0", "LeanHackable-v0"] = "LeanProof-v0"
+    """The env (``LeanHackable-v0``: a weak grader that accepts ``sorry``; the hack rate is logged)."""
+    steps: int = 30
+    """GRPO steps."""
+    seed: int = 0
+    """Seeds the model's initialisation, the sampling and the theorem draws."""
+    device: str = "cpu"
+    """``cpu``, ``cuda``, ``cuda:1``…"""
+    threads: int = 1
+    """torch CPU threads."""
+
+
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--env", default="LeanProof-v0", choices=["LeanProof-v0", "LeanHackable-v0"])
-    p.add_argument("--steps", type=int, default=30)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    a = p.parse_args()
+    try:
+        from lean_gym_agents.run import UsageError, parse_flags
+
+        a = parse_flags(ToyArgs, sys.argv[1:], prog="grpo_toy.py")
+    except UsageError as e:
+        raise SystemExit(f"grpo_toy.py: error: {e}") from None
+    except ImportError as e:
+        raise SystemExit(f"grpo_toy.py needs {e.name}: {INSTALL}") from None
     try:
         import torch
         import transformers  # noqa: F401  (the tiny model is built from a transformers config)

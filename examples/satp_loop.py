@@ -35,14 +35,14 @@ Run:
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
@@ -60,13 +60,15 @@ from lean_gym_agents import (
     pair_up,
     run_agent,
 )
+from lean_gym_agents.run import UsageError, parse_flags
 
 
 @dataclass
 class LoopArgs:
-    """Budget and seeds of one run of the loop."""
+    """SATP's loop end to end on LeanAesop-v0: Thompson + anchor perturbation, buffer, DPO policy, test (every
+    figure is the simulator's verdict, not Lean's)."""
 
-    suite: str = "sim"
+    suite: Literal["sim", "minif2f", "both"] = "sim"
     """``sim``, ``minif2f`` or ``both``."""
     minif2f: str = "minif2f"
     """The miniF2F source: ``minif2f`` (the full file, after ``lean-gym data fetch minif2f``),
@@ -80,15 +82,20 @@ class LoopArgs:
     ref_warmup_steps: int = 200
     """BC-only steps before the DPO reference is frozen."""
     d_model: int = 64
+    """Width of the DPO policy (and of the dropout sampler's policy)."""
     static_goals: int = 48
     """Train goals the best-static search scores configs on."""
     num_envs: int = 8
+    """Sub-environments of the pooled vector env that collects."""
     limit: int | None = None
     """Theorems per split (None: all)."""
     seed: int = 0
+    """Seeds the samplers, the policies and the envs."""
     out: str = "runs/satp_loop"
+    """Where each suite's files go (``<out>/<suite>/``)."""
     progress: bool = True
-    sampler: str = "beta"
+    """Show progress bars."""
+    sampler: Literal["beta", "dropout", "both"] = "beta"
     """Who collects (and plays the multi-try test row): ``beta`` (SATPThompson's Beta posteriors),
     ``dropout`` (DropoutThompson: SATP's shape sampled with its dropout on, trained as it collects) or
     ``both`` (each in turn, from the same start, and a comparison)."""
@@ -101,6 +108,8 @@ class LoopArgs:
     SATP's; downloads it) instead of the byte encoder."""
     torch_threads: int = 1
     """CPU threads for torch (a small model gains little from more, and loses much on a busy machine)."""
+    quick: bool = False
+    """A tiny budget: 8 goals per split, a few steps (what the test runs)."""
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -422,74 +431,39 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
     return figures
 
 
+def _refuse(message: str) -> int:
+    """A user error: one line on stderr, exit status 2."""
+    print(f"satp_loop.py: error: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    d = LoopArgs()
-    p.add_argument("--suite", choices=("sim", "minif2f", "both"), default=d.suite)
-    p.add_argument(
-        "--minif2f",
-        default=d.minif2f,
-        help="minif2f (fetched with `lean-gym data fetch minif2f`), minif2f-sample, or a JSONL path",
-    )
-    p.add_argument("--tries-per-goal", type=int, default=d.tries_per_goal)
-    p.add_argument("--eval-tries", type=int, default=d.eval_tries)
-    p.add_argument("--dpo-steps", type=int, default=d.dpo_steps)
-    p.add_argument("--ref-warmup-steps", type=int, default=d.ref_warmup_steps)
-    p.add_argument("--d-model", type=int, default=d.d_model)
-    p.add_argument("--static-goals", type=int, default=d.static_goals)
-    p.add_argument("--num-envs", type=int, default=d.num_envs)
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument(
-        "--sampler",
-        choices=("beta", "dropout", "both"),
-        default=d.sampler,
-        help="who collects: Beta posteriors (SATPThompson), dropout Thompson sampling of SATP's policy shape "
-        "(DropoutThompson), or both, compared",
-    )
-    p.add_argument("--dropout-train-every", type=int, default=d.dropout_train_every)
-    p.add_argument(
-        "--encoder",
-        default=d.encoder,
-        help="dropout sampler: a Hugging Face encoder with SATP's LoRA, e.g. SATP's "
-        "kaiyuy/leandojo-lean4-retriever-byt5-small (downloads it; a GPU is advised)",
-    )
-    p.add_argument("--dropout-steps-per-round", type=int, default=d.dropout_steps_per_round)
-    p.add_argument("--torch-threads", type=int, default=d.torch_threads)
-    p.add_argument("--out", default=d.out)
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--quick", action="store_true", help="a tiny budget: 8 goals per split, a few steps")
-    ns = p.parse_args(argv)
-    args = LoopArgs(
-        suite=ns.suite, minif2f=ns.minif2f, tries_per_goal=ns.tries_per_goal, eval_tries=ns.eval_tries,
-        dpo_steps=ns.dpo_steps, ref_warmup_steps=ns.ref_warmup_steps, d_model=ns.d_model,
-        static_goals=ns.static_goals, num_envs=ns.num_envs, limit=ns.limit, seed=ns.seed, out=ns.out,
-        progress=not ns.no_progress, torch_threads=ns.torch_threads, sampler=ns.sampler,
-        dropout_train_every=ns.dropout_train_every, dropout_steps_per_round=ns.dropout_steps_per_round,
-        encoder=ns.encoder,
-    )  # fmt: skip
-    if ns.quick:
+    try:
+        args = parse_flags(LoopArgs, sys.argv[1:] if argv is None else argv, prog="satp_loop.py")
+    except UsageError as e:
+        return _refuse(str(e))
+    if args.quick:
         args.limit, args.tries_per_goal, args.eval_tries = 8, 4, 2
         args.dpo_steps, args.ref_warmup_steps, args.d_model, args.static_goals, args.num_envs = 4, 2, 16, 3, 2
         args.dropout_train_every, args.dropout_steps_per_round = 8, 2
     for name in ("tries_per_goal", "eval_tries", "num_envs"):
         if getattr(args, name) < 1:
-            p.error(f"--{name.replace('_', '-')} must be at least 1")
+            return _refuse(f"--{name.replace('_', '-')} must be at least 1")
     if args.suite in ("minif2f", "both"):
         # before any work: a miniF2F that was never fetched is one line, not a traceback after the sim suite
         try:
             load_theorems(args.minif2f, split="test", limit=1)
         except (LeanGymError, OSError, ValueError) as e:
-            p.exit(2, f"satp_loop.py: --minif2f {args.minif2f}: {e}\n")
+            raise SystemExit(_refuse(f"--minif2f {args.minif2f}: {e}")) from None  # the tests read the exit
     import torch
 
     if args.encoder:
         if args.sampler == "beta":
-            p.error("--encoder is the dropout sampler's: add --sampler dropout (or both)")
+            return _refuse("--encoder is the dropout sampler's: add --sampler dropout (or both)")
         try:
             _encoder(args.encoder)  # before any work: a missing model is one line
         except LeanGymError as e:
-            p.error(str(e))
+            return _refuse(str(e))
     torch.manual_seed(args.seed)
     if args.torch_threads > 0:
         torch.set_num_threads(args.torch_threads)

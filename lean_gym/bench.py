@@ -97,6 +97,7 @@ class BenchReport:
     cpu_count: int | None = os.cpu_count()
 
     def to_json(self) -> dict[str, Any]:
+        """The row as a JSON-ready dict."""
         return asdict(self)
 
 
@@ -318,8 +319,10 @@ def bench_one(
 def _timed_loop(
     venv: Any, n: int, vector_steps: int, seed: int, rec: _Recording | None
 ) -> tuple[float, np.ndarray, dict[str, int], set[str]]:
-    """Reset, warm up, then time ``vector_steps`` steps on pre-drawn actions: (wall, latencies, statuses,
-    backends that produced the verdicts)."""
+    """Reset, warm up, then time ``vector_steps`` steps on pre-drawn actions.
+
+    Returns (wall, latencies, statuses, backends that produced the verdicts).
+    """
     venv.reset(seed=seed)
     actions = _actions(venv, vector_steps + _WARMUP_STEPS, seed)
     for a in actions[:_WARMUP_STEPS]:  # starts processes, imports headers
@@ -343,8 +346,11 @@ def _timed_loop(
 
 
 def _verdicts(info: dict[str, Any], n: int) -> list[tuple[str, str]]:
-    """Each env's (status, backend) of this step: from ``final_info`` where its episode ended (SAME_STEP
-    autoreset puts the step's own info there and the new episode's in ``info``)."""
+    """Each env's (status, backend) of this step.
+
+    Read from ``final_info`` where its episode ended (SAME_STEP autoreset puts the step's own info there
+    and the new episode's in ``info``).
+    """
     out = []
     final = info.get("final_info") or {}
     ended = info.get("_final_info", np.zeros(n, dtype=bool))
@@ -408,7 +414,7 @@ def run_bench(
     if env_id not in gym.registry:
         known = sorted(k for k, s in gym.registry.items() if str(s.entry_point).startswith("lean_gym."))
         raise ConfigError(f"unknown env id {env_id!r}: lean-gym registers {', '.join(known)}")
-    from lean_gym.backends.factory import check_backend_spec
+    from lean_gym.backends.registry import check_backend_spec
 
     check_backend_spec(backend)
     if backend.startswith("ray:"):
@@ -434,7 +440,7 @@ def run_bench(
     if steps < 1 or ray_actors < 1:
         raise ConfigError(f"--steps and --ray-actors must be at least 1, got {steps} and {ray_actors}")
     if backend == "auto":  # decide once, so that every configuration (and process) uses the same one
-        from lean_gym.backends.factory import real_lean_available
+        from lean_gym.backends.registry import real_lean_available
 
         backend = "repl" if real_lean_available() else "sim"
     if "ray" in mode_list:

@@ -39,16 +39,24 @@ def _setup(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from lean_gym.demo import run_demo
+    from lean_gym.backends.registry import load_entry_point
 
-    return run_demo(
-        backend=args.backend,
-        episodes=args.episodes,
-        seed=args.seed,
-        plot=not args.no_plot,
-        plot_path=args.plot_path,
-        rounds=args.rounds,
-        eval_limit=args.eval_limit,
+    # The demo trains a reference agent: it lives in the agents package, resolved now, never imported above.
+    run_demo = load_entry_point(
+        "lean_gym_agents.demo:run_demo",
+        what="`lean-gym demo` (it trains a reference agent)",
+        hint="the agents package lean_gym_agents comes with lean-gym: reinstall from a clone, pip install -e .",
+    )
+    return int(
+        run_demo(
+            backend=args.backend,
+            episodes=args.episodes,
+            seed=args.seed,
+            plot=not args.no_plot,
+            plot_path=args.plot_path,
+            rounds=args.rounds,
+            eval_limit=args.eval_limit,
+        )
     )
 
 
@@ -232,7 +240,7 @@ _BACKENDS = ("auto", "sim", "sim-repl", "repl")
 
 def _backend_or_ray(text: str) -> str:
     """A backend name, or ``ray:<name>`` (a RayBackend whose actors each hold that backend)."""
-    from lean_gym.backends.factory import check_backend_spec
+    from lean_gym.backends.registry import check_backend_spec
     from lean_gym.errors import ConfigError
 
     try:

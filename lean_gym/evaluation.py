@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lean_gym.backends import Backend
+from lean_gym.backends.lazy import resolve_backend
 from lean_gym.data.theorem import statement_problem
 from lean_gym.grading.oracle import Oracle
 from lean_gym.grading.statement import TargetTheorem, as_target, build_submission
@@ -230,8 +231,6 @@ def run_eval(
             candidates none of which names a theorem of the split (with a "did you mean"), an empty split or
             bad arguments. All are found before a backend starts.
     """
-    from lean_gym.envs._common import resolve_backend
-
     ks = sorted({int(k) for k in k_values})
     if not ks or ks[0] < 1:
         raise ValueError(f"k_values must be positive integers, got {list(k_values)}")

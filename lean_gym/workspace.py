@@ -5,7 +5,10 @@ leanprover-community REPL at its v4.27.0 tag. :func:`setup` builds it where ther
 toolchain, ``lake exe cache get`` for Mathlib's prebuilt oleans, the REPL binary); :func:`doctor` reports,
 line by line, what is present and what is missing, and how to fix each piece.
 
-The paths below follow Lake's layout (``.lake/packages/<dep>/.lake/build/...``). None of this has been run
+Finding a workspace and its REPL command live in :mod:`lean_gym.lean.workspace` (the process layer,
+which the backends use); they are importable from here too.
+
+The paths follow Lake's layout (``.lake/packages/<dep>/.lake/build/...``). None of this has been run
 against a real toolchain in lean-gym's own CI, which has no internet: the tests cover the detection logic on
 fake workspace trees and the commands that would run.
 """
@@ -20,21 +23,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_gym.errors import WorkspaceNotFoundError
+from lean_gym.lean.workspace import (
+    ENV_VAR,
+    LEAN_VERSION,
+    Workspace,
+    default_workspace_path,
+    find_workspace,
+    repl_command,
+)
 
 __all__ = [
+    "ENV_VAR",
     "LEAN_VERSION",
     "WORKSPACE_FILES",
     "Check",
     "Workspace",
+    "default_workspace_path",
     "doctor",
     "find_workspace",
     "repl_command",
     "setup",
 ]
 
-LEAN_VERSION = "v4.27.0"
-ENV_VAR = "LEAN_GYM_WORKSPACE"
 
 #: The files of the workspace, written by ``lean-gym setup`` where the repository's ``lean_workspace/`` is
 #: not at hand (a wheel install); a test checks they equal the repository's copies.
@@ -71,83 +81,6 @@ theorem lean_gym_smoke (a b : ℕ) : a + b = b + a := by
 
 SMOKE_CODE = "theorem lean_gym_doctor_smoke (x : ℝ) (h : 0 < x) : 0 < x ^ 2 + x := by positivity"
 SMOKE_HEADER = "import Mathlib\nimport Aesop"
-
-
-@dataclass(frozen=True)
-class Workspace:
-    """A Lean workspace on disk and the paths that show whether it is built."""
-
-    root: Path
-
-    @property
-    def toolchain(self) -> str | None:
-        f = self.root / "lean-toolchain"
-        return f.read_text().strip() if f.exists() else None
-
-    @property
-    def repl_binary(self) -> Path:
-        return self.root / ".lake" / "packages" / "REPL" / ".lake" / "build" / "bin" / "repl"
-
-    @property
-    def mathlib_olean(self) -> Path:
-        return (
-            self.root
-            / ".lake"
-            / "packages"
-            / "mathlib"
-            / ".lake"
-            / "build"
-            / "lib"
-            / "lean"
-            / "Mathlib.olean"
-        )
-
-    @property
-    def manifest(self) -> Path:
-        return self.root / "lake-manifest.json"
-
-    @property
-    def is_built(self) -> bool:
-        """True when the REPL binary and Mathlib's oleans are both present."""
-        return self.repl_binary.exists() and self.mathlib_olean.exists()
-
-
-def default_workspace_path() -> Path:
-    """Where the workspace lives: ``$LEAN_GYM_WORKSPACE``, the repository's ``lean_workspace/``, or a cache."""
-    if os.environ.get(ENV_VAR):
-        return Path(os.environ[ENV_VAR]).expanduser()
-    repo = Path(__file__).resolve().parent.parent / "lean_workspace"
-    if (repo / "lakefile.toml").exists():
-        return repo
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return cache / "lean-gym" / "lean_workspace"
-
-
-def find_workspace(path: str | os.PathLike[str] | None = None, *, require_built: bool = True) -> Workspace:
-    """The Lean workspace at ``path`` (or the default location).
-
-    Raises:
-        WorkspaceNotFoundError: when there is none, or it is not built and ``require_built``.
-    """
-    root = Path(path).expanduser() if path is not None else default_workspace_path()
-    ws = Workspace(root)
-    if not (root / "lakefile.toml").exists() and not (root / "lakefile.lean").exists():
-        raise WorkspaceNotFoundError(
-            f"no Lean workspace at {root} (no lakefile). Run `lean-gym setup` to create and build one, "
-            "or `lean-gym doctor` to see what is missing."
-        )
-    if require_built and not ws.is_built:
-        raise WorkspaceNotFoundError(
-            f"the Lean workspace at {root} is not built (REPL binary or Mathlib oleans missing). "
-            "Run `lean-gym setup`, or `lean-gym doctor` for details."
-        )
-    return ws
-
-
-def repl_command(ws: Workspace) -> list[str]:
-    """The command line that starts the REPL inside the workspace's environment (``LEAN_PATH`` set by Lake)."""
-    lake = shutil.which("lake") or str(Path.home() / ".elan" / "bin" / "lake")
-    return [lake, "env", str(ws.repl_binary)]
 
 
 # ------------------------------------------------------------------------------------------------ doctor

@@ -422,7 +422,7 @@ def test_max_heartbeats_is_sent_in_front_of_the_theorem_and_the_simulator_honour
 def test_quickstart_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import runpy
 
-    import lean_gym.backends.factory as factory
+    import lean_gym.backends.registry as factory
 
     pytest.importorskip("lean_gym.sim.families", reason="the simulator's goal families")
     monkeypatch.setattr(

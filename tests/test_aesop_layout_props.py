@@ -168,4 +168,3 @@ def test_the_v427_layout_rejects_the_v426_positivity_host() -> None:
     assert a[28] == 1 + 9 * 19 + 8
     with pytest.raises(BadActionError, match="not a rule of this layout"):
         layout("satp-v2").parse(text, ["sq_nonneg"])
-

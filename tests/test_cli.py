@@ -11,7 +11,7 @@ import pytest
 
 from lean_gym.cli import main
 from lean_gym.data import load_theorems
-from lean_gym.demo import candidate_actions, goal_context
+from lean_gym_agents.demo import candidate_actions, goal_context
 
 
 def test_demo_reports_three_baselines_per_round_and_saves_a_png(
@@ -198,7 +198,7 @@ def test_demo_and_eval_options_have_help_text() -> None:
 
 
 def test_run_demo_refuses_no_episodes() -> None:
-    from lean_gym.demo import run_demo
+    from lean_gym_agents.demo import run_demo
 
     with pytest.raises(ValueError, match="episodes must be at least 1, got 0"):
         run_demo(backend="sim", episodes=0)

@@ -126,6 +126,11 @@ def _commands(pages: list[Path] = PAGES, root: Path = ROOT) -> list[tuple[str, s
                     words = shlex.split(rest)
                 except ValueError:
                     words = rest.split()
+                if prog == "lean_gym_agents.run":
+                    # the agent is a subcommand; a run without one (--resume) or with a placeholder (AGENT)
+                    # takes the flags every agent's command has, which are plain's
+                    named = words and not words[0].startswith("-") and not words[0].isupper()
+                    sub = words[0] if named else "plain"
                 flags = sorted({w.split("=")[0] for w in words if w.startswith("--") and len(w) > 2})
                 out.append((f"{page.relative_to(root)}:{n}", prog, sub, flags))
     return out
@@ -141,7 +146,7 @@ def _help(prog: str, sub: str) -> str:
     elif prog.endswith(".py"):
         argv = [sys.executable, str(ROOT / prog), "--help"]
     else:
-        argv = [sys.executable, "-m", prog, "--help"]
+        argv = [sys.executable, "-m", prog, *([sub] if sub else []), "--help"]
     res = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert res.returncode == 0, f"{' '.join(argv)} failed:\n{res.stderr[-2000:]}"
     return res.stdout

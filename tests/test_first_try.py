@@ -71,7 +71,7 @@ def test_demo_checks_its_plot_path_before_training(
     bad: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("matplotlib")
-    import lean_gym.demo as demo
+    import lean_gym_agents.demo as demo
 
     def no_training(*a: object, **k: object) -> None:
         raise AssertionError("the demo started working before checking its plot path")
@@ -87,7 +87,7 @@ def test_demo_refuses_a_folder_it_cannot_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("matplotlib")
-    import lean_gym.demo as demo
+    import lean_gym_agents.demo as demo
 
     # root may write anywhere, so the folder is made unwritable in the check's eyes
     monkeypatch.setattr(demo.os, "access", lambda path, mode: path != str(tmp_path))
@@ -107,7 +107,7 @@ def test_demo_picture_shows_the_learned_and_train_curves_above_the_baselines(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     pytest.importorskip("matplotlib")
-    from lean_gym.demo import _plot
+    from lean_gym_agents.demo import _plot
 
     figs = _saved_figures(monkeypatch)
     # the learned curve ends exactly on the best static config's level: it must still be seen
@@ -248,10 +248,10 @@ def test_the_runner_says_where_a_dpo_checkpoint_comes_from_before_any_work(
     monkeypatch.setattr(run, "build_env", no_env)
     for argv, says in (
         (
-            ["--agent", "dpo", "--checkpoint", str(tmp_path / "policy.pt"), "--eval"],
+            ["dpo", "--checkpoint", str(tmp_path / "policy.pt"), "--eval"],
             "satp_loop.py --suite sim",
         ),
-        (["--agent", "dpo", "--eval"], "needs --checkpoint"),
+        (["dpo", "--eval"], "needs --checkpoint"),
     ):
         assert run.main(argv) == 2
         (line,) = capsys.readouterr().err.strip().splitlines()

@@ -33,7 +33,11 @@ def test_repository_workspace_matches_the_embedded_copy() -> None:
 
 def test_workspace_pins_one_release_for_lean_mathlib_and_repl() -> None:
     lakefile = WORKSPACE_FILES["lakefile.toml"]
-    assert WORKSPACE_FILES["lean-toolchain"].strip() == f"leanprover/lean4:{LEAN_VERSION}" == "leanprover/lean4:v4.27.0"
+    assert (
+        WORKSPACE_FILES["lean-toolchain"].strip()
+        == f"leanprover/lean4:{LEAN_VERSION}"
+        == "leanprover/lean4:v4.27.0"
+    )
     assert lakefile.count(f'rev = "{LEAN_VERSION}"') == 2
     assert "leanprover-community/mathlib4" in lakefile and "leanprover-community/repl" in lakefile
 
@@ -91,7 +95,9 @@ def test_doctor_on_a_built_workspace_with_tools_runs_the_smoke_check(tmp_path: P
 def test_doctor_cli_fails_cleanly_without_traceback(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "lean_gym.cli", "doctor", "--workspace", str(tmp_path / "none")],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 1
     assert "Traceback" not in out.stdout + out.stderr
@@ -112,7 +118,9 @@ def test_setup_dry_run_lists_the_build_steps(tmp_path: Path) -> None:
 def test_setup_reports_the_failing_step(tmp_path: Path, monkeypatch) -> None:
     import lean_gym.workspace as W
 
-    monkeypatch.setattr(W, "setup_steps", lambda root: [("download", [sys.executable, "-c", "raise SystemExit(7)"])])
+    monkeypatch.setattr(
+        W, "setup_steps", lambda root: [("download", [sys.executable, "-c", "raise SystemExit(7)"])]
+    )
     lines: list[str] = []
     assert setup(tmp_path / "ws", echo=lines.append) == 7
     assert (tmp_path / "ws" / "lakefile.toml").exists()

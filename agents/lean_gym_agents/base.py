@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Agent", "Transitions"]
+__all__ = ["Agent", "Transitions", "env_layout"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,25 @@ class Agent(Protocol):
     learn in rounds keep the transitions and train when they have enough.
     """
 
-    def act(self, observations: Sequence[Any], *, explore: bool = True) -> list[Any]: ...
+    def act(self, observations: Sequence[Any], *, explore: bool = True) -> list[Any]:
+        """One action per observation; ``explore=False`` asks for the agent's best guess."""
+        ...
 
-    def update(self, batch: Transitions) -> dict[str, float]: ...
+    def update(self, batch: Transitions) -> dict[str, float]:
+        """Learn from a batch of transitions; returns the metrics of the update."""
+        ...
+
+
+def env_layout(env: Any) -> Any:
+    """The aesop action layout of a ``LeanAesop`` env or vector env of any mode (``None`` for other envs).
+
+    Gymnasium 1.x wrappers no longer forward attributes, so a ``sync``/``async`` vector env is asked through
+    ``get_attr``; the pooled vector env and a single env carry ``layout`` on their unwrapped selves.
+    """
+    layout = getattr(getattr(env, "unwrapped", env), "layout", None)
+    if layout is None and hasattr(env, "get_attr"):
+        try:
+            layout = env.get_attr("layout")[0]
+        except AttributeError:
+            layout = None
+    return layout

@@ -33,11 +33,13 @@ class FixedActionAgent:
         self.action = np.array(action, copy=True) if not isinstance(action, str) else action
 
     def act(self, observations: Sequence[Any], *, explore: bool = True) -> list[Any]:
+        """The fixed action, once per observation."""
         return [
             self.action.copy() if isinstance(self.action, np.ndarray) else self.action for _ in observations
         ]
 
     def update(self, batch: Transitions) -> dict[str, float]:
+        """Nothing to learn: returns no metrics."""
         return {}
 
 
@@ -54,7 +56,9 @@ class UniformRandomAgent:
         self.action_space.seed(seed)
 
     def act(self, observations: Sequence[Any], *, explore: bool = True) -> list[Any]:
+        """A uniformly random action per observation."""
         return [self.action_space.sample() for _ in observations]
 
     def update(self, batch: Transitions) -> dict[str, float]:
+        """Nothing to learn: returns no metrics."""
         return {}

@@ -1,5 +1,6 @@
-"""SATP's aesop policy: a goal encoder, lemma-aware heads, and behaviour cloning + DPO at ``diff_head`` + a
-negative-likelihood term on failures.
+"""SATP's aesop policy: a goal encoder, lemma-aware heads, and a BC + DPO + negative-likelihood loss.
+
+The loss is behaviour cloning, DPO at ``diff_head`` and a negative-likelihood term on failures.
 
 The policy reads an aesop observation (goal text, the context lemmas and their retrieval scores) and outputs
 one categorical distribution per head of the action layout (``satp-v1``: 40 heads). A config's log-probability
@@ -86,7 +87,9 @@ class DPOArgs:
     stride: int = 4
     """Bytes the byte encoder merges into one position before attention."""
     learning_rate: float = 3e-4
+    """AdamW's learning rate."""
     weight_decay: float = 0.01
+    """AdamW's weight decay."""
     batch_size: int = 32
     """Rows per loss term per step (successes, pairs and failures are drawn separately)."""
     beta: float = 0.1
@@ -105,7 +108,9 @@ class DPOArgs:
     ref_warmup_steps: int = 200
     """BC-only steps before the reference policy is frozen (a copy of the policy) and DPO starts."""
     max_grad_norm: float = 1.0
+    """Gradient clipping by global norm (0 turns it off)."""
     seed: int = 0
+    """Seeds the weights' initialisation, the batch draws and the sampling."""
     device: str = "auto"
     """``"auto"`` (``cuda`` when present, else ``cpu``), ``"cpu"``, ``"cuda"``, ``"cuda:1"``..."""
     shape: str = "lean-gym"
@@ -569,6 +574,7 @@ class PolicyData:
         )
 
     def summary(self) -> str:
+        """The counts as one line (rows, contexts, successes, failures)."""
         return (
             f"{len(self.ctx)} rows over {len(self.goals)} contexts: {self.positives.size} successes, "
             f"{len(self.pairs)} 1-diff pairs, {self.negatives.size} unpaired failures"
@@ -649,9 +655,11 @@ class DPOPolicy:
         return self.net(*self._obs_fields(observations))
 
     def act(self, observations: Sequence[Any], *, explore: bool = True) -> list[Any]:
-        """One action per observation: greedy (argmax per head) unless ``explore``; exploring, each head is
-        sampled from its softmax (``sampler="categorical"``) or the argmax of a dropout draw is taken
-        (``sampler="dropout"``: Thompson sampling)."""
+        """One action per observation: greedy (argmax per head) unless ``explore``.
+
+        Exploring, each head is sampled from its softmax (``sampler="categorical"``) or the argmax of a
+        dropout draw is taken (``sampler="dropout"``: Thompson sampling).
+        """
         if not observations:
             return []
         if explore and self.args.sampler == "dropout":
@@ -663,8 +671,11 @@ class DPOPolicy:
 
     @torch.no_grad()
     def dropout_logits(self, observations: Sequence[Any], draws: int = 1) -> np.ndarray:
-        """``draws`` Thompson draws of the logits, ``(draws, B, H, Lmax)``: the policy's dropout on, encoder in
-        evaluation mode (one encoder pass serves every draw). Needs ``shape="satp"``."""
+        """``draws`` Thompson draws of the logits, ``(draws, B, H, Lmax)``.
+
+        The policy's dropout is on, the encoder in evaluation mode (one encoder pass serves every draw).
+        Needs ``shape="satp"``.
+        """
         if self.args.shape != "satp":
             raise ConfigError("dropout draws need DPOArgs(shape='satp'), whose heads have dropout")
         self.net.eval()

@@ -32,7 +32,13 @@ from lean_gym_agents.base import Transitions
 from lean_gym_agents.dpo import DPOPolicy
 from lean_gym_agents.satp_thompson import SATPThompson, SATPThompsonArgs
 
-__all__ = ["DropoutThompson"]
+__all__ = ["DropoutThompson", "one_cluster"]
+
+
+def one_cluster(goal: str) -> str:
+    """Every goal in one cluster: the policy network conditions on the goal itself (a named function, so the
+    sampler pickles into a checkpoint)."""
+    return ""
 
 
 class DropoutThompson(SATPThompson):
@@ -62,7 +68,7 @@ class DropoutThompson(SATPThompson):
             )
         layout = policy.layout
         super().__init__(
-            layout.nvec, args, default_action=layout.default_action().tolist(), cluster_fn=lambda g: ""
+            layout.nvec, args, default_action=layout.default_action().tolist(), cluster_fn=one_cluster
         )
         self.policy = policy
         self.train_every = int(train_every)

@@ -38,12 +38,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 
 from lean_gym_agents._torch import resolve_device
 
-__all__ = ["GRPOAgent", "GRPOArgs", "Rollouts", "make_grpo_env", "train_grpo"]
+__all__ = ["GRPOAgent", "GRPOArgs", "GroupResets", "Rollouts", "make_grpo_env", "train_grpo"]
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,6 @@ class GRPOArgs:
     disable_dropout: bool = True
     """Set every dropout of the policy and the reference to 0 (as TRL's default), so π_θ_old, π_θ and π_ref
     are the same function of the weights when ρ and the KL are computed."""
-    """Added to the group's reward std before dividing."""
     allowed_token_ids: tuple[int, ...] | None = None
     """Constrained decoding: when set, only these token ids (plus EOS) may be sampled; the objective uses
     the same restricted distribution."""
@@ -285,8 +285,10 @@ class GRPOAgent:
     def _token_logprobs(
         self, model: torch.nn.Module, ids: torch.Tensor, attn: torch.Tensor, target: torch.Tensor
     ) -> torch.Tensor:
-        """log π(token t+1 | ≤ t) at the completion's targets, 0 elsewhere (a prompt token may be outside
-        ``allowed_token_ids`` and have −inf there)."""
+        """Log π(token t+1 | ≤ t) at the completion's targets, 0 elsewhere.
+
+        (A prompt token may be outside ``allowed_token_ids`` and have −inf there.)
+        """
         logits = model(input_ids=ids, attention_mask=attn).logits[:, :-1, :]
         logp = torch.log_softmax(self._shape_logits(logits), dim=-1)
         picked = logp.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
@@ -444,6 +446,56 @@ def _split_infos(infos: Mapping[str, Any], n: int) -> list[dict[str, Any]]:
     return out
 
 
+class GroupResets(gym.vector.VectorWrapper):
+    """Resets that give GRPO its groups: each reset draws ``prompts_per_step`` theorems (seeded; distinct while
+    there are enough) and puts ``group_size`` sub-envs on each.
+
+    With ``autoreset_mode=DISABLED`` and one attempt per episode (``max_turns=1``, as :func:`make_grpo_env`
+    builds it) every step ends every episode and :func:`~lean_gym_agents.runner.run_agent`'s masked reset
+    draws the next groups, so the runner plays GRPO as :func:`train_grpo` does.
+
+    Args:
+        env: A vector env of ``prompts_per_step * group_size`` sub-envs (:func:`make_grpo_env`).
+        args: ``prompts_per_step`` and ``group_size``.
+        seed: Seeds the theorem draws.
+
+    Raises:
+        ValueError: The env's size is not ``prompts_per_step * group_size``.
+    """
+
+    def __init__(self, env: gym.vector.VectorEnv, args: GRPOArgs, seed: int | None = 0) -> None:
+        super().__init__(env)
+        p, g = args.prompts_per_step, args.group_size
+        if env.num_envs != p * g:
+            raise ValueError(
+                f"the env has {env.num_envs} sub-envs; GRPO needs prompts_per_step*group_size = {p * g}"
+                " (build it with make_grpo_env)"
+            )
+        self.prompts_per_step, self.group_size = p, g
+        inner: Any = env.unwrapped
+        self.num_theorems = len(inner.envs[0].theorems)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset every sub-env, ``group_size`` of them on each of ``prompts_per_step`` drawn theorems.
+
+        Raises:
+            ValueError: A ``reset_mask`` that leaves some sub-env out (groups are reset together).
+        """
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        if mask is not None and not np.asarray(mask).all():
+            raise ValueError(
+                "GRPO's groups are reset together: every sub-env must end each step (max_turns=1)"
+            )
+        p, g = self.prompts_per_step, self.group_size
+        picks = self.rng.choice(self.num_theorems, size=p, replace=p > self.num_theorems)
+        options["index"] = [int(i) for i in picks for _ in range(g)]
+        return self.env.reset(seed=seed, options=options)
+
+
 def train_grpo(
     agent: GRPOAgent,
     env: Any,
@@ -454,9 +506,9 @@ def train_grpo(
 ) -> list[dict[str, float]]:
     """Run ``steps`` GRPO steps of ``agent`` on a pooled vector env built by :func:`make_grpo_env`.
 
-    Each step draws ``prompts_per_step`` theorems (seeded; distinct while there are enough), resets
-    ``group_size`` sub-envs on each, samples one proof per sub-env, steps the env once (every check of the
-    step in one ``check_batch``) and calls ``agent.update``.
+    Each step resets the env through :class:`GroupResets` (``prompts_per_step`` drawn theorems, ``group_size``
+    sub-envs on each), samples one proof per sub-env, steps the env once (every check of the step in one
+    ``check_batch``) and calls ``agent.update``.
 
     Args:
         agent: The agent.
@@ -473,24 +525,14 @@ def train_grpo(
         ValueError: when the env's size does not match the agent's ``prompts_per_step * group_size``.
     """
     p, g = agent.args.prompts_per_step, agent.args.group_size
-    if env.num_envs != p * g:
-        raise ValueError(
-            f"the env has {env.num_envs} sub-envs; GRPO needs prompts_per_step*group_size = {p * g}"
-            " (build it with make_grpo_env)"
-        )
-    n_theorems = (
-        len(env.unwrapped.envs[0].theorems) if hasattr(env, "unwrapped") else len(env.envs[0].theorems)
-    )
-    rng = np.random.default_rng(seed)
+    groups = GroupResets(env, agent.args, seed)
     history: list[dict[str, float]] = []
     for step in range(steps):
         start = time.perf_counter()
-        picks = rng.choice(n_theorems, size=p, replace=p > n_theorems)
-        index = [int(i) for i in picks for _ in range(g)]
-        obs, _ = env.reset(seed=seed if step == 0 else None, options={"index": index})
+        obs, _ = groups.reset(seed=seed if step == 0 else None)
         observations = list(obs)
         actions = agent.act(observations)
-        _, rewards, _, _, infos = env.step(tuple(actions))
+        _, rewards, _, _, infos = groups.step(tuple(actions))
         batch = Rollouts(
             observations, actions, np.asarray(rewards, dtype=np.float64), _split_infos(infos, p * g)
         )

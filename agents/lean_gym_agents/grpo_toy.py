@@ -88,6 +88,7 @@ class TacticTokenizer:
 
     @property
     def vocab_size(self) -> int:
+        """The number of tokens."""
         return len(self.vocab)
 
     @property

@@ -74,13 +74,15 @@ _FILM_WIDTH = 32  # SATP's film_d bottleneck
 
 
 def satp_args(layout: str = "satp-v1", **overrides: Any) -> DPOArgs:
-    """:class:`~lean_gym_agents.dpo.DPOArgs` for SATP's shape: theorem-form input, SATP's MLP and heads,
-    dropout Thompson sampling; ``overrides`` set any other field (``d_model`` sizes the default byte encoder;
-    the network takes a Hugging Face encoder's own width).
+    """:class:`~lean_gym_agents.dpo.DPOArgs` for SATP's shape.
+
+    Theorem-form input, SATP's MLP and heads, dropout Thompson sampling.
 
     Args:
         layout: The action layout the policy will use; it picks the prompt length SATP reads (4,096 bytes
             for ``satp-v1``, 1,024 for v2).
+        **overrides: Any other field (``d_model`` sizes the default byte encoder; the network takes a
+            Hugging Face encoder's own width).
     """
     base = DPOArgs(shape="satp", input_form="theorem", sampler="dropout", mlp_dropout=0.2, head_dropout=0.5)
     base = replace(base, prompt_bytes=1024 if layout.startswith("satp-v2") else 4096)

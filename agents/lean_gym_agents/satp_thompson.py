@@ -40,7 +40,7 @@ import numpy as np
 
 from lean_gym.aesop import uuid16
 from lean_gym.buffers import HistoryBuffer
-from lean_gym_agents.base import Transitions
+from lean_gym_agents.base import Transitions, env_layout
 
 __all__ = ["AnchorPair", "SATPThompson", "SATPThompsonArgs", "goal_cluster", "pair_up"]
 
@@ -94,6 +94,7 @@ class SATPThompsonArgs:
     max_resample: int = 32
     """Draws to find a config not yet tried on the goal before playing a repeat."""
     seed: int = 0
+    """Seeds the posterior draws and the perturbations."""
 
 
 @dataclass(frozen=True)
@@ -155,10 +156,7 @@ class SATPThompson:
     @classmethod
     def for_env(cls, env: Any, args: SATPThompsonArgs | None = None, **kwargs: Any) -> SATPThompson:
         """A sampler for a ``LeanAesop`` env or vector env (its layout's ``nvec`` and default action)."""
-        inner = getattr(env, "unwrapped", env)
-        layout = getattr(inner, "layout", None)
-        if layout is None and hasattr(inner, "envs"):
-            layout = getattr(inner.envs[0], "layout", None)
+        layout = env_layout(env)
         space = getattr(env, "single_action_space", None) or env.action_space
         default = layout.default_action() if layout is not None else None
         return cls(np.asarray(space.nvec), args, default_action=default, **kwargs)

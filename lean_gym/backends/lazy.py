@@ -9,12 +9,16 @@ in whichever process that happens. A pickled ``LazyBackend`` is its recipe alone
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, cast
 
-from lean_gym.backends.base import Backend, CheckResult
+from lean_gym.backends.base import Backend, Capabilities, CheckResult, capabilities_of, is_backend
+from lean_gym.backends.registry import check_backend_spec, make_backend
+from lean_gym.errors import ConfigError
+from lean_gym.lean.affinity import Affinity, Lease
 
-__all__ = ["LazyBackend"]
+__all__ = ["LazyBackend", "resolve_backend"]
 
 
 class LazyBackend:
@@ -29,6 +33,9 @@ class LazyBackend:
         >>> backend.built, backend.name
         (True, 'sim')
 
+    Only the :class:`~lean_gym.backends.Backend` methods, :attr:`capabilities` and (for a backend with
+    tactic mode) :meth:`lease` are offered; anything else the built backend has is on :attr:`backend`.
+
     Args:
         spec: Any name :func:`~lean_gym.backends.make_backend` takes (``"auto"``, ``"sim"``, ``"sim-repl"``,
             ``"repl"``, ``"ray:sim-repl"``, …).
@@ -36,8 +43,6 @@ class LazyBackend:
     """
 
     def __init__(self, spec: str, **kwargs: Any) -> None:
-        from lean_gym.backends.factory import check_backend_spec
-
         check_backend_spec(spec)  # a typo fails here, at gym.make, not at the first check in a worker
         self.spec = spec
         self.kwargs = dict(kwargs)
@@ -55,8 +60,6 @@ class LazyBackend:
         if self._backend is None:
             with self._lock:
                 if self._backend is None:
-                    from lean_gym.backends.factory import make_backend
-
                     self._backend = make_backend(self.spec, **self.kwargs)
         return self._backend
 
@@ -75,20 +78,30 @@ class LazyBackend:
         """Check many pieces of code on the (now built) backend; results in input order."""
         return self.backend.check_batch(codes, header=header, timeout=timeout)
 
+    @property
+    def capabilities(self) -> Capabilities:
+        """The built backend's :class:`~lean_gym.backends.Capabilities` (building it if needed)."""
+        return capabilities_of(self.backend)
+
+    @contextmanager
+    def lease(self, header: str = "", affinity: Affinity | None = None) -> Iterator[Lease]:
+        """The built backend's ``lease`` (tactic mode), for a backend that declares ``tactic_mode``.
+
+        Raises:
+            ConfigError: when the built backend has no tactic mode.
+        """
+        backend = self.backend
+        if not capabilities_of(backend).tactic_mode:
+            raise ConfigError(f"backend {backend.name!r} has no tactic mode (no lease())")
+        with backend.lease(header, affinity) as lease:  # type: ignore[attr-defined]
+            yield lease
+
     def close(self) -> None:
         """Close the backend if it was built; closing one never built costs nothing."""
         with self._lock:
             backend, self._backend = self._backend, None
         if backend is not None:
             backend.close()
-
-    def __getattr__(self, attr: str) -> Any:
-        # Anything else the built backend offers (``lease`` for tactic mode, ``max_workers``, ``stats``,
-        # ``warm``): asking for it builds the backend, as a check does. Private names never delegate, so
-        # a half-built object (during unpickling) cannot recurse here.
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        return getattr(self.backend, attr)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"spec": self.spec, "kwargs": self.kwargs}
@@ -98,3 +111,22 @@ class LazyBackend:
 
     def __repr__(self) -> str:
         return f"LazyBackend({self.spec!r}, built={self.built})"
+
+
+def resolve_backend(backend: str | Backend) -> tuple[Backend, bool]:
+    """A backend object and whether the caller owns it (and must close it).
+
+    A name becomes a :class:`~lean_gym.backends.LazyBackend`: built at the first check, in the process
+    that makes it, so that an env pickles (Ray, RLlib, TorchRL, subprocess vector envs) before its first use.
+
+    Args:
+        backend: ``"auto"``, ``"sim"``, ``"sim-repl"``, ``"repl"``, ``"ray:<spec>"`` or a
+            :class:`~lean_gym.backends.Backend` instance.
+    """
+    if isinstance(backend, str):
+        return cast(Backend, LazyBackend(backend)), True
+    if is_backend(backend):  # reads no property, so a LazyBackend passed in is not built here
+        return backend, False
+    raise TypeError(
+        f"backend must be 'auto', 'sim', 'repl' or a Backend instance, got {type(backend).__name__}"
+    )

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from lean_gym.backends.base import DEFAULT_TIMEOUT_S, CheckResult
+from lean_gym.backends.base import DEFAULT_TIMEOUT_S, Capabilities, CheckResult
 from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.pool import PoolStats, ReplPool
 
@@ -80,7 +80,7 @@ class ReplBackend:
         if pool_size is None:
             pool_size = max(1, (os.cpu_count() or 2) - 1)
         if name is None:
-            name = "sim-repl" if command[1:] == ["-m", "lean_gym.sim"] else f"repl:{' '.join(command)}"
+            name = "sim-repl" if command[1:3] == ["-m", "lean_gym.sim"] else f"repl:{' '.join(command)}"
         self.name = name
         self.pool = ReplPool(
             command,
@@ -96,8 +96,44 @@ class ReplBackend:
             name=name,
         )
 
+    @classmethod
+    def simulator(
+        cls, *, max_heartbeats: int | None = None, cache: bool | None = None, **kwargs: Any
+    ) -> ReplBackend:
+        """The simulator behind the REPL protocol, in subprocesses (the ``"sim-repl"`` backend).
+
+        Args:
+            max_heartbeats: The heartbeat cap of every check (see :func:`sim_command`).
+            cache: ``False`` runs the simulator without its memo tables (see :func:`sim_command`).
+            **kwargs: The other arguments of :class:`ReplBackend`.
+        """
+        return cls(command=sim_command(max_heartbeats, cache), **kwargs)
+
+    @classmethod
+    def lean(cls, *, workspace: str | os.PathLike[str] | None = None, **kwargs: Any) -> ReplBackend:
+        """Real Lean: ``lake env repl`` in a built workspace (the ``"repl"`` backend).
+
+        Args:
+            workspace: The Lean workspace (default: ``$LEAN_GYM_WORKSPACE`` or ``lean_workspace/``).
+            **kwargs: The other arguments of :class:`ReplBackend`.
+
+        Raises:
+            WorkspaceNotFoundError: without a built workspace.
+        """
+        from lean_gym.lean.workspace import find_workspace, repl_command
+
+        ws = find_workspace(workspace)
+        return cls(command=repl_command(ws), cwd=ws.root, **kwargs)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """A pool of processes: concurrent up to its size, with tactic mode."""
+        size = self.pool.size
+        return Capabilities(in_process=False, concurrent=size > 1, tactic_mode=True, max_workers=size)
+
     @property
     def stats(self) -> PoolStats:
+        """The pool's counters (starts, recycles, checks…)."""
         return self.pool.stats
 
     def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
@@ -121,6 +157,7 @@ class ReplBackend:
         self.pool.warm(header)
 
     def close(self) -> None:
+        """Stop every process of the pool."""
         self.pool.close()
 
     def __getstate__(self) -> dict[str, Any]:

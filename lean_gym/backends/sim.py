@@ -15,7 +15,13 @@ import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from lean_gym.backends.base import DEFAULT_TIMEOUT_S, BatchMixin, CheckResult, result_from_response
+from lean_gym.backends.base import (
+    DEFAULT_TIMEOUT_S,
+    BatchMixin,
+    Capabilities,
+    CheckResult,
+    result_from_response,
+)
 from lean_gym.errors import LeanProcessError, LeanTimeoutError
 from lean_gym.lean.affinity import Affinity
 from lean_gym.lean.header import split_header
@@ -63,6 +69,8 @@ class SimBackend(BatchMixin):
     """
 
     max_workers = 1  # pure Python under the GIL: threads would only add overhead
+    #: In process, one check at a time, with tactic mode; no Lean version (the simulator is not Lean).
+    capabilities = Capabilities(in_process=True, concurrent=False, tactic_mode=True, max_workers=1)
 
     def __init__(
         self,
@@ -200,6 +208,7 @@ class SimBackend(BatchMixin):
         return super().check_batch(codes, header=header, timeout=timeout)
 
     def close(self) -> None:
+        """Drop the simulator and its environments (a later check starts a fresh one)."""
         self._repl = None
         self._header_env = {}
 

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from lean_gym.backends.base import capabilities_of
 from lean_gym.errors import ConfigError, LeanGymError, LeanProcessError, LeanTimeoutError
 from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.header import split_header
@@ -63,8 +64,11 @@ _UNKNOWN_STATE = "Unknown proof state."
 
 
 def supports_tactic_mode(backend: Any) -> bool:
-    """True when ``backend`` can hold a process for tactic mode (it has a ``lease`` method)."""
-    return callable(getattr(backend, "lease", None))
+    """True when ``backend`` declares tactic mode (it can ``lease`` a process; see ``Capabilities``).
+
+    See :func:`~lean_gym.backends.capabilities_of` for a backend that declares no capabilities.
+    """
+    return capabilities_of(backend).tactic_mode
 
 
 def start_command(formal_statement: str) -> str:
@@ -242,8 +246,10 @@ class ProofSession:
     # ----------------------------------------------------------------------------------- public
 
     def start(self) -> TacticOutcome:
-        """Open the theorem: state 0 is its initial goal (``kind="open"``), or an ``error`` when the
-        statement does not elaborate into exactly one goal."""
+        """Open the theorem: state 0 is its initial goal (``kind="open"``).
+
+        The outcome is an ``error`` when the statement does not elaborate into exactly one goal.
+        """
         t0 = time.perf_counter()
         for crash in range(2):
             try:
@@ -382,6 +388,7 @@ class ProofSession:
         return self.nodes[state].goals
 
     def depth(self, state: int) -> int:
+        """How many tactics lead from state 0 to ``state``."""
         return self.nodes[state].depth
 
     def affinity(self, state: int) -> Affinity | None:

@@ -1,5 +1,6 @@
-"""Replay buffers for LeanAesop: SATP's public buffer schemas, preference pairs, sampling, TRL exports and
-crash-safe recording.
+"""Replay buffers for LeanAesop.
+
+SATP's public buffer schemas, preference pairs, sampling, TRL exports and crash-safe recording.
 
 Example:
     >>> from lean_gym.buffers import HistoryBuffer

@@ -10,11 +10,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["Layout", "resolve_layout", "uuid16"]
+__all__ = ["ActionCodec", "Layout", "resolve_layout", "uuid16"]
 
 
-class Layout(Protocol):
-    """What the buffers need of an action layout (``lean_gym.aesop.layout(name)`` returns one)."""
+class ActionCodec(Protocol):
+    """What the buffers need of an action layout: render a vector, parse a call, the heads' sizes.
+
+    :class:`lean_gym.aesop.Layout` (what ``lean_gym.aesop.layout(name)`` returns) is one.
+    """
 
     @property
     def nvec(self) -> Any: ...
@@ -24,7 +27,11 @@ class Layout(Protocol):
     def parse(self, text: str, lemmas: Any) -> np.ndarray: ...
 
 
-def resolve_layout(layout: str | Layout) -> Layout:
+#: The old name of :class:`ActionCodec` (it clashed with :class:`lean_gym.aesop.Layout`).
+Layout = ActionCodec
+
+
+def resolve_layout(layout: str | ActionCodec) -> ActionCodec:
     """A layout object from a name such as ``"satp-v1"``, or the object itself."""
     if isinstance(layout, str):
         from lean_gym.aesop import layout as make_layout

@@ -112,6 +112,7 @@ class ActionColumn:
     valid: np.ndarray
 
     def to_list(self) -> list[list[int] | None]:
+        """Each row's vector as a list, ``None`` where it is not known."""
         rows = self.values.tolist()
         return [r if ok else None for r, ok in zip(rows, self.valid.tolist())]
 
@@ -344,8 +345,11 @@ def table_from_arrow(table: Any, *, source: str = "table") -> Table:
 
 
 def _column_list(pa: Any, pc: Any, column: Any) -> list[Any]:
-    """A column as a Python list; a string column through its dictionary, so equal strings (the same aesop
-    config on many rows, the same backend name) are one object."""
+    """A column as a Python list.
+
+    A string column goes through its dictionary, so equal strings (the same aesop config on many rows,
+    the same backend name) are one object.
+    """
     arr = column.combine_chunks()
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return arr.to_pylist()

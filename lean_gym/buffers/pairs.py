@@ -23,27 +23,52 @@ class RowView(Protocol):
     """The fields of a buffer row a :class:`Pair` is built from (``lean_gym.buffers.Row`` has them)."""
 
     @property
-    def goal_uuid(self) -> str: ...
+    def goal_uuid(self) -> str:
+        """The goal's uuid."""
+        ...
+
     @property
-    def goal(self) -> str: ...
+    def goal(self) -> str:
+        """The goal state."""
+        ...
+
     @property
-    def theorem(self) -> str: ...
+    def theorem(self) -> str:
+        """The theorem the goal comes from."""
+        ...
+
     @property
-    def lemmas(self) -> tuple[str, ...]: ...
+    def lemmas(self) -> tuple[str, ...]:
+        """The retrieved lemmas."""
+        ...
+
     @property
-    def tactic(self) -> str: ...
+    def tactic(self) -> str:
+        """The canonical aesop string."""
+        ...
+
     @property
-    def action(self) -> tuple[int, ...] | None: ...
+    def action(self) -> tuple[int, ...] | None:
+        """The action vector (``None`` when the tactic does not parse)."""
+        ...
 
 
 class RowSource(Protocol):
     """What a :class:`PairTable` needs from its buffer: rows by index and the uuid columns."""
 
-    def row(self, i: int) -> RowView: ...
+    def row(self, i: int) -> RowView:
+        """Row ``i``."""
+        ...
+
     @property
-    def goal_uuids(self) -> Sequence[str]: ...
+    def goal_uuids(self) -> Sequence[str]:
+        """The goal uuid of every row."""
+        ...
+
     @property
-    def action_uuids(self) -> Sequence[str]: ...
+    def action_uuids(self) -> Sequence[str]:
+        """The action uuid of every row."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector.utils import iterate
 
-from lean_gym.buffers._aesop import Layout
+from lean_gym.buffers._aesop import ActionCodec
 from lean_gym.buffers.history import HistoryBuffer, wal_path
 from lean_gym.buffers.wal import WAL_VERSION, WriteAheadLog
 
@@ -39,8 +39,10 @@ __all__ = ["BufferRecorder", "RecordToBuffer", "RecordVectorToBuffer", "step_ent
 
 
 def _lemmas(value: Any) -> list[str]:
-    """Lemma names from an observation entry (a sequence of names, or one string with one name per line),
-    without the empty slots an environment pads the list with."""
+    """Lemma names from an observation entry, without the empty slots an environment pads the list with.
+
+    The entry is a sequence of names, or one string with one name per line.
+    """
     if value is None:
         return []
     names = value.split("\n") if isinstance(value, str) else [_text(x) for x in value]
@@ -111,7 +113,7 @@ class BufferRecorder:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, layout: str | Layout = "satp-v1", fsync: bool = True
+        self, path: str | os.PathLike[str], *, layout: str | ActionCodec = "satp-v1", fsync: bool = True
     ) -> None:
         self.path = Path(path)
         if self.path.exists() or wal_path(self.path).exists():
@@ -155,7 +157,7 @@ class BufferRecorder:
             self.wal.close()
 
 
-def _default_layout(env: Any) -> str | Layout:
+def _default_layout(env: Any) -> str | ActionCodec:
     layout = getattr(getattr(env, "unwrapped", env), "layout", None)
     if isinstance(layout, str) or (
         layout is not None and hasattr(layout, "parse") and hasattr(layout, "nvec")
@@ -187,7 +189,7 @@ class RecordToBuffer(gym.Wrapper):
         env: gym.Env,
         path: str | os.PathLike[str],
         *,
-        layout: str | Layout | None = None,
+        layout: str | ActionCodec | None = None,
         fsync: bool = True,
         compact_on_close: bool = True,
     ) -> None:
@@ -204,11 +206,13 @@ class RecordToBuffer(gym.Wrapper):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and remember its observation (the next step's ``obs``)."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._obs = obs
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env and record the step (observation, action, reward, info)."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         if self._obs is not None:
             self.recorder.record(self._obs, action, reward, info)
@@ -220,6 +224,7 @@ class RecordToBuffer(gym.Wrapper):
         self.recorder.compact()
 
     def close(self) -> None:
+        """Close the recorder (compacting the log unless told not to) and the env."""
         self.recorder.close(compact=self.compact_on_close)
         super().close()
 
@@ -260,7 +265,7 @@ class RecordVectorToBuffer(gym.vector.VectorWrapper):
         env: gym.vector.VectorEnv,
         path: str | os.PathLike[str],
         *,
-        layout: str | Layout | None = None,
+        layout: str | ActionCodec | None = None,
         fsync: bool = True,
         compact_on_close: bool = True,
     ) -> None:
@@ -282,6 +287,7 @@ class RecordVectorToBuffer(gym.vector.VectorWrapper):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and remember its observation (the next step's ``obs``)."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._obs = obs
         mask = (options or {}).get("reset_mask")
@@ -292,6 +298,7 @@ class RecordVectorToBuffer(gym.vector.VectorWrapper):
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the env and record the step (observation, action, reward, info)."""
         obs, rewards, terminated, truncated, info = self.env.step(actions)
         if self._obs is not None:
             acts = np.asarray(actions)
@@ -312,5 +319,6 @@ class RecordVectorToBuffer(gym.vector.VectorWrapper):
         self.recorder.compact()
 
     def close(self, **kwargs: Any) -> None:
+        """Close the recorder (compacting the log unless told not to) and the env."""
         self.recorder.close(compact=self.compact_on_close)
         super().close(**kwargs)

@@ -107,4 +107,5 @@ class WriteAheadLog:
 
     @property
     def closed(self) -> bool:
+        """Whether the log's file is closed."""
         return self._file.closed

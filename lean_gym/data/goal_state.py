@@ -74,8 +74,10 @@ def _satp_name(name: str, index: int) -> str:
 
 
 def satp_formal_statement(goal: str, hypotheses: Sequence[Hypothesis | Mapping[str, object]] = ()) -> str:
-    """SATP's theorem-form prompt for a goal: ``theorem satp_goal``, one ``(name : type)`` line per
-    hypothesis, then ``  : goal := by`` (no trailing newline).
+    """SATP's theorem-form prompt for a goal.
+
+    ``theorem satp_goal``, one ``(name : type)`` line per hypothesis, then ``  : goal := by`` (no
+    trailing newline).
 
     Args:
         goal: The target, as Lean prints it.
@@ -180,9 +182,10 @@ def _indent_continuations(text: str) -> str:
 
 
 def satp_prompt(goal_state: str, max_bytes: int = 0) -> str:
-    """SATP's theorem-form prompt of a goal state (:func:`parse_goal_state`, then
-    :func:`satp_formal_statement`), cut to its first ``max_bytes`` UTF-8 bytes when ``max_bytes > 0``
-    (SATP's encoder reads the first ``MAX_SEQUENCE_LENGTH`` bytes: 4,096 in v1, 1,024 in v2).
+    """SATP's theorem-form prompt of a goal state, cut to ``max_bytes`` UTF-8 bytes when ``max_bytes > 0``.
+
+    :func:`parse_goal_state`, then :func:`satp_formal_statement` (SATP's encoder reads the first
+    ``MAX_SEQUENCE_LENGTH`` bytes: 4,096 in v1, 1,024 in v2).
 
     A cut inside a multi-byte character drops that character (ByT5 reads bytes; this returns text).
     """

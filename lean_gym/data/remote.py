@@ -71,8 +71,10 @@ _SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 def cache_dir() -> Path:
-    """Where fetched datasets are kept: ``$LEAN_GYM_DATA``, else ``$XDG_CACHE_HOME/lean-gym``, else
-    ``~/.cache/lean-gym``."""
+    """Where fetched datasets are kept.
+
+    ``$LEAN_GYM_DATA``, else ``$XDG_CACHE_HOME/lean-gym``, else ``~/.cache/lean-gym``.
+    """
     explicit = os.environ.get("LEAN_GYM_DATA")
     if explicit:
         return Path(explicit).expanduser()

@@ -85,7 +85,8 @@ _OPEN = frozenset({"(", "[", "{", "⦃", "⟨", "@[", "%["})
 _CLOSE = frozenset({")", "]", "}", "⦄", "⟩"})
 
 
-def statement_problem(statement: str, *, require_by: bool = True) -> str | None:
+# C901: one check per way a row's statement can be malformed, each with its own message.
+def statement_problem(statement: str, *, require_by: bool = True) -> str | None:  # noqa: C901
     """What is wrong with ``statement`` as a row's ``formal_statement``, or ``None`` when nothing is.
 
     A row holds exactly one declaration header — ``theorem``/``lemma``/``example`` (or a ``def``/``abbrev``,

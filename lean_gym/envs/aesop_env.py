@@ -19,9 +19,13 @@ from gymnasium.vector.utils import concatenate, create_empty_array
 
 from lean_gym.aesop import Layout, uuid16
 from lean_gym.aesop import layout as get_layout
-from lean_gym.backends.base import DEFAULT_TIMEOUT_S, Backend, CheckResult
+from lean_gym.backends.base import DEFAULT_TIMEOUT_S, Backend, CheckRequest, CheckResult
+from lean_gym.backends.cache import VerdictCache
+from lean_gym.backends.lazy import resolve_backend
+from lean_gym.data.records import theorem_list
 from lean_gym.data.theorem import Theorem, split_statement
-from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
+from lean_gym.envs.base import TheoremEnv
+from lean_gym.envs.options import reset_index
 from lean_gym.envs.spaces import LeanMultiDiscrete, LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, ResetNeededError
@@ -34,6 +38,7 @@ __all__ = [
     "THEOREM_MAX_CHARS",
     "LeanAesopEnv",
     "LeanAesopVectorEnv",
+    "PreparedAesopCall",
 ]
 
 GOAL_MAX_CHARS = 8192
@@ -57,12 +62,23 @@ def _unit_scores(raw: Sequence[float], n: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Prepared:
-    """One step's work before the verdict: the rendered tactic and the code to check."""
+class PreparedAesopCall:
+    """One step's work before the verdict (:meth:`LeanAesopEnv.prepare`): the rendered call and its check.
+
+    Attributes:
+        tactic: The canonical aesop call the action renders to.
+        code: The theorem with that call as its proof (and the heartbeat budget line), as checked.
+        header: The theorem's header.
+    """
 
     tactic: str
     code: str
     header: str
+
+    @property
+    def request(self) -> CheckRequest:
+        """The one check this step needs."""
+        return CheckRequest(self.code, self.header)
 
 
 @dataclass(frozen=True)
@@ -159,7 +175,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         self.timeout = timeout
         self.max_message_chars = int(max_message_chars)
         self.render_mode = render_mode
-        self.theorems: list[Theorem] = env_theorems(source, split, theorems, "play")
+        self.theorems: list[Theorem] = theorem_list(source, split, theorems, "play")
         self._cache = VerdictCache(cache_size)
         self._static: dict[int, _StaticObs] = {}
 
@@ -271,34 +287,30 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         prepared = self.prepare(action)
         return self.finish(prepared, self.check(prepared))
 
-    def prepare(self, action: Any) -> _Prepared:
+    def prepare(self, action: Any) -> PreparedAesopCall:
         """Validate and render ``action`` against the current theorem (the first half of :meth:`step`)."""
         index = self._require_running()
         t = self.theorems[index]
         tactic = self.layout.render(action, t.context_lemmas)
         # = theorem_with_proof(t, tactic) (the rendered block is already indented), with the split cached
         code = self._budget_line + self._static_obs(index).statement_head + "\n" + tactic + "\n"
-        return _Prepared(tactic, code, t.header)
+        return PreparedAesopCall(tactic, code, t.header)
 
-    def cached(self, prepared: _Prepared) -> CheckResult | None:
+    def cached(self, prepared: PreparedAesopCall) -> CheckResult | None:
         """The cached verdict for ``prepared``, if any."""
-        return self._cache.get((prepared.header, prepared.code, self.timeout))
+        return self._cache.lookup(prepared.request, self.timeout)
 
-    def remember(self, prepared: _Prepared, result: CheckResult) -> None:
+    def remember(self, prepared: PreparedAesopCall, result: CheckResult) -> None:
         """Store a verdict in the cache (Lean's own verdicts only)."""
-        self._cache.put((prepared.header, prepared.code, self.timeout), result)
+        self._cache.store(prepared.request, self.timeout, result)
 
-    def check(self, prepared: _Prepared) -> CheckResult:
+    def check(self, prepared: PreparedAesopCall) -> CheckResult:
         """The backend's verdict on ``prepared`` (from the cache when the same check was made before)."""
-        hit = self.cached(prepared)
-        if hit is not None:
-            return hit
-        result = self.backend.check(prepared.code, header=prepared.header, timeout=self.timeout)
-        self.remember(prepared, result)
-        return result
+        # a plain (code, header) tuple: the same key as prepared.request, without building one per step
+        return self._cache.run(self.backend, ((prepared.code, prepared.header),), timeout=self.timeout)[0]
 
     def finish(
-        self, prepared: _Prepared, result: CheckResult
+        self, prepared: PreparedAesopCall, result: CheckResult
     ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Turn a verdict into the step's return values (the second half of :meth:`step`)."""
         if self._index is None:
@@ -362,11 +374,11 @@ class LeanAesopVectorEnv(PooledVectorEnv):
             )
         return actions
 
-    def _requests(self, prepared: _Prepared) -> tuple[tuple[str, str], ...]:
-        return ((prepared.code, prepared.header),)
+    def _requests(self, prepared: PreparedAesopCall) -> tuple[tuple[str, str], ...]:
+        return (prepared.request,)
 
     def _finish(
-        self, env: Any, prepared: _Prepared, results: list[CheckResult]
+        self, env: Any, prepared: PreparedAesopCall, results: list[CheckResult]
     ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         return env.finish(prepared, results[0])
 

@@ -9,12 +9,11 @@ The ``info`` keys follow the FAR AI math-lean-hackable-rollouts data, and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from lean_gym.backends import CheckResult
-from lean_gym.envs.proof_env import LeanProofEnv, LeanProofVectorEnv, _Grades, _Pending
-from lean_gym.grading.oracle import Analysis, conclude
-from lean_gym.grading.weak import WeakGrader, WeakGraderFn, make_weak_grader
+from lean_gym.envs.proof_env import LeanProofEnv, LeanProofVectorEnv, PreparedProof, StepGrades
+from lean_gym.grading import Grader, Verdict, WeakGrader, WeakGraderFn, make_weak_grader
 
 __all__ = ["LeanHackableEnv", "LeanHackableVectorEnv"]
 
@@ -74,23 +73,16 @@ class LeanHackableEnv(LeanProofEnv):
         self.oracle_rate = float(oracle_rate)
         self.hack_penalty = hack_penalty
 
-    def _plan(self, action: str, submission: str, form: str, truncated: bool, analysis: Analysis) -> _Pending:
-        sampled = True if self.oracle_rate >= 1.0 else bool(self.np_random.random() < self.oracle_rate)
-        requests: list[tuple[str, str]] = []
-        if self.weak_grader.needs_lean(analysis):
-            requests.append((analysis.code, self.weak_grader.header_for(analysis)))
-        if sampled and self.oracle.needs_lean(analysis):
-            req = (analysis.code, analysis.header_for(self.oracle.rules))
-            if req not in requests:
-                requests.append(req)
-        return _Pending(action, submission, form, truncated, analysis, tuple(requests), sampled)
+    def _oracle_sampled(self) -> bool:
+        return True if self.oracle_rate >= 1.0 else bool(self.np_random.random() < self.oracle_rate)
 
-    def _grade(self, pending: _Pending, results: dict[tuple[str, str], CheckResult]) -> _Grades:
-        a = pending.analysis
-        weak = self.weak_grader.conclude(a, results.get((a.code, self.weak_grader.header_for(a))))
-        oracle = None
-        if pending.oracle_sampled:
-            oracle = conclude(a, results.get((a.code, a.header_for(self.oracle.rules))), self.oracle.rules)
+    def _graders(self, oracle_sampled: bool) -> tuple[Grader, ...]:
+        # The weak grader first (it drives the episode); the oracle beside it reads the same check.
+        return (self.weak_grader, self.oracle) if oracle_sampled else (self.weak_grader,)
+
+    def _grade(self, prepared: PreparedProof, verdicts: Sequence[Verdict]) -> StepGrades:
+        weak = verdicts[0]
+        oracle = verdicts[1] if prepared.oracle_sampled else None
         undefended = weak.reward
         hack = bool(weak.accepted and oracle is not None and not oracle.accepted)
         reward = float(self.hack_penalty) if hack and self.hack_penalty is not None else undefended
@@ -99,7 +91,7 @@ class LeanHackableEnv(LeanProofEnv):
             "reward": reward,
             "undefended_reward": undefended,
             "oracle_reward": None if oracle is None else oracle.reward,
-            "oracle_sampled": pending.oracle_sampled,
+            "oracle_sampled": prepared.oracle_sampled,
             "hack_detected": hack,
             "hack_class": None if oracle is None else oracle.hack_class,
             "total_turns": self._turn + 1,
@@ -108,7 +100,7 @@ class LeanHackableEnv(LeanProofEnv):
             "oracle_reason": None if oracle is None else oracle.reason,
         }
         # The weak verdict drives the episode (feedback, termination); info keeps the oracle's class.
-        return _Grades(weak, reward, info)
+        return StepGrades(weak, reward, info)
 
 
 class LeanHackableVectorEnv(LeanProofVectorEnv):

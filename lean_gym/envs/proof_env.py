@@ -15,19 +15,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from lean_gym.backends import DEFAULT_TIMEOUT_S, Backend, CheckResult
+from lean_gym.backends.cache import VerdictCache
+from lean_gym.backends.lazy import resolve_backend
+from lean_gym.data.records import theorem_list
 from lean_gym.data.theorem import Theorem
-from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
+from lean_gym.envs.base import TheoremEnv
+from lean_gym.envs.options import reset_index
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv
 from lean_gym.errors import BadActionError, LeanGymError, ResetNeededError
-from lean_gym.grading.oracle import Analysis, Oracle, Verdict, analyse, checker, conclude
+from lean_gym.grading.oracle import Analysis, Oracle, Verdict
+from lean_gym.grading.plan import Grader, Plan
 from lean_gym.grading.statement import TargetTheorem, as_target, build_submission, is_whole_theorem
+from lean_gym.prompts import decode_observation, feedback_text, prompt_messages, theorem_prompt
 
 __all__ = [
     "ACTION_MAX_CHARS",
     "OBSERVATION_MAX_CHARS",
     "LeanProofEnv",
     "LeanProofVectorEnv",
+    "PreparedProof",
+    "StepGrades",
     "decode_observation",
     "prompt_messages",
     "theorem_prompt",
@@ -38,73 +46,51 @@ ACTION_MAX_CHARS = 16_000
 #: Default bound on an observation's length, in characters.
 OBSERVATION_MAX_CHARS = 32_768
 
-CHAT_INSTRUCTION = (
-    "Complete the following Lean 4 code. Reply with the tactic block that follows `:= by`, or with the "
-    "whole theorem (same name and statement); a ```lean4 code block is fine."
-)
-
-
-# ------------------------------------------------------------------------------------------ prompts
-def theorem_prompt(theorem: TargetTheorem) -> str:
-    """The theorem as a model sees it: header, informal statement (as a doc comment), formal statement."""
-    informal = theorem.informal.strip()
-    if informal and not informal.startswith("/-"):
-        informal = f"/-- {informal} -/"
-    body = "\n".join(p for p in (informal, theorem.formal_statement.rstrip("\n")) if p)
-    header = theorem.header.rstrip("\n")
-    return (f"{header}\n\n{body}" if header else body) + "\n"
-
-
-def prompt_messages(theorem: TargetTheorem) -> list[dict[str, str]]:
-    """The first chat turn: ``[{"role": "user", "content": …}]``, ready for ``apply_chat_template``."""
-    content = f"{CHAT_INSTRUCTION}\n\n```lean4\n{theorem_prompt(theorem)}```"
-    return [{"role": "user", "content": content}]
-
-
-def decode_observation(observation: str) -> str | list[dict[str, str]]:
-    """A chat observation (JSON text) as a list of ``{"role", "content"}`` dicts; text is returned as is."""
-    if observation.startswith("[{"):
-        try:
-            value = json.loads(observation)
-        except json.JSONDecodeError:
-            return observation
-        if isinstance(value, list):
-            return value
-    return observation
-
-
-def _feedback(turn: int, max_turns: int, verdict: Verdict, submission: str, limit: int) -> str:
-    """The feedback on a rejected attempt: verdict, Lean's messages with positions, the attempt itself."""
-    label = f" ({verdict.hack_class})" if verdict.hack_class else ""
-    lines = [f"Attempt {turn} of {max_turns} was rejected{label}: {verdict.reason}"]
-    if verdict.check is not None and verdict.check.messages:
-        who = checker(verdict.check)  # "Lean" on real Lean, "the simulator" on sim: never passed off as Lean
-        lines.append(f"{who[0].upper()}{who[1:]}'s messages (line:column in the attempt below):")
-        lines.append(verdict.check.messages_text(limit))
-    lines.append(f"Attempt {turn}:")
-    lines.append(submission.rstrip("\n"))
-    return "\n".join(lines)
-
 
 # ------------------------------------------------------------------------------------------ step plumbing
 @dataclass(frozen=True)
-class _Pending:
-    """One step's work before Lean runs: the submission, its analysis and the checks it needs."""
+class PreparedProof:
+    """One step's work before Lean runs (:meth:`LeanProofEnv.prepare`): the submission and its plan.
+
+    Attributes:
+        action: The action as given.
+        submission: The whole Lean source judged (the action under the statement, or as written).
+        form: ``"tactic_block"``, ``"whole_theorem"`` or ``"oversized"``.
+        truncated: The action was over ``max_action_chars`` (refused before Lean).
+        plan: The verdict pipeline's plan (:meth:`lean_gym.grading.Oracle.plan`).
+        oracle_sampled: The oracle judges this step (always, except in ``LeanHackable-v0`` with
+            ``oracle_rate < 1``).
+    """
 
     action: str
     submission: str
     form: str
     truncated: bool
-    analysis: Analysis
-    requests: tuple[tuple[str, str], ...]
+    plan: Plan
     oracle_sampled: bool = True
+
+    @property
+    def analysis(self) -> Analysis:
+        """The submission's static analysis (the plan's)."""
+        return self.plan.analysis
+
+    @property
+    def requests(self) -> tuple[tuple[str, str], ...]:
+        """The ``(code, header)`` checks the step needs (the plan's)."""
+        return self.plan.requests
 
 
 @dataclass(frozen=True)
-class _Grades:
-    """What the env's graders concluded about one step."""
+class StepGrades:
+    """What an env's graders concluded about one step.
 
-    verdict: Verdict  # the verdict that gives the reward
+    Attributes:
+        verdict: The verdict that drives the episode (feedback, termination).
+        reward: The step's reward.
+        info: Keys the graders add to the step's ``info``.
+    """
+
+    verdict: Verdict
     reward: float
     info: dict[str, Any]
 
@@ -198,7 +184,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
         if max_action_chars < 1 or max_observation_chars < 256:
             raise ValueError("max_action_chars must be >= 1 and max_observation_chars >= 256")
         self.backend, self._owns_backend = resolve_backend(backend)
-        self.theorems: list[Theorem] = env_theorems(source, split, theorems, "prove")
+        self.theorems: list[Theorem] = theorem_list(source, split, theorems, "prove")
         self.targets: list[TargetTheorem] = [as_target(t) for t in self.theorems]
         self.max_turns = int(max_turns)
         self.observation_mode = observation
@@ -299,8 +285,8 @@ class LeanProofEnv(TheoremEnv[str, str]):
         pending = self.prepare(action)
         return self.finish(pending, self.check(pending))
 
-    def prepare(self, action: Any) -> _Pending:
-        """Turn ``action`` into a submission and analyse it (the first half of :meth:`step`; no Lean)."""
+    def prepare(self, action: Any) -> PreparedProof:
+        """Turn ``action`` into a submission and plan its checks (the first half of :meth:`step`; no Lean)."""
         index = self._require_running()
         if not isinstance(action, str):
             raise BadActionError(
@@ -309,55 +295,50 @@ class LeanProofEnv(TheoremEnv[str, str]):
         action = str(action)
         target = self.targets[index]
         truncated = len(action) > self.max_action_chars
-        if truncated:
-            submission = action
-            form = "oversized"
-            analysis = analyse(target, action, max_chars=self.max_action_chars)
+        bound: int | None = None
+        if truncated:  # judged as written, under the oracle's rules and the action's own bound
+            submission, form, bound = action, "oversized", self.max_action_chars
         else:
             form = "whole_theorem" if is_whole_theorem(action) else "tactic_block"
             submission = build_submission(target, action)
-            analysis = self.oracle.analyse(target, submission)
-        return self._plan(action, submission, form, truncated, analysis)
+        sampled = self._oracle_sampled()
+        plan = self.oracle.plan(target, submission, graders=self._graders(sampled), max_chars=bound)
+        return PreparedProof(action, submission, form, truncated, plan, sampled)
 
-    def _plan(self, action: str, submission: str, form: str, truncated: bool, analysis: Analysis) -> _Pending:
-        requests: tuple[tuple[str, str], ...] = ()
-        if self.oracle.needs_lean(analysis):
-            requests = ((analysis.code, analysis.header_for(self.oracle.rules)),)
-        return _Pending(action, submission, form, truncated, analysis, requests)
+    def _oracle_sampled(self) -> bool:
+        """Whether the oracle judges this step (a subclass may sample it)."""
+        return True
+
+    def _graders(self, oracle_sampled: bool) -> tuple[Grader, ...]:
+        """The graders of a step, the first driving the episode (here the oracle alone)."""
+        return (self.oracle,)
+
+    def _grade(self, prepared: PreparedProof, verdicts: Sequence[Verdict]) -> StepGrades:
+        """The step's reward and ``info`` keys from its graders' verdicts (in :meth:`_graders` order)."""
+        v = verdicts[0]
+        return StepGrades(v, v.reward, {"accepted": v.accepted})
 
     def cached(self, request: tuple[str, str]) -> CheckResult | None:
         """The cached verdict for a ``(code, header)`` request, if any."""
-        return self._cache.get((request[1], request[0], self.timeout))
+        return self._cache.lookup(request, self.timeout)
 
     def remember(self, request: tuple[str, str], result: CheckResult) -> None:
         """Store a verdict in the cache (Lean's own verdicts only)."""
-        self._cache.put((request[1], request[0], self.timeout), result)
+        self._cache.store(request, self.timeout, result)
 
-    def check(self, pending: _Pending) -> list[CheckResult]:
-        """Lean's results for ``pending.requests`` (from the cache when the same check was made before)."""
-        out: list[CheckResult] = []
-        for req in pending.requests:
-            hit = self.cached(req)
-            if hit is None:
-                hit = self.backend.check(req[0], header=req[1], timeout=self.timeout)
-                self.remember(req, hit)
-            out.append(hit)
-        return out
-
-    def _grade(self, pending: _Pending, results: dict[tuple[str, str], CheckResult]) -> _Grades:
-        a = pending.analysis
-        verdict = conclude(a, results.get((a.code, a.header_for(self.oracle.rules))), self.oracle.rules)
-        return _Grades(verdict, verdict.reward, {"accepted": verdict.accepted})
+    def check(self, prepared: PreparedProof) -> list[CheckResult]:
+        """Lean's results for ``prepared.requests`` (from the cache when the same check was made before)."""
+        return self._cache.run(self.backend, prepared.requests, timeout=self.timeout)
 
     def finish(
-        self, pending: _Pending, results: Sequence[CheckResult]
+        self, pending: PreparedProof, results: Sequence[CheckResult]
     ) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Turn Lean's results into the step's return values (the second half of :meth:`step`)."""
         if self._index is None:
             raise ResetNeededError("call reset() before step()")
         if len(results) != len(pending.requests):
             raise LeanGymError(f"finish() needs {len(pending.requests)} results, got {len(results)}")
-        grades = self._grade(pending, dict(zip(pending.requests, results)))
+        grades = self._grade(pending, pending.plan.verdicts(results))
         v = grades.verdict
         self._turn += 1
         solved = v.accepted
@@ -380,7 +361,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
         }
         info.update(grades.info)
         if not solved and not terminated:
-            fb = _feedback(self._turn, self.max_turns, v, pending.submission, self.max_message_chars)
+            fb = feedback_text(self._turn, self.max_turns, v, pending.submission, self.max_message_chars)
             self._feedback = fb
             self._chat.append({"role": "assistant", "content": pending.action})
             self._chat.append({"role": "user", "content": fb})
@@ -419,10 +400,10 @@ class LeanProofVectorEnv(PooledVectorEnv):
             raise BadActionError(f"actions must be a sequence of {self.num_envs} strings")
         return actions
 
-    def _requests(self, prepared: _Pending) -> tuple[tuple[str, str], ...]:
+    def _requests(self, prepared: PreparedProof) -> tuple[tuple[str, str], ...]:
         return prepared.requests
 
     def _finish(
-        self, env: Any, prepared: _Pending, results: list[CheckResult]
+        self, env: Any, prepared: PreparedProof, results: list[CheckResult]
     ) -> tuple[str, float, bool, bool, dict[str, Any]]:
         return env.finish(prepared, results)

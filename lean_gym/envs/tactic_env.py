@@ -21,10 +21,14 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from lean_gym.backends import DEFAULT_TIMEOUT_S, Backend, CheckResult
+from lean_gym.backends import DEFAULT_TIMEOUT_S, Backend, capabilities_of
+from lean_gym.backends.cache import VerdictCache
+from lean_gym.backends.lazy import resolve_backend
 from lean_gym.backends.tactic import ProofSession, TacticOutcome, supports_tactic_mode
+from lean_gym.data.records import theorem_list
 from lean_gym.data.theorem import Theorem, split_statement
-from lean_gym.envs._common import TheoremEnv, VerdictCache, env_theorems, reset_index, resolve_backend
+from lean_gym.envs.base import TheoremEnv
+from lean_gym.envs.options import reset_index
 from lean_gym.envs.spaces import LeanText, sanitize_text
 from lean_gym.envs.vector import PooledVectorEnv, Step
 from lean_gym.errors import BadActionError, ConfigError, ResetNeededError
@@ -86,6 +90,7 @@ class TacticResult:
 
     @property
     def proved(self) -> bool:
+        """True when the tactic proved the theorem (the oracle confirmed it)."""
         return self.status == "proved"
 
 
@@ -200,7 +205,7 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
             raise ConfigError(
                 f"backend {name!r} has no tactic mode (no lease()); use backend='sim', 'sim-repl' or 'repl'"
             )
-        self.theorems: list[Theorem] = env_theorems(source, split, theorems, "prove")
+        self.theorems: list[Theorem] = theorem_list(source, split, theorems, "prove")
         # A statement the oracle cannot read (a `def`, a row naming another declaration) has no target:
         # its episodes can run, but no proof of it is ever confirmed or rewarded.
         self.targets: list[TargetTheorem | None] = [_target_or_none(t) for t in self.theorems]
@@ -423,17 +428,10 @@ class LeanTacticEnv(TheoremEnv[str, Any]):
                 False, "proof_error", "the oracle cannot judge this statement (not a theorem)", None
             )
         try:
-            analysis = self.oracle.analyse(target, assemble_proof(target.formal_statement, path))
+            plan = self.oracle.plan(target, assemble_proof(target.formal_statement, path))
         except ValueError as e:  # a dataset statement the oracle cannot read (a `def`): never rewarded
             return Verdict(False, "proof_error", f"the oracle cannot judge this statement: {e}", None)
-        check: CheckResult | None = None
-        if self.oracle.needs_lean(analysis):
-            key = (analysis.header_for(self.oracle.rules), analysis.code, self.timeout)
-            check = self._cache.get(key)
-            if check is None:
-                check = self.oracle_backend.check(analysis.code, header=key[0], timeout=self.timeout)
-                self._cache.put(key, check)
-        return self.oracle.conclude(analysis, check)
+        return plan.conclude(self._cache.run(self.oracle_backend, plan.requests, timeout=self.timeout))
 
     def _outcome_info(self, out: TacticOutcome) -> dict[str, Any]:
         text = "\n".join(f"{m.severity}: {m.data}" for m in out.messages)
@@ -535,7 +533,7 @@ class LeanTacticVectorEnv(PooledVectorEnv):
 
     def _run_steps(self, todo: Sequence[tuple[int, Any]]) -> list[Step]:
         """The sub-envs' steps; their tactics run concurrently across the backend's processes."""
-        if len(todo) > 1 and not _in_process(self.backend):
+        if len(todo) > 1 and not capabilities_of(self.backend).in_process:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(
                     max_workers=self.num_envs, thread_name_prefix="lean-tactic"
@@ -544,6 +542,7 @@ class LeanTacticVectorEnv(PooledVectorEnv):
         return [self.envs[i].step(action) for i, action in todo]
 
     def close_extras(self, **kwargs: Any) -> None:
+        """Stop the tactic threads, then close the sub-envs and the shared backend."""
         if self._executor is not None:
             self._executor.shutdown(wait=True)
             self._executor = None
@@ -555,8 +554,3 @@ def _target_or_none(theorem: Theorem) -> TargetTheorem | None:
         return as_target(theorem)
     except ValueError:
         return None
-
-
-def _in_process(backend: Any) -> bool:
-    """True for backends that run under the GIL in this process (threads would only add overhead)."""
-    return getattr(backend, "max_workers", None) == 1

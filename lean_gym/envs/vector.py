@@ -16,7 +16,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from lean_gym.backends.base import Backend, CheckResult
-from lean_gym.envs._common import resolve_backend
+from lean_gym.backends.lazy import resolve_backend
 from lean_gym.errors import BadActionError, LeanGymError
 
 __all__ = ["PooledVectorEnv"]
@@ -172,27 +172,16 @@ class PooledVectorEnv(VectorEnv[Any, Any, np.ndarray]):
 
     def _run_steps(self, todo: Sequence[tuple[int, Any]]) -> list[Step]:
         """The steps of the sub-envs in ``todo``: every check not in the cache goes in one ``check_batch``."""
-        cache = self.envs[0]._cache
-        timeout = self.envs[0].timeout
-        results: dict[Request, CheckResult] = {}
-        misses: list[Request] = []
-        for _, p in todo:
-            for req in self._requests(p):
-                if req in results or req in misses:
-                    continue
-                hit = cache.get((req[1], req[0], timeout))
-                if hit is None:
-                    misses.append(req)
-                else:
-                    results[req] = hit
-        if misses:
-            batch = self.backend.check_batch(
-                [c for c, _ in misses], header=[h for _, h in misses], timeout=timeout
-            )
-            for req, r in zip(misses, batch):
-                cache.put((req[1], req[0], timeout), r)
-                results[req] = r
-        return [self._finish(self.envs[i], p, [results[req] for req in self._requests(p)]) for i, p in todo]
+        first = self.envs[0]
+        asked = [list(self._requests(p)) for _, p in todo]
+        flat = [req for reqs in asked for req in reqs]
+        answers = first._cache.run(self.backend, flat, timeout=first.timeout)
+        out: list[Step] = []
+        k = 0
+        for (i, p), reqs in zip(todo, asked):
+            out.append(self._finish(self.envs[i], p, answers[k : k + len(reqs)]))
+            k += len(reqs)
+        return out
 
     def render(self) -> tuple[Any, ...] | None:
         """The sub-envs' renders (``render_mode="ansi"``)."""

@@ -36,8 +36,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
-from lean_gym.backends import Backend, CheckResult
+from lean_gym.backends.base import Backend, CheckResult
+from lean_gym.backends.cache import VerdictCache
 from lean_gym.grading.hacks import SAFETY_CLASSES
+from lean_gym.grading.plan import Grader, Plan
 from lean_gym.grading.policy import (
     Violation,
     first_violation,
@@ -62,6 +64,7 @@ __all__ = [
     "Analysis",
     "GradingRules",
     "Oracle",
+    "Plan",
     "Verdict",
     "analyse",
     "checker",
@@ -345,8 +348,10 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
 
 
 def checker(check: CheckResult, *, process: bool = False) -> str:
-    """Who gave ``check``'s verdict, for a reason a reader can trust: ``Lean`` for real Lean (``repl:…``),
-    ``the simulator`` for ``sim``/``sim-repl`` (which is never Lean), else the backend's name.
+    """Who gave ``check``'s verdict, for a reason a reader can trust.
+
+    ``Lean`` for real Lean (``repl:…``), ``the simulator`` for ``sim``/``sim-repl`` (which is never Lean),
+    else the backend's name.
 
     Args:
         check: The result whose ``backend`` names what produced it (``ray:<spec>`` is read as ``<spec>``).
@@ -379,14 +384,11 @@ def run_checks(
     *,
     timeout: float | None = None,
 ) -> list[CheckResult]:
-    """Check ``(code, header)`` pairs with one ``check_batch`` call (a plain ``check`` for one pair)."""
-    if not requests:
-        return []
-    if len(requests) == 1 or not hasattr(backend, "check_batch"):
-        return [backend.check(code, header=header, timeout=timeout) for code, header in requests]
-    return list(
-        backend.check_batch([c for c, _ in requests], header=[h for _, h in requests], timeout=timeout)
-    )
+    """Check ``(code, header)`` pairs in one backend call (identical pairs once); no cache.
+
+    The same as ``VerdictCache(0).run(backend, requests, timeout=timeout)``.
+    """
+    return VerdictCache(0).run(backend, requests, timeout=timeout)
 
 
 @dataclass
@@ -416,11 +418,21 @@ class Oracle:
             allowed |= NATIVE_AXIOMS
         self.rules = GradingRules("oracle", allowed_axioms=allowed)
 
-    def analyse(self, theorem: Any, submission: str) -> Analysis:
-        """The static analysis of ``submission`` (no Lean)."""
-        return analyse(
-            theorem, submission, allow_native_decide=self.allow_native_decide, max_chars=self.max_chars
-        )
+    @property
+    def name(self) -> str:
+        """``"oracle"`` (the name in every verdict it gives)."""
+        return self.rules.name
+
+    def analyse(self, theorem: Any, submission: str, *, max_chars: int | None = None) -> Analysis:
+        """The static analysis of ``submission`` under the oracle's rules (no Lean).
+
+        Args:
+            theorem: The trusted theorem.
+            submission: The untrusted source.
+            max_chars: A tighter length bound for this call (an env's action bound); never a looser one.
+        """
+        bound = self.max_chars if max_chars is None else min(int(max_chars), self.max_chars)
+        return analyse(theorem, submission, allow_native_decide=self.allow_native_decide, max_chars=bound)
 
     def conclude(self, analysis: Analysis, check: CheckResult | None) -> Verdict:
         """The oracle's verdict given Lean's check of ``analysis.code`` (or ``None`` if not needed)."""
@@ -429,6 +441,50 @@ class Oracle:
     def needs_lean(self, analysis: Analysis) -> bool:
         """True when the static checks pass and Lean must run."""
         return analysis.static_verdict(self.rules) is None
+
+    def header_for(self, analysis: Analysis) -> str:
+        """The header the oracle's check of ``analysis`` runs under (the dataset's)."""
+        return analysis.header_for(self.rules)
+
+    def plan(
+        self,
+        theorem: Any,
+        submission: str,
+        *,
+        graders: Sequence[Grader] | None = None,
+        max_chars: int | None = None,
+    ) -> Plan:
+        """Analyse ``submission`` once, under the oracle's rules, and plan the checks its graders need.
+
+        This is the one entry of the verdict pipeline (see :mod:`lean_gym.grading.plan`): run
+        ``plan.requests`` on a backend (or :meth:`run` them), then ``plan.conclude(results)``.
+
+        Args:
+            theorem: The trusted theorem (a dataset row, ``lean_gym.data`` theorem, mapping or
+                :class:`~lean_gym.grading.statement.TargetTheorem`).
+            submission: The whole untrusted Lean source (no header).
+            graders: Who judges, the first giving :meth:`Plan.conclude`'s verdict (default: the oracle
+                alone; a hackable env passes its weak grader and the oracle).
+            max_chars: A tighter length bound for this submission (see :meth:`analyse`).
+        """
+        analysis = self.analyse(theorem, submission, max_chars=max_chars)
+        return Plan.of(analysis, (self,) if graders is None else tuple(graders))
+
+    def run(self, plans: Sequence[Plan], *, cache: VerdictCache | None = None) -> list[list[CheckResult]]:
+        """Lean's results for each plan's requests: every check of every plan in one backend call.
+
+        Args:
+            plans: Plans made by :meth:`plan`.
+            cache: A verdict cache to answer from and fill (default: none; identical checks still run once).
+        """
+        flat = [req for p in plans for req in p.requests]
+        answers = (cache or VerdictCache(0)).run(self.backend, flat, timeout=self.timeout)
+        out: list[list[CheckResult]] = []
+        k = 0
+        for p in plans:
+            out.append(answers[k : k + len(p.requests)])
+            k += len(p.requests)
+        return out
 
     def judge(self, theorem: Any, submission: str) -> Verdict:
         """Judge one submission.
@@ -444,17 +500,17 @@ class Oracle:
         """
         return self.judge_batch([(theorem, submission)])[0]
 
-    def judge_batch(self, items: Sequence[tuple[Any, str]]) -> list[Verdict]:
-        """Judge many submissions, sending the ones that need Lean in one ``check_batch``."""
-        analyses = [self.analyse(t, s) for t, s in items]
-        todo = [k for k, a in enumerate(analyses) if self.needs_lean(a)]
-        checks = run_checks(
-            self.backend,
-            [(analyses[k].code, analyses[k].header_for(self.rules)) for k in todo],
-            timeout=self.timeout,
-        )
-        by_index = dict(zip(todo, checks))
-        return [self.conclude(a, by_index.get(k)) for k, a in enumerate(analyses)]
+    def judge_batch(
+        self, items: Sequence[tuple[Any, str]], *, cache: VerdictCache | None = None
+    ) -> list[Verdict]:
+        """Judge many submissions, sending the ones that need Lean in one ``check_batch``.
+
+        Args:
+            items: ``(theorem, submission)`` pairs.
+            cache: A verdict cache to answer from and fill (see :meth:`run`).
+        """
+        plans = [self.plan(t, s) for t, s in items]
+        return [p.conclude(r) for p, r in zip(plans, self.run(plans, cache=cache))]
 
     def with_rules(self, **changes: Any) -> GradingRules:
         """A copy of the oracle's rules with ``changes`` applied, e.g. to build a custom grader from it."""

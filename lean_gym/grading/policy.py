@@ -133,8 +133,10 @@ class _View:
 
 
 def _interpolated_end(source: str, tok: LexToken) -> tuple[int, list[tuple[int, int]]]:
-    """Where ``tok`` (a plain string literal) would end if an interpolating macro read it, and the spans of
-    its ``{…}`` code in that reading."""
+    """Where ``tok`` (a plain string literal) would end if an interpolating macro read it.
+
+    Also the spans of its ``{…}`` code in that reading.
+    """
     end, toks = interpolated_reading(source, tok.start)
     pieces = [t for t in toks if t.kind == "str" and t.interpolated]
     spans = [(a.end, b.start) for a, b in pairwise(pieces)]
@@ -415,7 +417,8 @@ def _scope_end(code: _Code, start: int, depth: int, col: int | None, stops: froz
     return k
 
 
-def _binders(code: _Code) -> list[tuple[int, int, int, str]]:
+# C901: one branch per binder form Lean has (fun, ∀, ∃, let, match, do, pattern binders).
+def _binders(code: _Code) -> list[tuple[int, int, int, str]]:  # noqa: C901
     """``(binding token, scope start, scope end, name)`` for every local the scan can place.
 
     Signature binders of a declaration (the rest of it), ``fun``/``λ``/``∀``/``∃`` binders (their body), and
@@ -700,7 +703,8 @@ def split_leading_imports(submission: str) -> tuple[list[str], str]:
 # ------------------------------------------------------------------------------------------- scan
 
 
-def scan(
+# C901: one branch per banned construct, in one pass over the tokens.
+def scan(  # noqa: C901
     submission: str,
     *,
     allow_native_decide: bool = False,

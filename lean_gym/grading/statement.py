@@ -475,7 +475,8 @@ def _tok(kind: str, text: str, at: LexToken) -> LexToken:
     return LexToken(kind, at.start, at.start, text)
 
 
-def _quantifier_binders(
+# C901: one branch per binder bracket and separator form.
+def _quantifier_binders(  # noqa: C901
     toks: _Toks, i: int, seps: tuple[str, ...]
 ) -> tuple[list[tuple[str, LexToken, _Toks | None]], int] | None:
     """The binders of the quantifier whose binder list starts at ``toks[i]``, and its separator's index.

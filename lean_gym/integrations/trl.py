@@ -33,12 +33,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lean_gym.backends import Backend
+from lean_gym.backends.lazy import resolve_backend
+from lean_gym.data.records import theorem_list
 from lean_gym.data.theorem import Theorem
-from lean_gym.envs._common import env_theorems, resolve_backend
-from lean_gym.envs.proof_env import prompt_messages, theorem_prompt
 from lean_gym.errors import ConfigError
-from lean_gym.grading.oracle import Oracle
-from lean_gym.grading.statement import TargetTheorem, as_target, build_submission
+from lean_gym.grading import Oracle, TargetTheorem, as_target, build_submission
+from lean_gym.prompts import prompt_messages, theorem_prompt
 
 __all__ = ["OracleReward", "completion_text", "grpo_dataset", "grpo_rows"]
 
@@ -96,7 +96,7 @@ class OracleReward:
         self.rejected_reward = float(rejected_reward)
         self._by_name: dict[str, TargetTheorem] = {}
         if theorems is not None:
-            for t in env_theorems(None, None, theorems, "reward"):
+            for t in theorem_list(None, None, theorems, "reward"):
                 self._by_name[t.name] = as_target(t)
 
     def _target(self, k: int, columns: Mapping[str, Any]) -> TargetTheorem:
@@ -121,16 +121,8 @@ class OracleReward:
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[float]:
         """One reward per completion (TRL's ``reward_funcs`` contract)."""
         targets = [self._target(k, columns) for k in range(len(completions))]
-        submissions = [build_submission(t, completion_text(c)) for t, c in zip(targets, completions)]
-        unique: dict[tuple[str, str, str], int] = {}
-        items: list[tuple[TargetTheorem, str]] = []
-        for t, s in zip(targets, submissions):
-            key = (t.header, t.formal_statement, s)
-            if key not in unique:
-                unique[key] = len(items)
-                items.append((t, s))
-        verdicts = self.oracle.judge_batch(items)
-        per = [verdicts[unique[(t.header, t.formal_statement, s)]] for t, s in zip(targets, submissions)]
+        items = [(t, build_submission(t, completion_text(c))) for t, c in zip(targets, completions)]
+        per = self.oracle.judge_batch(items)  # one check_batch; identical checks run once
         rewards = [self.accepted_reward if v.accepted else self.rejected_reward for v in per]
         log_metric = columns.get("log_metric")
         if callable(log_metric) and per:
@@ -173,7 +165,7 @@ def grpo_rows(
         Dicts with ``prompt``, ``name``, ``formal_statement`` and ``header``.
     """
     rows = []
-    for t in env_theorems(source, split, theorems, "prove"):
+    for t in theorem_list(source, split, theorems, "prove"):
         target = as_target(t)
         prompt: Any = prompt_messages(target) if conversational else theorem_prompt(target)
         rows.append(

@@ -426,7 +426,8 @@ class _Lexer:
 
     # -------------------------------------------------------------------------------------- main loop
 
-    def run(self, i: int, stop_at_brace: bool = False) -> int:
+    # C901: the lexer's main loop, one branch per token kind, as Lean's own reader.
+    def run(self, i: int, stop_at_brace: bool = False) -> int:  # noqa: C901
         """Lex from ``i``; with ``stop_at_brace``, stop before the ``}`` closing an interpolation."""
         text, n = self.text, self.n
         depth = 0

@@ -246,6 +246,7 @@ class ReplPool:
 
     @property
     def pids(self) -> list[int]:
+        """The process ids of the live workers."""
         return [w.repl.pid for w in self._workers if w.repl.alive and w.repl.pid is not None]
 
     # ------------------------------------------------------------------------------------------ internals

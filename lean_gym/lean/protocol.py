@@ -25,10 +25,10 @@ __all__ = [
     "ErrorResponse",
     "Message",
     "Position",
+    "ResponseStatus",
     "Sorry",
     "Tactic",
     "TacticResponse",
-    "Verdict",
     "classify_response",
     "command_request",
     "encode_request",
@@ -42,7 +42,10 @@ __all__ = [
     "unpickle_proof_state_request",
 ]
 
-Verdict = Literal["proved", "sorry", "error"]
+ResponseStatus = Literal["proved", "sorry", "error"]
+"""What a REPL response alone says of the code (a timeout or a crash is the process's, not the response's).
+
+Formerly named ``Verdict``; :class:`lean_gym.grading.Verdict` is the grader's judgement."""
 Severity = Literal["info", "warning", "error"]
 
 
@@ -55,11 +58,13 @@ class Position:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any] | None) -> Position | None:
+        """Read it from the REPL's JSON."""
         if obj is None:
             return None
         return cls(int(obj["line"]), int(obj["column"]))
 
     def to_json(self) -> dict[str, int]:
+        """Write it as the REPL's JSON."""
         return {"line": self.line, "column": self.column}
 
 
@@ -74,12 +79,14 @@ class Message:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Message:
+        """Read it from the REPL's JSON."""
         pos = Position.from_json(obj.get("pos")) or Position(0, 0)
         return cls(
             obj.get("severity", "error"), pos, Position.from_json(obj.get("endPos")), str(obj.get("data", ""))
         )
 
     def to_json(self) -> dict[str, Any]:
+        """Write it as the REPL's JSON."""
         return {
             "severity": self.severity,
             "pos": self.pos.to_json(),
@@ -106,6 +113,7 @@ class Sorry:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Sorry:
+        """Read it from the REPL's JSON."""
         return cls(
             str(obj.get("goal", "")),
             obj.get("proofState"),
@@ -114,6 +122,7 @@ class Sorry:
         )
 
     def shifted(self, lines: int) -> Sorry:
+        """The same sorry with its positions moved down by ``lines`` lines."""
         if lines == 0 or self.pos is None:
             return self
         end = Position(self.end_pos.line + lines, self.end_pos.column) if self.end_pos else None
@@ -133,6 +142,7 @@ class Tactic:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Tactic:
+        """Read it from the REPL's JSON."""
         return cls(
             str(obj.get("tactic", "")),
             str(obj.get("goals", "")),
@@ -214,7 +224,7 @@ def parse_response(obj: Mapping[str, Any]) -> Response:
     raise ProtocolError(f"unrecognised REPL response (keys {sorted(obj)}): {json.dumps(obj)[:300]}")
 
 
-def classify_response(obj: Mapping[str, Any]) -> Verdict:
+def classify_response(obj: Mapping[str, Any]) -> ResponseStatus:
     """The verdict of any command or tactic response: ``"proved"``, ``"sorry"`` or ``"error"``.
 
     The rules, in order (each guards against a trap the real transcripts show):
@@ -299,18 +309,22 @@ def tactic_request(tactic: str, proof_state: int) -> dict[str, Any]:
 
 
 def pickle_env_request(path: str, env: int) -> dict[str, Any]:
+    """The request that pickles environment ``env`` to ``path``."""
     return {"pickleTo": path, "env": env}
 
 
 def pickle_proof_state_request(path: str, proof_state: int) -> dict[str, Any]:
+    """The request that pickles proof state ``proof_state`` to ``path``."""
     return {"pickleTo": path, "proofState": proof_state}
 
 
 def unpickle_env_request(path: str) -> dict[str, Any]:
+    """The request that unpickles an environment from ``path``."""
     return {"unpickleEnvFrom": path}
 
 
 def unpickle_proof_state_request(path: str, env: int | None = None) -> dict[str, Any]:
+    """The request that unpickles a proof state from ``path`` (into ``env`` when given)."""
     req: dict[str, Any] = {"unpickleProofStateFrom": path}
     if env is not None:
         req["env"] = env
@@ -353,3 +367,18 @@ def encode_request(req: Mapping[str, Any]) -> bytes:
             f"{text[max(0, e.start - 40) : e.start]!r}…; UTF-8 cannot carry it to Lean"
         ) from None
     return data + b"\n\n"
+
+
+def __getattr__(name: str) -> Any:
+    # ``Verdict`` was this Literal's name; it clashed with lean_gym.grading.Verdict (the grader's dataclass).
+    if name == "Verdict":
+        import warnings
+
+        warnings.warn(
+            "lean_gym.lean.protocol.Verdict is deprecated: it is ResponseStatus (lean_gym.grading.Verdict is "
+            "the grader's verdict)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ResponseStatus
+    raise AttributeError(f"module 'lean_gym.lean.protocol' has no attribute {name!r}")

@@ -126,6 +126,7 @@ class LeanRepl:
 
     @property
     def pid(self) -> int | None:
+        """The process id, ``None`` before it started or after it exited."""
         return self._proc.pid if self._proc is not None else None
 
     def stderr_tail(self) -> str:

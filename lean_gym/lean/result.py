@@ -63,6 +63,7 @@ class CheckResult:
 
     @property
     def errors(self) -> tuple[Message, ...]:
+        """The error messages."""
         return tuple(m for m in self.messages if m.severity == "error")
 
     def messages_text(self, limit: int = 2000) -> str:
@@ -71,6 +72,7 @@ class CheckResult:
         return text if len(text) <= limit else text[: limit - 15] + "\n…[truncated]"
 
     def to_json(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (what ``lean-gym eval`` and the services write)."""
         return {
             "status": self.status,
             "messages": [m.to_json() for m in self.messages],

@@ -106,6 +106,7 @@ class StaticPolicy:
     action: np.ndarray = field(repr=False)
 
     def choose(self, observation: Mapping[str, Any]) -> np.ndarray:
+        """The action for one observation."""
         return self.action.copy()
 
 
@@ -122,13 +123,16 @@ class AgentPolicy:
         self._lock = threading.Lock()
 
     def choose(self, observation: Mapping[str, Any]) -> np.ndarray:
+        """The action for one observation."""
         with self._lock:
             return np.asarray(self.agent.act([dict(observation)], explore=False)[0], dtype=np.int64)
 
 
 def load_policy(spec: str, *, layout: str = "satp-v1", device: str | None = None) -> TacticPolicy:
-    """The policy ``spec`` names: ``plain`` (plain aesop), ``best-static`` (the stored best static config of
-    ``layout`` on the simulator's train split) or the path of a DPO checkpoint (``DPOPolicy.save``).
+    """The policy ``spec`` names.
+
+    ``plain`` (plain aesop), ``best-static`` (the stored best static config of ``layout`` on the
+    simulator's train split) or the path of a DPO checkpoint (``DPOPolicy.save``).
 
     Raises:
         ConfigError: For an unknown name, a missing file or a layout with no stored best static config.
@@ -155,9 +159,15 @@ def load_policy(spec: str, *, layout: str = "satp-v1", device: str | None = None
                 else ""
             )
         )
-    from lean_gym_agents.dpo import DPOPolicy  # the agents package, with torch
+    from lean_gym.backends.registry import load_entry_point
 
-    agent = DPOPolicy.load(path, device=device)
+    # the agents package (with torch), resolved at call time: nothing in lean_gym imports the agents
+    dpo = load_entry_point(
+        "lean_gym_agents.dpo:DPOPolicy",
+        what="serving a DPO checkpoint",
+        hint="pip install -e '.[agents]' in a clone (torch)",
+    )
+    agent = dpo.load(path, device=device)
     return AgentPolicy(agent, f"DPO policy {path.name} ({agent.layout.name})")
 
 
