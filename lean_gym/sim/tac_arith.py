@@ -378,7 +378,11 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
         ex = hyp_constraints(extra, conv)
         gc = to_constraint(goal_rel, conv) if goal_rel is not None else None
         integer = tname in ("ℕ", "ℤ")
-        nonneg = conv.nat_atoms
+        nonneg_facts = _natcast_nonneg_facts(
+            [p for _, p in goal.props()] + extra + ([goal_rel] if goal_rel is not None else []), conv
+        )
+        hyps = [*nonneg_facts, *hyps]
+        nonneg: tuple[Any, ...] = ()
         ctx.tick(50 + 10 * (len(hyps) + len(ex)) ** 2)
         sized = ctx.search_budget(100, 20_000, 5)
         budget = sized.value
@@ -408,6 +412,58 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
         if ok:
             return []
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
+
+
+def _natcast_nonneg_facts(props: Iterable[Term], conv: Conv) -> list[Constraint]:
+    """The facts ``0 ≤ ↑t`` that Mathlib's linarith preprocessing (``natToInt``) adds.
+
+    Mathlib (``Mathlib/Tactic/Linarith/Preprocessing.lean``, ``natToInt`` and ``getNatComparisons``)
+    casts each ℕ comparison to ℤ with ``push_cast`` and then adds ``0 ≤ ↑t`` for each cast ``↑t`` that it
+    reaches from the top of either side through ``+``, ``*``, ``-`` and ``neg`` only: a cast under ``^``
+    (``↑x ^ 9890``), ``/`` or ``%`` (``push_cast`` turns ``↑(a / b)`` into ``↑a / ↑b``) gets nothing, and
+    neither does a product as a whole. The simulator's ℕ comparisons stay in ℕ, where that cast is the
+    atom itself; other comparisons keep their casts, whose pushed polynomial is the fact.
+    """
+    facts: list[Constraint] = []
+    seen: set[Term] = set()
+
+    def add(t: Term) -> None:
+        if t in seen:
+            return
+        seen.add(t)
+        p = conv.poly(t)
+        if not p.is_const():
+            facts.append(Constraint(-p, "<="))
+
+    def walk_nat(t: Term) -> None:
+        h = t[0]
+        if h in ("+", "*"):
+            walk_nat(t[2])
+            walk_nat(t[3])
+        elif h == "-":
+            a, b = conv.poly(t[2]), conv.poly(t[3])
+            if not b.is_const() or (b.const_value() != 0 and not a.is_const()):
+                add(t)  # ``↑(a - b)`` stays a cast: ``Nat.cast_sub`` needs ``b ≤ a``
+        elif h not in ("num", "^", "/", "%", "cast"):
+            add(t)
+
+    def walk(t: Term) -> None:
+        h = t[0]
+        if h in ("+", "*", "-"):
+            walk(t[2])
+            walk(t[3])
+        elif h == "neg":
+            walk(t[2])
+        elif h == "cast" and t[2] == "ℕ":
+            add(t)
+
+    for p in props:
+        q = _neg_rel(p) or p
+        if q[0] not in ("<", "≤", ">", "≥", "=") or q[1] != conv.ty:
+            continue  # ``filterComparisons`` drops ``≠`` before ``natToInt`` runs
+        for side in (q[2], q[3]):
+            (walk_nat if conv.ty == "ℕ" else walk)(side)
+    return facts
 
 
 def _negate_for_display(rel: Term) -> Term:
@@ -1087,9 +1143,13 @@ def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 if isinstance(atom, tuple) and atom[0] == "inv" and atom[1] not in denoms:
                     denoms.append(atom[1])
     usable = [d for d in denoms if _nonzero(d, goal, ctx)]
-    if a == b:
+    if _same_product_form(t[2], t[3], goal, ctx):
         ctx.use_standard_axioms()
         return []
+    if a == b:
+        # ring-equal but not the same normal form: Lean's field_simp leaves the goal to `ring`
+        ctx.use_standard_axioms()
+        return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
     if not usable:
         raise TacticError("field_simp made no progress")
     for d in usable:
@@ -1098,9 +1158,87 @@ def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         a = _clear(a * dp, inv_atom, dp)
         b = _clear(b * dp, inv_atom, dp)
     ctx.use_standard_axioms()
-    if a == b:
-        return []
     return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
+
+
+_ProductForm = tuple[Fraction, dict[Term, tuple[int, int]]]
+
+
+def _product_form(t: Term, ctx: TacticContext, depth: int = 0) -> _ProductForm | None:
+    """``t`` as ``c · ∏ aᵢ ^ (pᵢ - nᵢ)``, the shape Mathlib's field_simp normalises products to.
+
+    Atoms are every subterm that is not ``* / ⁻¹ -(·)``, a numeral power or a numeral: a sum is an atom
+    as it stands (Lean's field_simp also works inside sums, so comparing sums as written is weaker).
+    Each atom keeps its positive and negative exponents apart, ``(pᵢ, nᵢ)``: ``x · x⁻¹`` is ``1`` only
+    for ``x ≠ 0``, which :func:`_same_product_form` decides. ``None`` when the term is too deep or needs
+    arithmetic on numerals (two numerals multiplied, a numeral raised to a power): the field_simp of
+    the records differ there by Mathlib version, so the simulator leaves those goals to ``ring``.
+    """
+    if depth > 60:
+        return None
+    ctx.tick(1)
+    h = t[0]
+    if h == "num":
+        return Fraction(t[2]), {}
+    if h == "neg":
+        f = _product_form(t[2], ctx, depth + 1)
+        return None if f is None else (-f[0], f[1])
+    if h in ("*", "/"):
+        f, g = _product_form(t[2], ctx, depth + 1), _product_form(t[3], ctx, depth + 1)
+        if f is None or g is None:
+            return None
+        if h == "/":
+            g = _inverse_form(g)
+        if abs(f[0]) != 1 and abs(g[0]) != 1:
+            return None  # numeral arithmetic: Mathlib's older field_simp leaves it to `ring` (ring.lean:89)
+        ex = dict(f[1])
+        for k, (p, n) in g[1].items():
+            p0, n0 = ex.get(k, (0, 0))
+            ex[k] = (p0 + p, n0 + n)
+        return f[0] * g[0], ex
+    if h == "inv":
+        f = _product_form(t[2], ctx, depth + 1)
+        return None if f is None else _inverse_form(f)
+    if h == "^" and t[3][0] == "num" and 0 <= t[3][2] <= MAX_POW:
+        f = _product_form(t[2], ctx, depth + 1)
+        if f is None:
+            return None
+        k = int(t[3][2])
+        if abs(f[0]) != 1 and k > 1:
+            return None
+        return f[0] ** k, {a: (p * k, n * k) for a, (p, n) in f[1].items()}
+    return Fraction(1), {t: (1, 0)}
+
+
+def _inverse_form(f: _ProductForm) -> _ProductForm:
+    return (Fraction(0) if f[0] == 0 else 1 / f[0]), {a: (n, p) for a, (p, n) in f[1].items()}
+
+
+def _same_product_form(lhs: Term, rhs: Term, goal: Goal, ctx: TacticContext) -> bool:
+    """True when both sides have one normal form as products (then Lean's field_simp closes the goal).
+
+    A sum is compared as written and ``x ^ p · x ^ -n`` cancels only for ``x`` proved non-zero, so this
+    identifies less than Mathlib's field_simp does (``Mathlib/Tactic/FieldSimp.lean``), never more; an
+    equation that needs ``ring`` to see (the ``field_simp; ring`` examples of ``MathlibTest/ring.lean``
+    and ``MathlibTest/FieldSimp.lean``) is left open.
+    """
+    f, g = _product_form(lhs, ctx), _product_form(rhs, ctx)
+    if f is None or g is None:
+        return False
+
+    def reduce(form: _ProductForm) -> tuple[Fraction, frozenset[tuple[Term, int, int]]]:
+        c, ex = form
+        if c == 0:
+            return Fraction(0), frozenset()
+        out = []
+        for a, (p, n) in ex.items():
+            if p and n and p == n and _nonzero(a, goal, ctx):
+                p = n = 0  # ``x ^ 3 / x`` is ``x ^ 2`` only for the newer field_simp: left to `ring`
+            if p or n:
+                out.append((a, p, n))
+        return c, frozenset(out)
+
+    return reduce(f) == reduce(g)
 
 
 def _clear(p: Poly, inv_atom: Any, dp: Poly) -> Poly:

@@ -662,10 +662,48 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         else:
             val = el.elab_term(w, ty[1] if ty[0] == "type" else None)[0]
         g = g.with_target(subst(t[3], t[1], val))
-    # `use` and `exists` try to close the rest with rfl / trivial
+    if syn.name == "existsi":
+        return [g]  # Mathlib's `existsi` is `refine ⟨e, …, ?_⟩`: it never closes what is left
+    if syn.name == "use":
+        return [] if _use_discharger_closes(g, ctx, 8) else [g]
+    # core's `exists` runs `try trivial` on what is left
     if _trivial_closes(g, ctx, 2):
         return []
     return [g]
+
+
+def _reducible_form(t: Term) -> Term:
+    """``t`` with ``a > b`` read as ``b < a`` and ``a ≥ b`` as ``b ≤ a`` (``GT.gt``/``GE.ge`` are reducible)."""
+    h = t[0]
+    if h in (">", "≥"):
+        return ("<" if h == ">" else "≤", t[1], _reducible_form(t[3]), _reducible_form(t[2]))
+    if h in ("∧", "∨", "→", "↔"):
+        return (h, _reducible_form(t[1]), _reducible_form(t[2]))
+    if h == "¬":
+        return ("¬", _reducible_form(t[1]))
+    return t
+
+
+def _use_discharger_closes(goal: Goal, ctx: TacticContext, depth: int) -> bool:
+    """Whether Mathlib's ``try with_reducible use_discharger`` closes ``goal`` (``Mathlib/Tactic/Use.lean``).
+
+    Its rules: ``apply exists_prop.mpr <;> use_discharger``, ``apply And.intro <;> use_discharger``,
+    ``rfl``, ``assumption``, ``apply True.intro``, all at reducible transparency. The simulator reads
+    ``rfl`` and ``assumption`` up to syntax (and the reducible ``>``/``≥``), which is weaker: it does no
+    literal arithmetic (``use 1, 2, 3`` leaves ``1 + 2 + 3 = 6`` open, as ``MathlibTest/Use.lean`` records).
+    """
+    ctx.tick(2)
+    t = goal.target
+    if t == TRUE:
+        return True
+    if t[0] == "∧":
+        return depth > 0 and all(_use_discharger_closes(goal.with_target(p), ctx, depth - 1) for p in t[1:3])
+    if t[0] in ("=", "↔"):
+        lhs, rhs = (t[2], t[3]) if t[0] == "=" else (t[1], t[2])
+        if _reducible_form(lhs) == _reducible_form(rhs):
+            return True
+    r = _reducible_form(t)
+    return any(is_prop_type(p) and _reducible_form(p) == r for _, p in goal.hyps)
 
 
 # ------------------------------------------------------------------------------------ exact/apply

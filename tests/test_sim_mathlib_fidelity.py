@@ -1,0 +1,134 @@
+"""The simulator's Mathlib tactics are never stronger than Mathlib's (issue 20, the Mathlib corpus).
+
+Each test names the cause it pins and the record of Lean's behaviour it follows: Mathlib's
+``MathlibTest/`` files and the tactic's source (cited per test). A test attacks the verdict with a
+statement built to pass only if the simulator is stronger than Lean's tactic of the same name.
+"""
+
+from __future__ import annotations
+
+import pytest
+from mathlib_header import MathlibSimBackend
+
+
+@pytest.fixture(scope="module")
+def sim() -> MathlibSimBackend:
+    return MathlibSimBackend()
+
+
+def status(sim: MathlibSimBackend, code: str) -> str:
+    return sim.check(code).status
+
+
+# ------------------------------------------------------------------------------------------ linarith
+# Mathlib/Tactic/Linarith/Preprocessing.lean, `natToInt`/`getNatComparisons`: each ℕ comparison is cast
+# to ℤ by push_cast, and `0 ≤ ↑t` is added only for a cast `↑t` reached through `+ * - neg`.
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "(x : ℕ) : 0 ≤ x ^ 9890",  # MathlibTest/linarith.lean (fail_if_success)
+        "(x : ℕ) : 0 ≤ x ^ 3",  # a small exponent expands, but ↑x under ^ gets no fact
+        "(x : ℕ) : x ^ 2 < (x + 1) ^ 2",  # needs 0 ≤ x, which sits only under ^
+        "(x y : ℕ) : 0 ≤ x * y",  # 0 ≤ ↑x and 0 ≤ ↑y, but nothing about the product
+        "(x : ℕ) (h : x / 2 + 1 ≤ 0) : False",  # push_cast makes ↑(x / 2) into ↑x / 2: no fact
+        "(x : ℕ) (h : x % 3 + 1 ≤ 0) : False",
+        "(x : ℕ) (h : (x : ℤ) ^ 2 < 0) : False",  # a cast under ^ in a ℤ comparison: no fact either
+    ],
+)
+def test_linarith_adds_nonnegativity_only_of_reachable_casts(sim: MathlibSimBackend, stmt: str) -> None:
+    assert status(sim, f"example {stmt} := by linarith") == "error"
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "(x : ℕ) : 0 ≤ x",
+        "(x y : ℕ) (h : x + y = 0) : x ≤ 0",  # ↑x and ↑y reached through +
+        "(x y : ℕ) (h : x * 2 + y < 1) : y = 0",  # through *
+        "(a b : ℕ) (h : a - b + 1 ≤ 0) : False",  # ↑(a - b) is a cast: 0 ≤ ↑(a - b)
+        "(x : ℕ) (h : (x : ℤ) + 1 ≤ 0) : False",  # a ℕ cast in a ℤ comparison
+    ],
+)
+def test_linarith_keeps_the_nonnegativity_lean_adds(sim: MathlibSimBackend, stmt: str) -> None:
+    assert status(sim, f"example {stmt} := by linarith") == "proved"
+
+
+def test_nlinarith_products_still_see_the_atom_facts(sim: MathlibSimBackend) -> None:
+    # nlinarith multiplies the preprocessed facts, the nonnegativity ones included (Preprocessing.lean)
+    assert status(sim, "example (x y : ℕ) : 0 ≤ x * y := by nlinarith") == "proved"
+
+
+# ---------------------------------------------------------------------------------------- field_simp
+# MathlibTest/ring.lean and MathlibTest/FieldSimp.lean: `field_simp; ring` — field_simp leaves the goal.
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "(x y z : ℚ) (hx : x ≠ 0) (hy : y ≠ 0) :\n"
+        "    x / (y / z) + y ⁻¹ + 1 / (y * -x) = -1/ (x * y) + (x * z + 1) / y",
+        "(x : ℝ) (hx : x ≠ 0) : 2 * x ^ 3 * 2 / (24 * x) = x ^ 2 / 6",
+        "(x : ℚ) (h₀ : x ≠ 0) :\n"
+        "    (4 / x)⁻¹ * ((3 * x ^ 3) / x) ^ 2 * ((1 / (2 * x))⁻¹) ^ 3 = 18 * x ^ 8",
+        "(a b : ℚ) : (a + b) * 2 = 2 * a + 2 * b",  # a ring identity with no division
+        "(a b : ℚ) (ha : a ≠ 0) : (a + b) / a = 1 + b / a",  # sums differ as written
+    ],
+)
+def test_field_simp_leaves_to_ring_what_needs_ring(sim: MathlibSimBackend, stmt: str) -> None:
+    assert status(sim, f"example {stmt} := by\n  field_simp") == "error"
+    assert status(sim, f"example {stmt} := by\n  field_simp\n  ring") == "proved"
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "(x : ℚ) (hx : x ≠ 0) : x * x⁻¹ = 1",  # MathlibTest/FieldSimp.lean
+        "(a b : ℚ) : a * b = b * a",
+        "(a b : ℚ) (hb : b ≠ 0) : a * b / b = a",
+    ],
+)
+def test_field_simp_closes_one_product_normal_form(sim: MathlibSimBackend, stmt: str) -> None:
+    assert status(sim, f"example {stmt} := by\n  field_simp") == "proved"
+
+
+def test_field_simp_cancels_only_what_is_nonzero(sim: MathlibSimBackend) -> None:
+    # without `hx`, x * x⁻¹ = 1 is false at x = 0: nothing may close it
+    assert status(sim, "example (x : ℚ) : x * x⁻¹ = 1 := by\n  field_simp") == "error"
+    assert status(sim, "example (x : ℚ) : x * x⁻¹ = 1 := by\n  field_simp\n  ring") == "error"
+
+
+# ------------------------------------------------------------------------------------ use / existsi
+# Mathlib/Tactic/Use.lean: `try with_reducible use_discharger` (exists_prop, And.intro, rfl, assumption,
+# True.intro); Mathlib/Tactic/ExistsI.lean: `existsi` is `refine ⟨…, ?_⟩`. MathlibTest/Use.lean and
+# MathlibTest/ExistsI.lean follow each with `rfl` where the discharger leaves arithmetic.
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : ∃ a b c : Int, a + b + c = 6 := by\n  use 1, 2, 3",
+        "example : ∃ n : Int, n * 3 = 3 * 2 := by\n  use 2",
+        "example : ∃ n : ℕ, n + 0 = 2 := by\n  use 2",
+        "example : ∃ n : ℤ, 2 * n = 4 := by\n  use 2",
+        "example : ∃ x : Nat, x = x := by\n  existsi 42",
+        "example : ∃ x : Nat, ∃ y : Nat, x = y := by\n  existsi 42, 42",
+    ],
+)
+def test_use_and_existsi_leave_what_their_discharger_cannot_close(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "error"
+    assert status(sim, code + "\n  rfl") == "proved"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : ∃ x : Nat, x = x := by use 42",
+        "example (y : ℕ) (h : 42 = y) : ∃ x : Nat, x = y := by use 42",
+        "example (h1 : 1 > 0) : ∃ (n : Nat) (_h : n > 0), n = n := by\n  use 1",
+        "example : ∃ n : ℕ, n = 2 ∧ True := by\n  use 2",
+    ],
+)
+def test_use_discharger_closes_rfl_assumption_and(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "proved"
