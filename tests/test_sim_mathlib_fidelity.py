@@ -132,3 +132,54 @@ def test_use_and_existsi_leave_what_their_discharger_cannot_close(sim: MathlibSi
 )
 def test_use_discharger_closes_rfl_assumption_and(sim: MathlibSimBackend, code: str) -> None:
     assert status(sim, code) == "proved"
+
+
+# -------------------------------------------------------------------------------- linear_combination
+# Mathlib/Tactic/LinearCombination.lean; cases from MathlibTest/linear_combination.lean.
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (x y : ℤ) (h1 : x * y + 2 * x = 1) (h2 : x = y) : x * y = -2 * y + 1 := by\n"
+        "  linear_combination 1 * h1 - 2 * h2",
+        "example (a b : ℝ) (ha : 2 * a = 4) (hab : 2 * b = a - b) : b = 2 / 3 := by\n"
+        "  linear_combination ha / 6 + hab / 3",
+        "example {a : ℕ} (h : a = 3) : a ^ 2 + 3 = 4 * a := by\n  linear_combination a * h - h",
+        "example (a b : ℚ) (h1 : a ≤ 1) (h2 : b = 1) : a + b < 3 := by linear_combination h1 + h2",
+        "example {a b : ℝ} (ha : 0 ≤ a) (hb : b < 1) : a * b ≤ a := by linear_combination a * hb",
+        "example (x y : ℤ) (h1 : 3 * x + 2 * y = 10) : 3 * x + 2 * y = 10 := by\n"
+        "  linear_combination (norm := skip) h1\n  ring1",
+        "example (x : ℤ) : x ^ 2 = x ^ 2 := by linear_combination",
+    ],
+)
+def test_linear_combination_proves_what_ring_checks(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "proved"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (a : ℤ) (ha : a = 1) : a = 2 := by linear_combination ha",  # wrong combination
+        "example {x y : ℤ} (h : x = y) : x ^ 2 = y ^ 2 := by linear_combination h * h",  # not linear
+        "example {x y : ℤ} (h : x = y) : 3 / x = 3 / y := by linear_combination 3 / h",
+        "example {a b : ℕ} (h : a = 3) : a ^ 2 + 3 = 4 * a := by\n  linear_combination (a - 1) * h",  # ℕ `-`
+        "example {a b : ℝ} (hb : b < 1) : a * b ≤ a := by linear_combination a * hb",  # sign of a unknown
+        "example (a b : ℚ) (h1 : a ≤ 1) (h2 : b ≥ 0) : a ≤ b := by linear_combination h1 + h2",
+        "example (a b : ℚ) (h1 : a ≤ 1) : -a ≤ -1 := by linear_combination -h1",  # negating an inequality
+        "example (a b : ℚ) (h1 : a ≤ 1) (h2 : b ≤ 0) : a - b ≤ 1 := by linear_combination h1 - h2",
+        "example (a b : ℚ) (h1 : a ≤ 1) : a = 1 := by linear_combination h1",  # an inequality for an equation
+        "example (a b : ℚ) (h1 : a ≤ 1) : a < 1 := by linear_combination h1",  # strictness is not free
+        "example (x y : ℤ) (h1 : 3 * x + 2 * y = 10) : 3 * x + 2 * y = 10 := by\n"
+        "  linear_combination (norm := skip) h1",
+    ],
+)
+def test_linear_combination_refuses_what_mathlib_refuses(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "error"
+
+
+def test_linear_combination_messages_are_lean_s(sim: MathlibSimBackend) -> None:
+    r = sim.check("example (a : ℚ) (ha : a = 1) : a = 2 := by linear_combination ha")
+    assert r.errors[0].data == "ring failed, ring expressions not equal\na : ℚ\nha : a = 1\n⊢ -1 = 0"
+    r = sim.check("example {x y : ℤ} (h : x = y) : x ^ 2 = y ^ 2 := by linear_combination h * h")
+    assert r.errors[0].data == "'linear_combination' supports only linear operations"

@@ -977,6 +977,7 @@ MATHLIB_TACTICS = frozenset(
         "interval_cases",
         "library_search",
         "lift",
+        "linear_combination",
         "linarith",
         "linarith!",
         "nlinarith",
