@@ -183,3 +183,37 @@ def test_linear_combination_messages_are_lean_s(sim: MathlibSimBackend) -> None:
     assert r.errors[0].data == "ring failed, ring expressions not equal\na : ℚ\nha : a = 1\n⊢ -1 = 0"
     r = sim.check("example {x y : ℤ} (h : x = y) : x ^ 2 = y ^ 2 := by linear_combination h * h")
     assert r.errors[0].data == "'linear_combination' supports only linear operations"
+
+
+# ------------------------------------------------------------------------------------------------ tauto
+# Mathlib/Tactic/Tauto.lean: distribNot, casesMatching, constructorMatching, or_iff_not_imp_left — a
+# classical tableau on the propositional structure; cases from MathlibTest/Tauto.lean.
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "(p q r : Prop) (h : p ∧ q ∨ p ∧ r) : p ∧ p",
+        "(p q : Prop) (h : p ≠ q) : ¬ p ↔ q",
+        "(p q r : Prop) : p ∨ (q ∧ r) ↔ (p ∨ q) ∧ (r ∨ p ∨ r)",
+        "(p : Prop) : p ∨ ¬ p",  # classical
+        "(p q : Prop) : ((p → q) → p) → p",  # Peirce: distribNot turns `a → b` into `¬a ∨ b`
+        "(a b c : Nat) : ¬(¬a ≤ b ∧ a ≤ c ∨ ¬a ≤ c ∧ a ≤ b) ↔ a ≤ b ∧ a ≤ c ∨ ¬a ≤ c ∧ ¬a ≤ b",
+        "(x : ℕ) (p : Prop) (h : x = x → p) : p",
+    ],
+)
+def test_tauto_proves_classical_tautologies(sim: MathlibSimBackend, stmt: str) -> None:
+    assert status(sim, f"example {stmt} := by tauto") == "proved"
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "(p q : Prop) : p ∨ q",
+        "(p q : Prop) (h : p → q) : q → p",
+        "(x : ℕ) (h : x < 3) : x ≤ 3",  # arithmetic is not propositional logic
+        "(p : ℕ → Prop) (h : ∀ n, p n) : p 0 ∧ p 1 ∧ False",
+    ],
+)
+def test_tauto_refuses_what_is_not_a_tautology(sim: MathlibSimBackend, stmt: str) -> None:
+    assert status(sim, f"example {stmt} := by tauto") == "error"
