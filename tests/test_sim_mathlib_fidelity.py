@@ -217,3 +217,40 @@ def test_tauto_proves_classical_tautologies(sim: MathlibSimBackend, stmt: str) -
 )
 def test_tauto_refuses_what_is_not_a_tautology(sim: MathlibSimBackend, stmt: str) -> None:
     assert status(sim, f"example {stmt} := by tauto") == "error"
+
+
+# ------------------------------------------------------------- linarith's options, ≠ goals, ∧ hypotheses
+# MathlibTest/linarith.lean; Mathlib/Tactic/Linarith/Frontend.lean (`LinarithConfig`), Preprocessing.lean.
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (x y : Rat) (h : x < y) : x ≠ y := by linarith",
+        "example (x y : Rat) (h : x < y) : ¬ x = y := by linarith",
+        "example (x y : Rat)\n    (h : 6 + ((x + 4) * x + (6 + 3 * y) * y) = 3 ∧ (x + 4) * x ≥ 0 ∧ (6 + 3 * y) * y ≥ 0) :\n"
+        "    False := by\n  linarith",
+        "example (x y z : ℚ) (hx : x < 5) (hy : y < 5000000000) (hz : z > 34 * y) : x ≤ 5 := by\n"
+        "  linarith only [hx]",
+        "example (a b : ℕ) (h1 : b ≠ a) (h2 : b ≤ a) : b < a := by\n  linarith (config := {splitNe := true})",
+        "example (a b c : Rat) (h2 : (2 : Rat) > 3) : a + b - c ≥ 3 := by\n"
+        "  linarith (config := {exfalso := false})",
+    ],
+)
+def test_linarith_options_lean_has(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "proved"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (x y : ℚ) (hx : x < 5) (hy : x = y) : y ≤ 5 := by\n  linarith only [hx]",  # hy is left out
+        "example (a b : ℕ) (h1 : b ≠ a) (h2 : b ≤ a) : b < a := by\n  linarith",  # ≠ needs splitNe
+        "example (a b : ℚ) (h : a ≤ b ∧ b ≤ a) : a = b := by\n"
+        "  linarith (config := {splitHypotheses := false})",
+        "example (x y : ℚ) (h : x ≤ y) : x ≠ y := by linarith",  # not a contradiction
+        "example (x : ℚ) (h : x < 1) : x < 2 := by\n  linarith (config := {discharger := skip})",
+    ],
+)
+def test_linarith_options_are_not_stronger(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "error"

@@ -16,6 +16,7 @@ The term → polynomial conversion lives here and is where soundness is decided:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 from typing import cast as cast_domain
@@ -291,10 +292,68 @@ def _goal_type(goal: Goal) -> str | None:
     return None
 
 
-def _extra_facts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Term]:
-    """The ``[t₁, t₂]`` terms after linarith/nlinarith/positivity, as propositions."""
+@dataclass(frozen=True)
+class _LinarithArgs:
+    """``linarith (config := {…}) only [t₁, t₂]``: the options the simulator reads (``LinarithConfig``)."""
+
+    facts: tuple[Term, ...] = ()
+    only: bool = False
+    split_ne: bool = False
+    exfalso: bool = True
+    split_hypotheses: bool = True
+
+
+_BOOL_FIELDS = {"splitNe": "split_ne", "exfalso": "exfalso", "splitHypotheses": "split_hypotheses"}
+#: ``oracle``: both of Mathlib's oracles (simplex, Fourier–Motzkin) are complete for linear arithmetic over
+#: ordered fields, so either decides as the simulator's does; ``transparency`` only widens Lean's atoms.
+_IGNORED_FIELDS = {"oracle", "transparency"}
+_DEFAULT_DISCHARGER = "do Lean.Elab.Tactic.evalTactic (← `(tactic| ring1))"
+
+
+def _linarith_config(ts: Any) -> dict[str, bool]:
+    """The ``{ f := v, … }`` of ``(config := …)``: booleans of :data:`_BOOL_FIELDS`, the rest checked."""
+    out: dict[str, bool] = {}
+    ts.expect_sym("{")
+    while not ts.is_sym("}"):
+        name = ts.advance()
+        if name.kind != "ident":
+            raise TacticError(f"unexpected token '{name.text}'; expected identifier", name.start, name.end)
+        ts.expect_sym(":=")
+        vals: list[Any] = []
+        depth = 0
+        while ts.tok.kind != "eof" and not (depth == 0 and (ts.is_sym(",") or ts.is_sym("}"))):
+            if ts.tok.text in ("(", "{", "["):
+                depth += 1
+            elif ts.tok.text in (")", "}", "]"):
+                depth -= 1
+            vals.append(ts.advance())
+        text = " ".join(v.text for v in vals)
+        if name.text in _BOOL_FIELDS and text in ("true", "false"):
+            out[_BOOL_FIELDS[name.text]] = text == "true"
+        elif name.text == "discharger" and text.replace(" ", "") == _DEFAULT_DISCHARGER.replace(" ", ""):
+            pass  # ring1, the default
+        elif name.text not in _IGNORED_FIELDS:
+            raise TacticError(f"linarith's `{name.text} := {text}` is outside the simulator's subset", name.start)
+        if ts.is_sym(","):
+            ts.advance()
+    ts.expect_sym("}")
+    return out
+
+
+def _extra_facts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> _LinarithArgs:
+    """``(config := …)``, ``only`` and the ``[t₁, t₂]`` terms after linarith/nlinarith, as propositions."""
     ts = syn.stream(1)
     while ts.tok.kind == "sym" and ts.tok.text == "!":
+        ts.advance()
+    config: dict[str, bool] = {}
+    if ts.is_sym("(") and ts.peek().text == "config":
+        ts.advance()
+        ts.advance()
+        ts.expect_sym(":=")
+        config = _linarith_config(ts)
+        ts.expect_sym(")")
+    only = ts.is_word("only")
+    if only:
         ts.advance()
     facts: list[Term] = []
     if ts.is_sym("["):
@@ -310,7 +369,30 @@ def _extra_facts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Term]:
         ts.expect_sym("]")
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    return facts
+    return _LinarithArgs(tuple(facts), only, **config)
+
+
+def _split_conjunctions(props: Iterable[Term]) -> list[Term]:
+    """Mathlib's ``splitConjunctions`` preprocessing: ``P ∧ Q`` becomes ``P`` and ``Q``, recursively."""
+    out: list[Term] = []
+    stack = list(reversed(list(props)))
+    while stack:
+        p = stack.pop()
+        if p[0] == "∧":
+            stack.extend((p[2], p[1]))
+        else:
+            out.append(p)
+    return out
+
+
+def _ne_branches(hyps: list[Constraint], limit: int) -> list[list[Constraint]]:
+    """``removeNe``: each ``a ≠ b`` hypothesis becomes ``a < b`` in one branch and ``a > b`` in the other."""
+    ne = [h for h in hyps if h.op == "!="][:limit]
+    rest = [h for h in hyps if h.op != "!=" or h not in ne]
+    branches: list[list[Constraint]] = [rest]
+    for h in ne:
+        branches = [[*b, c] for b in branches for c in (Constraint(h.poly, "<"), Constraint(-h.poly, "<"))]
+    return branches
 
 
 def _linarith_failed(goal: Goal, neg: Term | None) -> str:
@@ -348,70 +430,89 @@ def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
     return out
 
 
+#: ``splitNe`` case-splits at most this many ``≠`` hypotheses (``2 ** n`` refutations).
+MAX_SPLIT_NE = 4
+
+
 def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) -> list[Goal]:
-    extra = _extra_facts(goal, syn, ctx)
+    args = _extra_facts(goal, syn, ctx)
+    extra = list(args.facts)
     target = goal.target
     tgt = _neg_rel(target) or target
     ty = _goal_type(goal)
     types: list[str]
     goal_rel: Term | None
+    context = [] if args.only else [p for _, p in goal.props()]
+    neg_shown = None
     if ty is not None and tgt[0] != "≠":
         types = [ty]
         goal_rel = tgt
+        neg_shown = _negate_for_display(goal_rel)
     else:
         goal_rel = None
+        if tgt[0] == "≠":
+            # Mathlib's frontend introduces the `a = b` of a goal `¬ a = b` (MathlibTest/linarith.lean)
+            eq = ("=", tgt[1], tgt[2], tgt[3])
+            context = [*context, eq]
+            neg_shown = eq
+        elif target != FALSE and not args.exfalso:
+            raise TacticError(lambda: _linarith_failed(goal, None))
+    if args.split_hypotheses:
+        context, extra = _split_conjunctions(context), _split_conjunctions(extra)
+    if goal_rel is None:
         types = []
-        for _, t in goal.props():
-            q = _neg_rel(t) or t
+        for q in [*context, *extra]:
+            q = _neg_rel(q) or q
             if q[0] in ("<", "≤", ">", "≥", "=") and q[1] in DOMAIN and q[1] not in types:
                 types.append(q[1])
-        for q in extra:
-            if q[0] in ("<", "≤", ">", "≥", "=") and q[1] in DOMAIN and q[1] not in types:
-                types.append(q[1])
-    neg_shown = None
-    if goal_rel is not None:
-        neg_shown = _negate_for_display(goal_rel)
     ctx.use_standard_axioms()
     for tname in types:
         conv = Conv(tname, "linarith", ctx)
-        hyps = hyp_constraints([p for _, p in goal.props()], conv)
+        hyps = hyp_constraints(context, conv)
         ex = hyp_constraints(extra, conv)
         gc = to_constraint(goal_rel, conv) if goal_rel is not None else None
         integer = tname in ("ℕ", "ℤ")
-        nonneg_facts = _natcast_nonneg_facts(
-            [p for _, p in goal.props()] + extra + ([goal_rel] if goal_rel is not None else []), conv
-        )
+        nonneg_facts = _natcast_nonneg_facts(context + extra + ([goal_rel] if goal_rel is not None else []), conv)
         hyps = [*nonneg_facts, *hyps]
-        nonneg: tuple[Any, ...] = ()
-        ctx.tick(50 + 10 * (len(hyps) + len(ex)) ** 2)
-        sized = ctx.search_budget(100, 20_000, 5)
-        budget = sized.value
-        meter = WorkBudget(budget * 3 if nonlinear else budget)
-        try:
-            if nonlinear:
-                all_terms = (
-                    [p for _, p in goal.props()] + extra + ([goal_rel] if goal_rel is not None else [])
-                )
-                sq = _squares(all_terms, conv)
-                ok = _nlinarith(
-                    hyps,
-                    gc,
-                    extra_terms=ex,
-                    squares=sq,
-                    integer=integer,
-                    nonneg_atoms=nonneg,
-                    budget=meter,
-                )
-            else:
-                ok = _linarith([*ex, *hyps], gc, integer=integer, nonneg_atoms=nonneg, budget=meter)
-        except ArithBudgetExceeded:
-            ok = False
-            ctx.tick(budget * 5)
-        finally:
-            sized.settle(meter, 3 if nonlinear else 1)
+        branches = _ne_branches([*ex, *hyps], MAX_SPLIT_NE) if args.split_ne else [[*ex, *hyps]]
+        ok = True
+        for branch in branches:
+            ok = _refute_branch(branch, ex, gc, goal, extra, goal_rel, conv, integer, nonlinear, ctx)
+            if not ok:
+                break
         if ok:
             return []
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
+
+
+def _refute_branch(
+    hyps: list[Constraint],
+    ex: list[Constraint],
+    gc: Constraint | None,
+    goal: Goal,
+    extra: list[Term],
+    goal_rel: Term | None,
+    conv: Conv,
+    integer: bool,
+    nonlinear: bool,
+    ctx: TacticContext,
+) -> bool:
+    ctx.tick(50 + 10 * len(hyps) ** 2)
+    sized = ctx.search_budget(100, 20_000, 5)
+    budget = sized.value
+    meter = WorkBudget(budget * 3 if nonlinear else budget)
+    try:
+        if nonlinear:
+            all_terms = [p for _, p in goal.props()] + extra + ([goal_rel] if goal_rel is not None else [])
+            sq = _squares(all_terms, conv)
+            rest = [h for h in hyps if h not in ex]
+            return _nlinarith(rest, gc, extra_terms=ex, squares=sq, integer=integer, budget=meter)
+        return _linarith(hyps, gc, integer=integer, budget=meter)
+    except ArithBudgetExceeded:
+        ctx.tick(budget * 5)
+        return False
+    finally:
+        sized.settle(meter, 3 if nonlinear else 1)
 
 
 def _natcast_nonneg_facts(props: Iterable[Term], conv: Conv) -> list[Constraint]:
