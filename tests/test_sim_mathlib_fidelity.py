@@ -254,3 +254,41 @@ def test_linarith_options_lean_has(sim: MathlibSimBackend, code: str) -> None:
 )
 def test_linarith_options_are_not_stronger(sim: MathlibSimBackend, code: str) -> None:
     assert status(sim, code) == "error"
+
+
+# ------------------------------------------------------------------------------------------ gcongr, rel
+# Mathlib/Tactic/GCongr/Core.lean; cases from MathlibTest/GCongr/inequalities.lean.
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example {x : ℝ} (h : x < 1) : 3 * x ≤ 3 * 1 := by gcongr",  # le_of_lt of a hypothesis
+        "example {n m : ℤ} (hn : n ≥ 10) : n * n ^ 3 - m ≥ 10 * n ^ 3 - m := by gcongr",
+        "example {x : ℤ} (hx : x ≥ 12) : x ≥ 12 := by gcongr",
+        "example {k m n : ℤ} (H : m ^ 2 ≤ n ^ 2) : k + m ^ 2 ≤ k + n ^ 2 := by gcongr",  # closes before ^
+        "example (a b c d : ℕ) (h1 : a ≤ b) (h2 : c ≤ d) : a * c ≤ b * d := by gcongr",
+        "example {a b : ℚ} (h₁ : a < b) (c : ℝ) : (a + c : ℝ) < b + c := by gcongr",
+        "example {a b : ℕ} (h1 : a ≤ 0) (h2 : 0 ≤ b) : b ≤ a + 1 → 0 ≤ 0 + 1 := by gcongr",
+        "example {x y : ℕ} (h : x ≤ y) : 2 ^ x ≤ 2 ^ y := by\n  gcongr\n  norm_num",  # side goal 1 ≤ 2 left
+        "example {x y : ℤ} (hx : x ≥ 12) : y + x * x ≥ y + 12 * x := by rel [hx]",
+    ],
+)
+def test_gcongr_follows_mathlib_lemmas(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "proved"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example {x : ℝ} (h : x ≤ 1) : 3 * x < 3 * 1 := by gcongr",  # < is not had from ≤
+        "example (a b c : ℝ) (h : a ≤ b) : a * c ≤ b * c := by gcongr",  # 0 ≤ c is left open
+        "example (a b c : ℝ) (h : a ≤ b) : c - a ≤ c - b := by gcongr",  # antitone: needs b ≤ a
+        "example (a b c : ℕ) (h : a < b) : a - c < b - c := by gcongr",  # no strict tsub lemma
+        "example {x y : ℕ} (h : x ≤ y) : 2 ^ x ≤ 2 ^ y := by gcongr",  # 1 ≤ 2 is not positivity's
+        "example {x y : ℤ} (hx : x ≤ y) (hy : y ≤ 3) : x + 1 ≤ 3 + 1 := by rel [hx]",  # hy not listed
+        "example {a b : ℕ} (h1 : a ≤ 0) : b ≤ a + 1 → 0 ≤ 0 + 1 := by gcongr",  # main goal 0 ≤ b left
+    ],
+)
+def test_gcongr_is_not_stronger(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "error"

@@ -1101,115 +1101,203 @@ def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
 # ------------------------------------------------------------------------------------------- gcongr
 
 
-def _gcongr_split(
-    lhs: Term, rhs: Term, rel: str, goal: Goal, ctx: TacticContext, main: list[Term], side: list[Term]
-) -> bool:
-    """Decompose ``lhs rel rhs`` into main goals (differing parts) and side goals (non-negativity)."""
-    ctx.tick(2)
-    if lhs == rhs:
-        return rel == "≤"  # `a < a` is false: equal sides only discharge a non-strict relation
-    h = lhs[0]
-    if h == rhs[0] and h in ("+", "*", "^", "/") and lhs[1] == rhs[1]:
-        ty = lhs[1]
-        if h == "+":
-            if rel == "<":
-                # a + c < b + d from a < b and c ≤ d (or the other way round)
-                if lhs[3] == rhs[3]:
-                    return _gcongr_split(lhs[2], rhs[2], "<", goal, ctx, main, side)
-                if lhs[2] == rhs[2]:
-                    return _gcongr_split(lhs[3], rhs[3], "<", goal, ctx, main, side)
-                return _gcongr_split(lhs[2], rhs[2], "<", goal, ctx, main, side) and _gcongr_split(
-                    lhs[3], rhs[3], "≤", goal, ctx, main, side
-                )
-            return _gcongr_split(lhs[2], rhs[2], rel, goal, ctx, main, side) and _gcongr_split(
-                lhs[3], rhs[3], rel, goal, ctx, main, side
-            )
-        if h == "*":
-            if lhs[3] == rhs[3]:
-                side.append(("≤", ty, ("num", ty, 0), lhs[3]))
-                return (
-                    _gcongr_split(lhs[2], rhs[2], "≤" if rel == "<" else rel, goal, ctx, main, side)
-                    if rel == "≤"
-                    else _gcongr_lt_mul(lhs, rhs, ty, goal, ctx, main, side, 2)
-                )
-            if lhs[2] == rhs[2]:
-                side.append(("≤", ty, ("num", ty, 0), lhs[2]))
-                return (
-                    _gcongr_split(lhs[3], rhs[3], rel, goal, ctx, main, side)
-                    if rel == "≤"
-                    else _gcongr_lt_mul(lhs, rhs, ty, goal, ctx, main, side, 3)
-                )
+def _le_lt(t: Term) -> Term | None:
+    """``a ≥ b`` as ``b ≤ a`` and ``a > b`` as ``b < a``; ``≤``/``<`` as they are; anything else ``None``."""
+    h = t[0]
+    if h in (">", "≥"):
+        return ("<" if h == ">" else "≤", t[1], t[3], t[2])
+    if h in ("<", "≤"):
+        return t
+    return None
+
+
+class _GCongr:
+    """Mathlib's ``gcongr`` (``Mathlib/Tactic/GCongr/Core.lean``) on the simulator's arithmetic.
+
+    At each step it first tries the main-goal discharger (``gcongrForward``: a hypothesis as it is, or
+    ``le_of_lt`` of one; ``rel [h₁, …]`` uses only the terms listed), then a ``@[gcongr]`` lemma for the
+    head both sides share, with the arguments that differ as new main goals and the lemma's side goals
+    (``0 ≤ c``, ``0 < c``, ``1 ≤ a``) for ``gcongr_discharger`` (positivity), which are left to the user
+    when it fails. The lemmas: ``add_le_add(_left/_right)``, ``add_lt_add_left/right``,
+    ``sub_le_sub(_left/_right)``, ``sub_lt_sub_left/right`` (not on ℕ), ``mul_le_mul``,
+    ``mul_le_mul_of_nonneg_left/right``, ``mul_lt_mul_of_pos_left/right``, ``div_le_div_of_nonneg_right``,
+    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``neg_le_neg``,
+    ``neg_lt_neg``, the casts' ``cast_le``/``cast_lt``, and ``→`` between two relations
+    (``a ≤ b → c ≤ d`` from ``c ≤ a`` and ``b ≤ d``). A subset of Mathlib's lemmas, so never stronger.
+    """
+
+    def __init__(self, goal: Goal, ctx: TacticContext, facts: list[Term] | None) -> None:
+        self.goal = goal
+        self.ctx = ctx
+        self.facts = [f for f in ((_le_lt(p) for p in facts) if facts is not None else
+                                  (_le_lt(p) for _, p in goal.props())) if f is not None]  # fmt: skip
+        self.main: list[Term] = []
+        self.side: list[Term] = []
+
+    def discharged(self, t: Term) -> bool:
+        rel, ty, a, b = t
+        if a == b:
+            return rel == "≤"
+        return any(f[1:] == t[1:] and (f[0] == rel or (rel == "≤" and f[0] == "<")) for f in self.facts)
+
+    def step(self, rel: str, ty: str, a: Term, b: Term, depth: int = 0) -> bool:
+        """Reduce ``a rel b``; ``False`` when no lemma applies (then it is left as a main goal)."""
+        self.ctx.tick(2)
+        t = (rel, ty, a, b)
+        if self.discharged(t):
+            return True
+        if depth > 40 or not self.lemma(rel, ty, a, b, depth):
+            self.main.append(t)
             return False
-        if h == "^" and lhs[3] == rhs[3] and rel == "≤":
-            side.append(("≤", ty, ("num", ty, 0), lhs[2]))
-            return _gcongr_split(lhs[2], rhs[2], rel, goal, ctx, main, side)
-        if h == "/" and lhs[3] == rhs[3] and ty in ("ℚ", "ℝ") and rel == "≤":
-            side.append(("≤", ty, ("num", ty, 0), lhs[3]))
-            return _gcongr_split(lhs[2], rhs[2], rel, goal, ctx, main, side)
+        return True
+
+    def lemma(self, rel: str, ty: str, a: Term, b: Term, depth: int) -> bool:
+        h = a[0]
+        if h != b[0] or (h != "cast" and (len(a) < 3 or a[1] != b[1])):
+            return False
+        d = depth + 1
+        zero = ("num", ty, 0)
+        if h == "+":
+            if a[3] == b[3]:
+                return self.step(rel, ty, a[2], b[2], d) or True
+            if a[2] == b[2]:
+                return self.step(rel, ty, a[3], b[3], d) or True
+            if rel == "≤":
+                self.step(rel, ty, a[2], b[2], d)
+                self.step(rel, ty, a[3], b[3], d)
+                return True
+            return False
+        if h == "-":
+            if ty == "ℕ" and rel == "<":
+                return False
+            if a[3] == b[3]:
+                return self.step(rel, ty, a[2], b[2], d) or True
+            if a[2] == b[2]:
+                return self.step(rel, ty, b[3], a[3], d) or True
+            if rel == "≤":
+                self.step(rel, ty, a[2], b[2], d)
+                self.step(rel, ty, b[3], a[3], d)
+                return True
+            return False
+        if h == "*":
+            for fixed, vary in ((3, 2), (2, 3)):
+                if a[fixed] == b[fixed]:
+                    self.side.append(("≤" if rel == "≤" else "<", ty, zero, a[fixed]))
+                    return self.step(rel, ty, a[vary], b[vary], d) or True
+            if rel == "≤":
+                self.side.extend((("≤", ty, zero, a[3]), ("≤", ty, zero, b[2])))
+                self.step(rel, ty, a[2], b[2], d)
+                self.step(rel, ty, a[3], b[3], d)
+                return True
+            return False
+        if h == "/" and ty in ("ℚ", "ℝ") and a[3] == b[3]:
+            self.side.append(("≤" if rel == "≤" else "<", ty, zero, a[3]))
+            return self.step(rel, ty, a[2], b[2], d) or True
+        if h == "^" and rel == "≤":
+            if a[3] == b[3]:
+                self.side.append(("≤", ty, zero, a[2]))
+                return self.step(rel, ty, a[2], b[2], d) or True
+            if a[2] == b[2]:
+                self.side.append(("≤", ty, ("num", ty, 1), a[2]))
+                return self.step(rel, "ℕ", a[3], b[3], d) or True
+            return False
+        if h == "neg":
+            return self.step(rel, ty, b[2], a[2], d) or True
+        if h == "cast" and a[1] == b[1] and a[2] == b[2] and a[2] in DOMAIN:
+            return self.step(rel, a[2], a[3], b[3], d) or True
         return False
-    main.append(
-        (rel, lhs[1] if lhs[0] not in ("var", "fvar", "const", "app") else _rel_ty(lhs, rhs, goal), lhs, rhs)
-    )
-    return True
 
 
-def _gcongr_lt_mul(
-    lhs: Term, rhs: Term, ty: str, goal: Goal, ctx: TacticContext, main: list, side: list, pos: int
-) -> bool:
-    side[-1] = ("<", ty, ("num", ty, 0), lhs[3] if pos == 2 else lhs[2])
-    return _gcongr_split(lhs[pos], rhs[pos], "<", goal, ctx, main, side)
-
-
-def _rel_ty(a: Term, b: Term, goal: Goal) -> str:
-    return _type_of(a, goal) or _type_of(b, goal) or "ℝ"
+def _gcongr_goals(
+    goal: Goal, syn: TacSyntax, ctx: TacticContext, facts: list[Term] | None, name: str
+) -> tuple[list[Goal], list[Goal]]:
+    """Side goals positivity left, and main goals the discharger left, of ``gcongr`` (or ``rel``)."""
+    t = goal.target
+    gc = _GCongr(goal, ctx, facts)
+    progress = False
+    if t[0] == "→" and _le_lt(t[1]) is not None and _le_lt(t[2]) is not None:
+        p, q = _le_lt(t[1]), _le_lt(t[2])
+        if p is not None and q is not None and p[0] == q[0] and p[1] == q[1]:
+            gc.step("≤", p[1], q[2], p[2])
+            gc.step("≤", p[1], p[3], q[3])
+            progress = True
+    else:
+        r = _le_lt(t)
+        if r is not None:
+            if gc.discharged(r):
+                return [], []
+            progress = gc.lemma(r[0], r[1], r[2], r[3], 0)
+    if not progress:
+        raise TacticError(f"{name} did not make progress" if name == "gcongr" else "rel failed")
+    side: list[Goal] = []
+    for s_t in gc.side:
+        g = goal.with_target(s_t).with_tag(None)
+        try:
+            _positivity(g, syn, ctx)
+        except TacticError:
+            side.append(g)
+    return side, [goal.with_target(m).with_tag(None) for m in gc.main]
 
 
 @builtin("gcongr")
 def _gcongr(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    t = goal.target
-    h = t[0]
-    if h in (">", "≥"):
-        t = ("<" if h == ">" else "≤", t[1], t[3], t[2])
-        h = t[0]
-    if h not in ("<", "≤"):
-        raise TacticError("gcongr did not make progress")
-    main: list[Term] = []
-    side: list[Term] = []
-    if not _gcongr_split(t[2], t[3], h, goal, ctx, main, side) or (len(main) == 1 and main[0] == t):
-        raise TacticError("gcongr did not make progress")
-    from lean_gym.sim.tactics import _hyp_closes
-
-    out: list[Goal] = []
-    for s in side:
-        g = goal.with_target(s)
-        try:
-            _positivity(g, syn, ctx)
-        except TacticError:
-            out.append(g.with_tag(None))
-    for m in main:
-        g = goal.with_target(m).with_tag(None)
-        if _hyp_closes(g, m) is not None:
-            continue
-        out.append(g)
+    ts = syn.stream(1)
+    if ts.tok.kind != "eof":
+        raise TacticError(f"`gcongr {ts.tok.text} …` (a template) is outside the simulator's subset", ts.tok.start)
+    side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
     ctx.use_standard_axioms()
-    return out
+    return side + main
+
+
+@builtin("rel")
+def _rel(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``rel [h₁, …]``: ``gcongr`` whose main goals only the listed terms may close; nothing may be left."""
+    ts = syn.stream(1)
+    facts: list[Term] = []
+    ts.expect_sym("[")
+    while not ts.is_sym("]"):
+        facts.append(ProofChecker(goal, ctx).infer(parse_term(ts, 0)))
+        if ts.is_sym(","):
+            ts.advance()
+    ts.expect_sym("]")
+    side, main = _gcongr_goals(goal, syn, ctx, facts, "rel")
+    if side or main:
+        raise TacticError(
+            "rel failed, cannot prove goal by 'substituting' the listed relationships. "
+            "The steps which could not be automatically justified were:\n"
+            + "\n".join(pretty(g.target) for g in side + main)
+        )
+    ctx.use_standard_axioms()
+    return []
 
 
 @builtin("bound")
 def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    ts = syn.stream(1)
+    if ts.is_sym("["):
+        ts.advance()
+        while not ts.is_sym("]"):
+            fact = ProofChecker(goal, ctx).infer(parse_term(ts, 0))
+            goal = goal.add_hyp("this", fact)  # `bound [h]` uses `h` as a hypothesis
+            if ts.is_sym(","):
+                ts.advance()
+        ts.expect_sym("]")
+    if ts.tok.kind != "eof":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
     try:
         return _positivity(goal, syn, ctx)
     except TacticError:
         pass
-    rest = _gcongr(goal, syn, ctx)
+    side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
     from lean_gym.sim.tactics import _hyp_closes
 
-    for g in rest:
+    for g in side + main:
         if _hyp_closes(g, g.target) is None:
             try:
                 _positivity(g, syn, ctx)
             except TacticError:
                 raise TacticError("bound failed to prove the goal") from None
+    ctx.use_standard_axioms()
     return []
 
 

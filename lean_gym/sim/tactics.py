@@ -991,6 +991,7 @@ MATHLIB_TACTICS = frozenset(
         "push_neg",
         "qify",
         "refine'",
+        "rel",
         "rify",
         "ring",
         "ring!",
