@@ -292,3 +292,35 @@ def test_gcongr_follows_mathlib_lemmas(sim: MathlibSimBackend, code: str) -> Non
 )
 def test_gcongr_is_not_stronger(sim: MathlibSimBackend, code: str) -> None:
     assert status(sim, code) == "error"
+
+
+# -------------------------------------------------------------------------------------------- contrapose
+# Mathlib/Tactic/Contrapose.lean; cases from MathlibTest/Contrapose.lean.
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (p q : Prop) (h : ¬q → ¬p) : p → q := by\n  contrapose\n  exact h",
+        "example (p q : Prop) (h : q → p) : ¬p → ¬q := by\n  contrapose\n  exact h",  # ¬¬ is removed
+        "example (p q : Prop) (h : p) (hpq : ¬q → ¬p) : q := by\n  contrapose h with h'\n  exact hpq h'",
+        "example (p q r : Prop) (h : ¬ q ∧ ¬ r → ¬ p) : p → q ∨ r := by\n  contrapose!; exact h",
+        "example (p q : Prop) (h : p ↔ q) : ¬p ↔ ¬q := by\n  contrapose\n  exact h",
+    ],
+)
+def test_contrapose_turns_the_goal_as_mathlib(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "proved"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (p q : Prop) (h : ¬q → ¬p) : p → q := by\n  contrapose",  # the goal is left
+        "example (p q r : Prop) (h : ¬ q ∧ ¬ r → ¬ p) : p → q ∨ r := by\n  contrapose; exact h",  # no push_neg
+        "example (p : Prop) (h : p) : p := by\n  contrapose\n  exact h",
+        "set_option contrapose.negate_iff false in\n"
+        "example (p q : Prop) (h : p ↔ q) : ¬p ↔ ¬q := by\n  contrapose\n  exact h",
+    ],
+)
+def test_contrapose_refuses_what_mathlib_refuses(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "error"

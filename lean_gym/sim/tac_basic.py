@@ -1028,6 +1028,63 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal.add_hyp(name, neg).with_target(FALSE)]
 
 
+def _negation(p: Term) -> Term:
+    """``¬p``, or ``q`` for ``p = ¬q`` (and ``a = b`` for ``a ≠ b``): contrapose's double-negation step."""
+    if p[0] == "¬":
+        return p[1]
+    if p[0] == "≠":
+        return ("=", p[1], p[2], p[3])
+    return ("¬", p)
+
+
+def _contrapose_target(goal: Goal, t: Term, push: bool, ctx: TacticContext) -> Term:
+    """Mathlib's ``contrapose`` on a target ``P → Q`` (``¬Q → ¬P``) or ``P ↔ Q`` (``¬P ↔ ¬Q``)."""
+    if t[0] == "→" and is_prop_type(t[1]) and is_prop_type(t[2]):
+        a, b = _negation(t[2]), _negation(t[1])
+        new = ("→", a, b)
+    elif t[0] == "↔":
+        if str(ctx.env.options.get("contrapose.negate_iff", "true")).lower() == "false":
+            raise TacticError(
+                lambda: "Tactic `contrapose` failed: contraposing `↔` relations has been disabled.\n"
+                "To enable it, use `set_option contrapose.negate_iff true`.\n\n" + goal.pretty()
+            )
+        new = ("↔", _negation(t[1]), _negation(t[2]))
+    else:
+        raise TacticError(
+            lambda: f"Tactic `contrapose` failed: the goal `{pretty(t)}` is not of the form `_ → _` or `_ ↔ _`"
+            f"\n\n{goal.pretty()}"
+        )
+    if push:
+        from lean_gym.sim.simp import push_neg_term
+
+        new = (new[0], push_neg_term(new[1]), push_neg_term(new[2]))
+    return new
+
+
+@builtin("contrapose", "contrapose!")
+def _contrapose(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``contrapose [h [with h']]`` (``Mathlib/Tactic/Contrapose.lean``); ``contrapose!`` also runs push_neg."""
+    ts = syn.stream(1)
+    push = syn.name == "contrapose!"
+    ctx.use_standard_axioms()
+    if ts.tok.kind == "eof":
+        return [goal.with_target(_contrapose_target(goal, goal.target, push, ctx))]
+    name = ts.advance()
+    new_name = name.text
+    if ts.is_word("with"):
+        ts.advance()
+        new_name = ts.advance().text
+    if ts.tok.kind != "eof" or name.kind != "ident":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    h = goal.hyp(name.text)
+    if h is None or not is_prop_type(h):
+        raise TacticError(f"unknown hypothesis '{name.text}'", name.start, name.end)
+    if goal.dependents(goal.find(name.text) or ""):
+        raise TacticError(f"contrapose: `{name.text}` has dependents (outside the simulator's subset)")
+    new = _contrapose_target(goal, ("→", h, goal.target), push, ctx)
+    return [goal.remove_hyp(name.text).add_hyp(new_name, new[1]).with_target(new[2])]
+
+
 @builtin("subst", "subst_vars")
 def _subst_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     names = [t.text for t in syn.toks[1:]]
