@@ -10,6 +10,7 @@ argument, a hypothesis of the right shape, or a new goal (``apply``/``refine``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lean_gym.sim.elab import Decl, ElabError
@@ -138,6 +139,11 @@ class Instance:
         return None
 
 
+#: Term-level macros that the tactic families define (``mod_cast e``): name → ``check(checker, arg, expected)``.
+#: The families register here, as they register their tactics in the core's table.
+TERM_MACROS: dict[str, Callable[[ProofChecker, Syn, Term], None]] = {}
+
+
 class ProofChecker:
     """Checks proof terms in a goal's context.
 
@@ -205,6 +211,10 @@ class ProofChecker:
         if k == "app" and syn.args[0].kind == "ident":
             head = syn.args[0].args[0]
             args = syn.args[1]
+            macro = TERM_MACROS.get(head)
+            if macro is not None and len(args) == 1 and self.goal.find(head) is None:
+                macro(self, args[0], expected)
+                return None
             if head in ("Or.inl", "Or.inr") and len(args) == 1 and expected[0] == "∨":
                 self.check(args[0], expected[1] if head == "Or.inl" else expected[2])
                 return None

@@ -905,6 +905,10 @@ def _zify_rel(t: Term, to: str) -> Term:
     return t
 
 
+def _closed_by_rfl(t: Term) -> bool:
+    return (t[0] == "↔" and t[1] == t[2]) or (t[0] == "=" and t[2] == t[3])
+
+
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
     """``norm_cast``, ``push_cast``, ``zify``, ``qify``, ``rify`` and the non-equation ``field_simp``."""
     from lean_gym.sim.tactics import _parse_location
@@ -929,8 +933,9 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     changed = False
     if locs is None or "⊢" in locs or locs == ["*"]:
         new = fn(goal.target)
-        if new == TRUE:
-            return []
+        if new == TRUE or (new != goal.target and _closed_by_rfl(new)):
+            ctx.use_standard_axioms()
+            return []  # simp closes a goal its rewriting turned into `a ↔ a` or `a = a`
         if new != goal.target:
             goal = goal.with_target(new)
             changed = True

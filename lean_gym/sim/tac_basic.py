@@ -10,7 +10,15 @@ from typing import Any
 
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.proofs import Binder, Instance, ProofChecker, _pi, decl_telescope, prop_telescope
+from lean_gym.sim.proofs import (
+    TERM_MACROS,
+    Binder,
+    Instance,
+    ProofChecker,
+    _pi,
+    decl_telescope,
+    prop_telescope,
+)
 from lean_gym.sim.syntax import ParseError, Syn, Token, TokenStream, parse_term
 from lean_gym.sim.tactics import (
     SorryRecord,
@@ -1193,14 +1201,24 @@ def _exact_mod_cast(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
             if is_prop_type(t) and defeq(cast_normalize(t), target):
                 return []
         raise TacticError("assumption_mod_cast failed")
-    term = _term_arg(syn)
-    pc = ProofChecker(goal, ctx)
+    _check_mod_cast(ProofChecker(goal, ctx), _term_arg(syn), goal.target)
+    return []
+
+
+def _check_mod_cast(pc: ProofChecker, term: Syn, expected: Term) -> None:
+    """``exact_mod_cast e`` and the term ``mod_cast e``: ``e``'s type and ``expected`` agree after norm_cast."""
+    from lean_gym.sim.simp import cast_normalize
+
+    target = cast_normalize(expected)
     p = pc.infer(term)
     if defeq(cast_normalize(p), target):
-        return []
+        return
     raise TacticError(
-        f"Type mismatch: the normalized type\n  {pretty(cast_normalize(p), goal.ascii)}\ndoes not match the normalized goal\n  {pretty(target, goal.ascii)}"
+        f"Type mismatch: the normalized type\n  {pretty(cast_normalize(p), pc.goal.ascii)}\ndoes not match the normalized goal\n  {pretty(target, pc.goal.ascii)}"
     )
+
+
+TERM_MACROS["mod_cast"] = _check_mod_cast
 
 
 # ----------------------------------------------------------------------------------------- rewrite
