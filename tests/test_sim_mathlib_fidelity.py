@@ -324,3 +324,33 @@ def test_contrapose_turns_the_goal_as_mathlib(sim: MathlibSimBackend, code: str)
 )
 def test_contrapose_refuses_what_mathlib_refuses(sim: MathlibSimBackend, code: str) -> None:
     assert status(sim, code) == "error"
+
+
+# ------------------------------------------------------------------------ norm_cast, mod_cast, zify [h]
+# MathlibTest/norm_cast.lean, MathlibTest/Qify.lean, MathlibTest/Rify.lean.
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (an bn : ℕ) : (an : ℤ) < bn ↔ an < bn := by norm_cast",
+        "example (a b : ℕ) : (a : ℚ) ≤ b ↔ a ≤ b := by qify",
+        "example (an : ℕ) (h : (an : ℝ) = 42) : an = 42 := mod_cast h",
+        "example (an bn : ℕ) : (an : ℤ) = bn → an = bn := by intro h; exact mod_cast h",
+        "example (a b c : ℕ) (h : a - b < c) (hab : b ≤ a) : a < b + c := by\n  rify [hab] at h ⊢\n  linarith",
+    ],
+)
+def test_cast_tactics_close_what_lean_closes(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "proved"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (an bn : ℕ) : (an : ℤ) < bn ↔ an ≤ bn := by norm_cast",
+        "example (an : ℕ) (h : (an : ℝ) = 42) : an = 41 := mod_cast h",
+        "example (a b c : ℕ) (h : a - b < c) : a < b + c := by\n  rify at h ⊢\n  linarith",  # ↑(a - b) stays
+    ],
+)
+def test_cast_tactics_are_not_stronger(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "error"
