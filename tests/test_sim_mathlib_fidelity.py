@@ -354,3 +354,34 @@ def test_cast_tactics_close_what_lean_closes(sim: MathlibSimBackend, code: str) 
 )
 def test_cast_tactics_are_not_stronger(sim: MathlibSimBackend, code: str) -> None:
     assert status(sim, code) == "error"
+
+
+# ------------------------------------------------------------------------------------------- positivity
+# Mathlib/Tactic/Positivity/Core.lean (`compareHyp`, `orElse`), `evalIntDiv`; MathlibTest/positivity.lean.
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "{a : ℤ} (ha : a = 0) : a ≥ 0",
+        "{a : ℤ} (ha : 3 = a) : a ≠ 0",
+        "{a : ℤ} (ha : a = -1) : a ≠ 0",
+        "{a : ℤ} (hlt : 0 ≤ a) (hne : a ≠ 0) : 0 < a",
+        "{a b : ℤ} (ha : 0 ≤ a) (hb : 0 ≤ b) : 0 ≤ a / b",
+    ],
+)
+def test_positivity_reads_hypotheses_as_mathlib(sim: MathlibSimBackend, stmt: str) -> None:
+    assert status(sim, f"example {stmt} := by positivity") == "proved"
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "{a : ℤ} (ha : a = 0) : 0 < a",
+        "{a : ℤ} (ha : a = -1) : 0 ≤ a",
+        "{a b : ℤ} (ha : 0 < a) (hb : 0 < b) : 0 < a / b",  # 1 / 2 = 0: only non-negative
+        "{a : ℤ} (hne : a ≠ 0) : 0 < a",
+    ],
+)
+def test_positivity_is_not_stronger(sim: MathlibSimBackend, stmt: str) -> None:
+    assert status(sim, f"example {stmt} := by positivity") == "error"

@@ -731,6 +731,12 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
         if a in ("pos", "nonzero") and b in ("pos", "nonzero"):
             return "nonzero"
         return _from_hyps(e, goal)
+    if h == "/" and ty == "ℤ":
+        # Mathlib's `evalIntDiv`: `0 ≤ a → 0 ≤ b → 0 ≤ a / b` (integer division is never more than that)
+        a, b = _sign(e[2], goal, ctx, depth + 1), _sign(e[3], goal, ctx, depth + 1)
+        if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
+            return "nonneg"
+        return _from_hyps(e, goal)
     if h in ("/", "%", "-") and ty == "ℕ":
         if h == "/":
             return "nonneg"
@@ -780,8 +786,13 @@ def _type_of(e: Term, goal: Goal) -> str | None:
 
 
 def _from_hyps(e: Term, goal: Goal) -> str | None:
-    """``compareHyp``: hypotheses ``0 < e``, ``0 ≤ e``, ``e ≠ 0`` (or with a non-negative numeral bound)."""
-    best: str | None = None
+    """``compareHyp`` over the hypotheses, combined as ``Positivity.orElse`` combines its results.
+
+    ``lo < e``, ``lo ≤ e`` for a numeral ``lo``, ``e = c``/``c = e`` for a numeral ``c`` (positive, zero:
+    non-negative, negative: non-zero), ``e ≠ 0``; a non-negative and a non-zero result make ``e`` positive
+    (``lt_of_le_of_ne'``), as MathlibTest/positivity.lean records.
+    """
+    nonneg = nonzero = False
     for _, p in goal.props():
         h = p[0]
         if h in (">", "≥"):
@@ -794,10 +805,22 @@ def _from_hyps(e: Term, goal: Goal) -> str | None:
             if lo > 0 or (lo == 0 and h == "<"):
                 return "pos"
             if lo == 0:
-                best = "nonneg"
+                nonneg = True
+        elif h == "=" and (p[2] == e or p[3] == e):
+            c = eval_term(p[3] if p[2] == e else p[2])
+            if c is None:
+                continue
+            if c > 0:
+                return "pos"
+            if c == 0:
+                nonneg = True
+            else:
+                nonzero = True
         elif h == "≠" and ((p[2] == e and eval_term(p[3]) == 0) or (p[3] == e and eval_term(p[2]) == 0)):
-            best = best or "nonzero"
-    return best
+            nonzero = True
+    if nonneg and nonzero:
+        return "pos"
+    return "nonneg" if nonneg else "nonzero" if nonzero else None
 
 
 @builtin("positivity")
