@@ -385,3 +385,39 @@ def test_positivity_reads_hypotheses_as_mathlib(sim: MathlibSimBackend, stmt: st
 )
 def test_positivity_is_not_stronger(sim: MathlibSimBackend, stmt: str) -> None:
     assert status(sim, f"example {stmt} := by positivity") == "error"
+
+
+# ----------------------------------------------------------------------------------------------- choose
+# Mathlib/Tactic/Choose.lean; cases from MathlibTest/choose.lean.
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (h : ∀ m : ℕ, ∃ n : ℕ, m < n) : ∀ m : ℕ, ∃ n : ℕ, m < n := by\n"
+        "  choose f hf using h\n  intro m\n  exact ⟨f m, hf m⟩",
+        "example (h : ∀ i : ℕ, i < 7 → ∃ j, i < j ∧ j < i + i) : True := by\n"
+        "  choose! f h h' using h\n  trivial",
+        "example (h : ∀ m : ℕ, ∃ n k : ℕ, m < n ∧ n < k) (m : ℕ) : m < m + 2 := by\n"
+        "  choose f g hf hg using h\n  have := hf m\n  have := hg m\n  omega",
+        "example : (∀ m : Nat, ∃ i, ∀ n : Nat, ∃ j, m = n + i ∨ m + j = n) → True := by\n"
+        "  choose i j h\n  trivial",
+        "example (h : ∃ n : Nat, n > 0) : True := by\n  choose (n : Nat) (hn : n > 0) using h\n  trivial",
+    ],
+)
+def test_choose_makes_skolem_functions(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "proved"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (h : ∃ n : Nat, n > 0) : True := by\n  choose (n : Int) hn using h\n  trivial",
+        "example (h : ∃ n : Nat, n > 0) : True := by\n  choose n (hn : n < 0) using h\n  trivial",
+        "example (h : ∀ m : ℕ, ∃ n : ℕ, m < n) : ∀ m : ℕ, m < 5 := by\n"
+        "  choose f hf using h\n  intro m\n  exact hf m",  # hf says m < f m, nothing more
+        "example (h : ∀ m : ℕ, ∃ n : ℕ, m < n) (m : ℕ) : m < m := by\n  choose f hf using h\n  exact h m",
+    ],
+)
+def test_choose_gives_no_more_than_the_hypothesis(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "error"

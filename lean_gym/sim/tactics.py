@@ -968,6 +968,8 @@ MATHLIB_TACTICS = frozenset(
         "by_contra",
         "by_contra!",
         "cases'",
+        "choose",
+        "choose!",
         "contrapose",
         "contrapose!",
         "existsi",
