@@ -990,7 +990,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
         if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
             return []
     if not changed and name in ("field_simp",):
-        raise TacticError("simp made no progress")
+        raise TacticError("field_simp made no progress on goal")
     if not changed and name in ("norm_cast", "push_cast"):
         return [goal]
     return [goal]

@@ -682,6 +682,8 @@ def _abel(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         a, b = _abel_poly(t[2], conv), _abel_poly(t[3], conv)
         if a == b:
             return []
+    elif syn.name == "abel_nf" and syn.stream(1).tok.kind == "eof":
+        raise TacticError("abel_nf made no progress")  # nothing of an additive group to normalise
     raise TacticError("abel failed to prove the goal" if syn.name != "abel_nf" else "abel_nf failed")
 
 
@@ -1363,7 +1365,7 @@ def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ctx.use_standard_axioms()
         return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
     if not usable:
-        raise TacticError("field_simp made no progress")
+        raise TacticError("field_simp made no progress on goal")
     for d in usable:
         inv_atom = ("inv", d)
         dp = conv.poly(d)

@@ -660,9 +660,11 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         terms.append(parse_term(ts, 0))
     el = ctx.elaborator(goal)
     g = goal
-    for w in terms:
+    for i, w in enumerate(terms):
         t = g.target
         if t[0] != "∃":
+            if i > 0 and syn.name == "use":
+                raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean
             raise TacticError(f"{syn.name} failed: the goal is not an existential\n\n{g.pretty()}")
         ty = t[2]
         if ty[0] == "type" and ty[1] in ("ℕ", "ℤ", "ℚ", "ℝ"):

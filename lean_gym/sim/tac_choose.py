@@ -121,7 +121,7 @@ def _check_type(goal: Goal, ctx: TacticContext, name: str, ty_syn: Syn | None, t
     given = el.elab_prop(ty_syn) if is_prop_type(ty) else el.elab_type(ty_syn)
     if not defeq(given, ty):
         raise TacticError(
-            lambda: f"type mismatch for `{name}`:\n  {pretty(given)}\nbut `choose` makes\n  {pretty(ty)}",
+            lambda: f"type mismatch for '{name}'\n  {pretty(given)}\nbut `choose` makes\n  {pretty(ty)}",
             ty_syn.start,
             ty_syn.end,
         )
