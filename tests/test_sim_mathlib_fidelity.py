@@ -421,3 +421,12 @@ def test_choose_makes_skolem_functions(sim: MathlibSimBackend, code: str) -> Non
 )
 def test_choose_gives_no_more_than_the_hypothesis(sim: MathlibSimBackend, code: str) -> None:
     assert status(sim, code) == "error"
+
+
+def test_by_contra_bang_checks_its_type_up_to_push_neg(sim: MathlibSimBackend) -> None:
+    # MathlibTest/byContra.lean
+    ok = "example (a b : ℕ) (h : False) : a < b := by\n  by_contra! foo : ¬ a < b\n  exact h"
+    assert status(sim, ok) == "proved"
+    r = sim.check("example (a b : ℕ) : a < b := by\n  by_contra! : a ≤ b")
+    assert r.status == "error"
+    assert r.errors[0].data.splitlines()[0] == "Type mismatch"

@@ -1027,13 +1027,31 @@ def _specialize(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("by_contra", "by_contra!")
 def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    name = syn.toks[1].text if len(syn.toks) > 1 else "h✝"
+    """``by_contra h`` (Batteries) and Mathlib's ``by_contra! [h] [: t]`` (``t`` checked up to push_neg)."""
+    ts = syn.stream(1)
+    bang = syn.name == "by_contra!"
+    name = "this" if bang else "h✝"
+    if ts.tok.kind == "ident":
+        name = ts.advance().text
     t = goal.target
     neg = t[1] if t[0] == "¬" else ("¬", t)
-    if syn.name == "by_contra!":
+    ascribed = None
+    if bang and ts.is_sym(":"):
+        ts.advance()
+        ascribed = ctx.elaborator(goal).elab_prop(parse_term(ts, 0))
+    if ts.tok.kind != "eof":
+        raise TacticError(f"`{syn.text}` (an rcases pattern) is outside the simulator's subset", ts.tok.start)
+    if bang:
         from lean_gym.sim.simp import push_neg_term
 
         neg = push_neg_term(neg)
+        if ascribed is not None:
+            if canon(push_neg_term(ascribed)) != canon(neg):
+                raise TacticError(
+                    lambda: f"Type mismatch\n  h✝\nhas type\n  {pretty(neg, goal.ascii)}\nbut is expected to have "
+                    f"type\n  {pretty(ascribed, goal.ascii)}"
+                )
+            neg = ascribed
     ctx.use_standard_axioms() if t[0] != "¬" else None
     return [goal.add_hyp(name, neg).with_target(FALSE)]
 

@@ -29,6 +29,13 @@ def _parse(syn: TacSyntax) -> tuple[list[tuple[str, Syn | None]], Syn | None]:
         if ts.is_sym("("):
             ts.advance()
             name = ts.advance()
+            if ts.tok.kind == "sym" and ts.tok.text in ("<", ">", "≤", "≥", "≠", "∈", "∉", "⊆"):
+                raise TacticError(
+                    "binder predicates like '< n' are not supported by choose; "
+                    "use a type annotation like '(h : x < n)' instead",
+                    ts.tok.start,
+                    ts.tok.end,
+                )
             ts.expect_sym(":")
             ty = parse_term(ts, 0)
             ts.expect_sym(")")
