@@ -430,3 +430,12 @@ def test_by_contra_bang_checks_its_type_up_to_push_neg(sim: MathlibSimBackend) -
     r = sim.check("example (a b : ℕ) : a < b := by\n  by_contra! : a ≤ b")
     assert r.status == "error"
     assert r.errors[0].data.splitlines()[0] == "Type mismatch"
+
+
+def test_nat_sqrt_is_norm_num_s_alone(sim: MathlibSimBackend) -> None:
+    # MathlibTest/norm_num_ext.lean evaluates Nat.sqrt with norm_num (Mathlib.Tactic.NormNum.NatSqrt);
+    # Nat.sqrt is well-founded recursion, which decide and rfl do not unfold
+    assert status(sim, "example : Nat.sqrt 99 = 9 := by norm_num1") == "proved"
+    assert status(sim, "example : Nat.sqrt 99 = 10 := by norm_num1") == "error"
+    for tac in ("decide", "rfl", "simp"):
+        assert status(sim, f"example : Nat.sqrt 9 = 3 := by {tac}") == "error"

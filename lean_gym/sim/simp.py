@@ -14,6 +14,8 @@ it never rewrites with anything false.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -218,6 +220,15 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
     h = t[0]
     default = ss.default
     # --- ground arithmetic: simprocs on ℕ/ℤ literals always; norm_num evaluates every type
+    if ss.eval_fields and h == "app" and t[1] == ("const", "Nat.sqrt") and len(t[2]) == 1:
+        # Mathlib's norm_num extension `Mathlib.Tactic.NormNum.NatSqrt`; only norm_num has it (`Nat.sqrt` is
+        # defined by well-founded recursion, which `decide` and `rfl` do not unfold)
+        from lean_gym.sim.evaluate import eval_term
+
+        n = eval_term(t[2][0], ss.ctx, unfold=True)
+        if isinstance(n, int) and n >= 0:
+            _tick(ss)
+            return ("num", "ℕ", math.isqrt(n))
     if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "const"):
         ty = t[1] if h != "app" else None
         if (ty in ("ℕ", "ℤ") and h != "app") or ss.eval_fields:
