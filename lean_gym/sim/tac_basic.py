@@ -651,7 +651,7 @@ def _left_right(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal.with_target(t[1] if syn.name == "left" else t[2]).with_tag("h")]
 
 
-@builtin("exists", "use", "existsi")
+@builtin("exists", "use", "use!", "existsi")
 def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     terms = [parse_term(ts, 0)]
@@ -663,7 +663,7 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     for i, w in enumerate(terms):
         t = g.target
         if t[0] != "∃":
-            if i > 0 and syn.name == "use":
+            if i > 0 and syn.name in ("use", "use!"):
                 raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean
             raise TacticError(f"{syn.name} failed: the goal is not an existential\n\n{g.pretty()}")
         ty = t[2]
@@ -674,7 +674,9 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         g = g.with_target(subst(t[3], t[1], val))
     if syn.name == "existsi":
         return [g]  # Mathlib's `existsi` is `refine ⟨e, …, ?_⟩`: it never closes what is left
-    if syn.name == "use":
+    if syn.name in ("use", "use!"):
+        # `use!` also applies constructors eagerly (pairs, structures): on the simulator's `∃` chains it
+        # fills the same witnesses, and runs the same discharger
         return [] if _use_discharger_closes(g, ctx, 8) else [g]
     # core's `exists` runs `try trivial` on what is left
     if _trivial_closes(g, ctx, 2):

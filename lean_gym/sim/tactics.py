@@ -1006,6 +1006,7 @@ MATHLIB_TACTICS = frozenset(
         "simp_rw",
         "unfold_let",
         "use",
+        "use!",
         "zify",
         "tauto",
     }
