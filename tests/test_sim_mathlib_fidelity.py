@@ -439,3 +439,14 @@ def test_nat_sqrt_is_norm_num_s_alone(sim: MathlibSimBackend) -> None:
     assert status(sim, "example : Nat.sqrt 99 = 10 := by norm_num1") == "error"
     for tac in ("decide", "rfl", "simp"):
         assert status(sim, f"example : Nat.sqrt 9 = 3 := by {tac}") == "error"
+
+
+def test_interval_cases_using_takes_bounds_from_the_named_hypotheses_only(sim: MathlibSimBackend) -> None:
+    # MathlibTest/interval_cases.lean: `interval_cases using w₁, w₂`
+    ok = "example (n : ℕ) (w₁ : 1 ≤ n) (w₂ : n < 3) : n = 1 ∨ n = 2 := by\n"
+    ok += "  interval_cases using w₁, w₂\n  · left; rfl\n  · right; rfl"
+    assert status(sim, ok) == "proved"
+    # a tighter bound h₃ that is not named gives no fewer cases: n = 2 and n = 3 stay
+    code = "example (n : ℕ) (h₁ : 1 ≤ n) (h₂ : n < 4) (h₃ : n < 2) : n = 1 := by\n  interval_cases {} <;> rfl"
+    assert status(sim, code.format("n")) == "proved"
+    assert status(sim, code.format("using h₁, h₂")) == "error"

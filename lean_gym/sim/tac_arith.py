@@ -39,7 +39,7 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import FALSE, TRUE, Term, mk_num, pretty, subst
+from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, mk_num, pretty, subst
 from lean_gym.sim.unify import canon
 
 __all__ = ["Conv", "decide_closed", "eval_term", "poly_to_term", "rfl_closes", "to_constraint"]
@@ -1100,13 +1100,29 @@ def _bounds_for(x: Term, goal: Goal, ty: str) -> tuple[int | None, int | None]:
 def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if len(syn.toks) < 2 or syn.toks[1].kind != "ident":
         raise TacticError("interval_cases: the simulator needs a variable, `interval_cases x`")
-    name = syn.toks[1].text
+    bounds_goal = goal
+    if syn.toks[1].text == "using":
+        # `interval_cases using h₁, h₂`: the variable and its bounds come from these two hypotheses only
+        names = [t.text for t in syn.toks[2:] if t.kind == "ident"]
+        props = [goal.hyp(n) for n in names]
+        if len(names) != 2 or any(p is None or p[0] not in ("<", "≤", ">", "≥") for p in props):
+            raise TacticError("interval_cases failed: `using` takes two bounds `h₁, h₂`")
+        sides = [{p[2], p[3]} for p in props if p is not None]
+        common = [t for t in sides[0] & sides[1] if t[0] == "fvar"]
+        if len(common) != 1:
+            raise TacticError("interval_cases failed: the bounds are not on one variable")
+        name = goal.display_names().get(common[0][1], "")
+        bounds_goal = Goal(
+            tuple(h for h in goal.hyps if not is_prop_type(h[1]) or h[1] in props), goal.target, None, goal.ascii
+        )
+    else:
+        name = syn.toks[1].text
     ty_t = goal.hyp(name)
     if ty_t is None or ty_t[0] != "type" or ty_t[1] not in ("ℕ", "ℤ"):
         raise TacticError(f"interval_cases failed: `{name}` is not a natural number or integer variable")
     ty = ty_t[1]
     x = goal.var(name) or TRUE
-    lo, hi = _bounds_for(x, goal, ty)
+    lo, hi = _bounds_for(x, bounds_goal, ty)
     if lo is None or hi is None:
         which = "lower" if lo is None else "upper"
         raise TacticError(f"interval_cases failed: could not find {which} bound on {name}")
