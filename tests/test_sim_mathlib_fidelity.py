@@ -74,6 +74,9 @@ def test_nlinarith_products_still_see_the_atom_facts(sim: MathlibSimBackend) -> 
         "    (4 / x)⁻¹ * ((3 * x ^ 3) / x) ^ 2 * ((1 / (2 * x))⁻¹) ^ 3 = 18 * x ^ 8",
         "(a b : ℚ) : (a + b) * 2 = 2 * a + 2 * b",  # a ring identity with no division
         "(a b : ℚ) (ha : a ≠ 0) : (a + b) / a = 1 + b / a",  # sums differ as written
+        "{x y : ℚ} (hx : x + y ≠ 0) : x / (x + y) + y / (x + y) = 1",  # a sum as denominator
+        "{x y : ℚ} (hx : 0 < x) :\n"
+        "    ((x ^ 2 - y ^ 2) / (x ^ 2 + y ^ 2)) ^ 2 + (2 * x * y / (x ^ 2 + y ^ 2)) ^ 2 = 1",
     ],
 )
 def test_field_simp_leaves_to_ring_what_needs_ring(sim: MathlibSimBackend, stmt: str) -> None:

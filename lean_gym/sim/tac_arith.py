@@ -1385,8 +1385,8 @@ def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     for d in usable:
         inv_atom = ("inv", d)
         dp = conv.poly(d)
-        a = _clear(a * dp, inv_atom, dp)
-        b = _clear(b * dp, inv_atom, dp)
+        k = max(_inv_degree(a, inv_atom), _inv_degree(b, inv_atom))
+        a, b = _clear_power(a, inv_atom, dp, k), _clear_power(b, inv_atom, dp, k)
     ctx.use_standard_axioms()
     return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
 
@@ -1471,26 +1471,22 @@ def _same_product_form(lhs: Term, rhs: Term, goal: Goal, ctx: TacticContext) -> 
     return reduce(f) == reduce(g)
 
 
-def _clear(p: Poly, inv_atom: Any, dp: Poly) -> Poly:
-    """Cancel ``d⁻¹ · atom`` where ``d = c · atom`` (``d ≠ 0``): the pair is worth ``1 / c``.
+def _inv_degree(p: Poly, inv_atom: Any) -> int:
+    return max((dict(m).get(inv_atom, 0) for m in p.terms()), default=0)
 
-    Anything else is kept as it is (multiplying both sides by ``d ≠ 0`` is an equivalence either way).
+
+def _clear_power(p: Poly, inv_atom: Any, dp: Poly, k: int) -> Poly:
+    """``p · d ^ k`` with each ``d⁻¹ ^ j · d ^ k`` written ``d ^ (k - j)`` (``d ≠ 0``, ``j ≤ k``).
+
+    Multiplying both sides of an equation by ``d ^ k`` for ``d ≠ 0`` is an equivalence, and ``d⁻¹ · d = 1``
+    holds there, so the result has no ``d⁻¹`` left, whatever ``d`` is (a sum, a product).
     """
-    if len(dp.terms()) == 1:
-        ((m, c),) = dp.terms().items()
-        if len(m) == 1 and m[0][1] == 1 and c != 0:
-            atom = m[0][0]
-            out = Poly.zero()
-            for mono, coef in p.terms().items():
-                d = dict(mono)
-                coef = Fraction(coef)
-                while d.get(inv_atom, 0) > 0 and d.get(atom, 0) > 0:
-                    d[inv_atom] -= 1
-                    d[atom] -= 1
-                    coef = coef / Fraction(c)  # d⁻¹ · atom = 1 / c because atom ≠ 0
-                out = out + Poly.from_terms([({k: v for k, v in d.items() if v}, coef)])
-            return out
-    return p
+    out = Poly.zero()
+    for mono, coef in p.terms().items():
+        rest = dict(mono)
+        j = rest.pop(inv_atom, 0)
+        out = out + Poly.from_terms([(rest, Fraction(coef))]) * dp ** (k - j)
+    return out
 
 
 # ------------------------------------------------------------------------------------- casts (norm_cast)
