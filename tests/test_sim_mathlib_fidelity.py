@@ -453,3 +453,20 @@ def test_interval_cases_using_takes_bounds_from_the_named_hypotheses_only(sim: M
     code = "example (n : ℕ) (h₁ : 1 ≤ n) (h₂ : n < 4) (h₃ : n < 2) : n = 1 := by\n  interval_cases {} <;> rfl"
     assert status(sim, code.format("n")) == "proved"
     assert status(sim, code.format("using h₁, h₂")) == "error"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example {a b c : ℝ} {f : ℝ → ℝ} (h : f (a * c * b) * f (c + b + a) = 1) :\n"
+        "    f (a + b + c) * f (b * a * c) = 1 := by\n  ring_nf at *\n  exact h",  # MathlibTest/ring.lean
+        "example (a b : ℤ) : a+b=0 ↔ b+a=0 := by\n  ring_nf",
+    ],
+)
+def test_ring_nf_normalises_inside_applications_and_iff(sim: MathlibSimBackend, code: str) -> None:
+    assert status(sim, code) == "proved"
+
+
+def test_ring_nf_inside_applications_is_not_stronger(sim: MathlibSimBackend) -> None:
+    code = "example {a b : ℝ} {f : ℝ → ℝ} (h : f (a * b) = 1) : f (a + b) = 1 := by\n  ring_nf at *\n  exact h"
+    assert status(sim, code) == "error"

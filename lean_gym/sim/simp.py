@@ -225,10 +225,19 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
         # defined by well-founded recursion, which `decide` and `rfl` do not unfold)
         from lean_gym.sim.evaluate import eval_term
 
-        n = eval_term(t[2][0], ss.ctx, unfold=True)
+        from lean_gym.sim.arith import EvalTooExpensive
+
+        try:
+            n = eval_term(t[2][0], ss.ctx, unfold=True)
+        except (EvalTooExpensive, ValueError, ArithmeticError):
+            n = None
         if isinstance(n, int) and n >= 0:
             _tick(ss)
-            return ("num", "ℕ", math.isqrt(n))
+            try:
+                return mk_num("ℕ", math.isqrt(n))
+            except NumeralTooLarge:
+                ss.ctx.numeral_too_large = True  # as for the other closed terms below
+                return None
     if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "const"):
         ty = t[1] if h != "app" else None
         if (ty in ("ℕ", "ℤ") and h != "app") or ss.eval_fields:

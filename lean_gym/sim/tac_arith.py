@@ -622,15 +622,39 @@ def _ring(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return new
 
 
+_ARITH_HEADS = frozenset({"+", "-", "*", "/", "^", "neg", "inv"})
+
+
+def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
+    """``ring_nf`` normalises every ring subterm, the arguments of applications (``f (a * c * b)``) too."""
+    h = t[0]
+    if depth > 40 or h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h == "app":
+        args = []
+        for a in t[2]:
+            a = _nf_inside(a, ctx, depth + 1)
+            if a[0] in _ARITH_HEADS and a[1] in DOMAIN:
+                a = poly_to_term(Conv(a[1], "ring", ctx).poly(a), a[1])
+            args.append(a)
+        return ("app", t[1], tuple(args))
+    if h in ("∀", "∃", "fun"):
+        return t  # under a binder: left as written (weaker than ring_nf, which works there too)
+    return tuple(_nf_inside(c, ctx, depth + 1) if type(c) is tuple else c for c in t)
+
+
 def _normalize_rel(t: Term, ctx: TacticContext) -> Term:
     h = t[0]
     if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in DOMAIN:
         conv = Conv(t[1], "ring", ctx)
-        a, b = conv.poly(t[2]), conv.poly(t[3])
+        a, b = conv.poly(_nf_inside(t[2], ctx)), conv.poly(_nf_inside(t[3], ctx))
         if h in ("=", "≠") and a == b:
             return TRUE if h == "=" else FALSE
         return (h, t[1], poly_to_term(a, t[1]), poly_to_term(b, t[1]))
-    if h in ("∧", "∨", "→", "↔"):
+    if h == "↔":
+        a, b = _normalize_rel(t[1], ctx), _normalize_rel(t[2], ctx)
+        return TRUE if a == b else ("↔", a, b)  # simp's `iff_self`
+    if h in ("∧", "∨", "→"):
         return (h, _normalize_rel(t[1], ctx), _normalize_rel(t[2], ctx))
     if h == "¬":
         return ("¬", _normalize_rel(t[1], ctx))
