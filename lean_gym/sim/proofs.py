@@ -573,8 +573,7 @@ class ProofChecker:
             btype = instantiate(b.type, inst.asg)
             if (arg.kind == "ident" and arg.args[0] == "_") or arg.kind == "mvar":
                 m = inst.mvar_next()
-                if b.is_prop:
-                    holes.append((m[1], b))
+                holes.append((m[1], b))
                 continue
             if b.is_prop:
                 if _has_mvars(btype):
@@ -614,6 +613,15 @@ class ProofChecker:
                 if b.is_prop and any(mv == h for h, _ in holes):
                     raise ElabError(
                         f"don't know how to synthesize placeholder for argument '{user_name(b.name)}'\ncontext:\n{self.goal.pretty()}",
+                        syn.start,
+                        syn.end,
+                    )
+                if not b.is_prop and any(mv == h for h, _ in holes):
+                    # an explicit `_` the user wrote: Lean names it a placeholder, shown with its type
+                    hole_goal = self.goal.with_target(instantiate(b.type, inst.asg))
+                    raise ElabError(
+                        f"don't know how to synthesize placeholder for argument '{user_name(b.name)}'\ncontext:\n"
+                        f"{hole_goal.pretty()}",
                         syn.start,
                         syn.end,
                     )

@@ -360,6 +360,7 @@ def _extra_facts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> _LinarithArg
         ts.advance()
         if not ts.is_sym("]"):
             while True:
+                _no_metavariables(ts, syn)
                 term = parse_term(ts, 0)
                 facts.append(ProofChecker(goal, ctx).infer(term))
                 if ts.is_sym(","):
@@ -370,6 +371,18 @@ def _extra_facts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> _LinarithArg
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
     return _LinarithArgs(tuple(facts), only, **config)
+
+
+def _no_metavariables(ts: Any, syn: TacSyntax) -> None:
+    """Mathlib's linarith refuses a term with ``?x`` holes before elaborating it (``Frontend.lean``)."""
+    end, depth = ts.i, 0
+    while ts.toks[end].kind != "eof" and not (depth == 0 and ts.toks[end].text in (",", "]")):
+        depth += {"(": 1, "[": 1, "⟨": 1, ")": -1, "]": -1, "⟩": -1}.get(ts.toks[end].text, 0)
+        end += 1
+    arg = ts.toks[ts.i : end]
+    if arg and any(t.text.startswith("?") for t in arg):
+        text = syn.src.text[arg[0].start : arg[-1].end]
+        raise TacticError(f"Argument passed to {syn.name.rstrip('!')} has metavariables:\n  {text}")
 
 
 def _split_conjunctions(props: Iterable[Term]) -> list[Term]:
