@@ -70,8 +70,7 @@ def test_nlinarith_products_still_see_the_atom_facts(sim: MathlibSimBackend) -> 
         "(x y z : ℚ) (hx : x ≠ 0) (hy : y ≠ 0) :\n"
         "    x / (y / z) + y ⁻¹ + 1 / (y * -x) = -1/ (x * y) + (x * z + 1) / y",
         "(x : ℝ) (hx : x ≠ 0) : 2 * x ^ 3 * 2 / (24 * x) = x ^ 2 / 6",
-        "(x : ℚ) (h₀ : x ≠ 0) :\n"
-        "    (4 / x)⁻¹ * ((3 * x ^ 3) / x) ^ 2 * ((1 / (2 * x))⁻¹) ^ 3 = 18 * x ^ 8",
+        "(x : ℚ) (h₀ : x ≠ 0) :\n    (4 / x)⁻¹ * ((3 * x ^ 3) / x) ^ 2 * ((1 / (2 * x))⁻¹) ^ 3 = 18 * x ^ 8",
         "(a b : ℚ) : (a + b) * 2 = 2 * a + 2 * b",  # a ring identity with no division
         "(a b : ℚ) (ha : a ≠ 0) : (a + b) / a = 1 + b / a",  # sums differ as written
         "{x y : ℚ} (hx : x + y ≠ 0) : x / (x + y) + y / (x + y) = 1",  # a sum as denominator
@@ -468,5 +467,7 @@ def test_ring_nf_normalises_inside_applications_and_iff(sim: MathlibSimBackend, 
 
 
 def test_ring_nf_inside_applications_is_not_stronger(sim: MathlibSimBackend) -> None:
-    code = "example {a b : ℝ} {f : ℝ → ℝ} (h : f (a * b) = 1) : f (a + b) = 1 := by\n  ring_nf at *\n  exact h"
+    code = (
+        "example {a b : ℝ} {f : ℝ → ℝ} (h : f (a * b) = 1) : f (a + b) = 1 := by\n  ring_nf at *\n  exact h"
+    )
     assert status(sim, code) == "error"

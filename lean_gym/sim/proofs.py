@@ -9,8 +9,8 @@ argument, a hypothesis of the right shape, or a new goal (``apply``/``refine``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lean_gym.sim.elab import Decl, ElabError

@@ -15,13 +15,12 @@ it never rewrites with anything false.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable
 from fractions import Fraction
 
+from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
-from lean_gym.sim.elab import ElabError
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
@@ -223,18 +222,17 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
     if ss.eval_fields and h == "app" and t[1] == ("const", "Nat.sqrt") and len(t[2]) == 1:
         # Mathlib's norm_num extension `Mathlib.Tactic.NormNum.NatSqrt`; only norm_num has it (`Nat.sqrt` is
         # defined by well-founded recursion, which `decide` and `rfl` do not unfold)
+        from lean_gym.sim.arith import EvalTooExpensive
         from lean_gym.sim.evaluate import eval_term
 
-        from lean_gym.sim.arith import EvalTooExpensive
-
         try:
-            n = eval_term(t[2][0], ss.ctx, unfold=True)
+            arg_v = eval_term(t[2][0], ss.ctx, unfold=True)
         except (EvalTooExpensive, ValueError, ArithmeticError):
-            n = None
-        if isinstance(n, int) and n >= 0:
+            arg_v = None
+        if isinstance(arg_v, int) and arg_v >= 0:
             _tick(ss)
             try:
-                return mk_num("ℕ", math.isqrt(n))
+                return mk_num("ℕ", math.isqrt(arg_v))
             except NumeralTooLarge:
                 ss.ctx.numeral_too_large = True  # as for the other closed terms below
                 return None
@@ -561,7 +559,6 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
             ss.add_prop(inst.conclusion, rev, inst)
             return
         if p is None and d is None:
-
             raise ElabError(f"Unknown identifier `{name}`", term.start, term.end)
     p = ProofChecker(goal, ctx).infer(term)
     tel = prop_telescope(p)

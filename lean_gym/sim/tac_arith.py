@@ -333,7 +333,9 @@ def _linarith_config(ts: Any) -> dict[str, bool]:
         elif name.text == "discharger" and text.replace(" ", "") == _DEFAULT_DISCHARGER.replace(" ", ""):
             pass  # ring1, the default
         elif name.text not in _IGNORED_FIELDS:
-            raise TacticError(f"linarith's `{name.text} := {text}` is outside the simulator's subset", name.start)
+            raise TacticError(
+                f"linarith's `{name.text} := {text}` is outside the simulator's subset", name.start
+            )
         if ts.is_sym(","):
             ts.advance()
     ts.expect_sym("}")
@@ -485,7 +487,9 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
         ex = hyp_constraints(extra, conv)
         gc = to_constraint(goal_rel, conv) if goal_rel is not None else None
         integer = tname in ("ℕ", "ℤ")
-        nonneg_facts = _natcast_nonneg_facts(context + extra + ([goal_rel] if goal_rel is not None else []), conv)
+        nonneg_facts = _natcast_nonneg_facts(
+            context + extra + ([goal_rel] if goal_rel is not None else []), conv
+        )
         hyps = [*nonneg_facts, *hyps]
         branches = _ne_branches([*ex, *hyps], MAX_SPLIT_NE) if args.split_ne else [[*ex, *hyps]]
         ok = True
@@ -665,8 +669,8 @@ def _normalize_rel(t: Term, ctx: TacticContext) -> Term:
             return TRUE if h == "=" else FALSE
         return (h, t[1], poly_to_term(a, t[1]), poly_to_term(b, t[1]))
     if h == "↔":
-        a, b = _normalize_rel(t[1], ctx), _normalize_rel(t[2], ctx)
-        return TRUE if a == b else ("↔", a, b)  # simp's `iff_self`
+        lhs, rhs = _normalize_rel(t[1], ctx), _normalize_rel(t[2], ctx)
+        return TRUE if lhs == rhs else ("↔", lhs, rhs)  # simp's `iff_self`
     if h in ("∧", "∨", "→"):
         return (h, _normalize_rel(t[1], ctx), _normalize_rel(t[2], ctx))
     if h == "¬":
@@ -1150,7 +1154,10 @@ def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
             raise TacticError("interval_cases failed: the bounds are not on one variable")
         name = goal.display_names().get(common[0][1], "")
         bounds_goal = Goal(
-            tuple(h for h in goal.hyps if not is_prop_type(h[1]) or h[1] in props), goal.target, None, goal.ascii
+            tuple(h for h in goal.hyps if not is_prop_type(h[1]) or h[1] in props),
+            goal.target,
+            None,
+            goal.ascii,
         )
     else:
         name = syn.toks[1].text
@@ -1213,7 +1220,7 @@ class _GCongr:
         self.side: list[Term] = []
 
     def discharged(self, t: Term) -> bool:
-        rel, ty, a, b = t
+        rel, _ty, a, b = t
         if a == b:
             return rel == "≤"
         return any(f[1:] == t[1:] and (f[0] == rel or (rel == "≤" and f[0] == "<")) for f in self.facts)
@@ -1321,7 +1328,9 @@ def _gcongr_goals(
 def _gcongr(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     if ts.tok.kind != "eof":
-        raise TacticError(f"`gcongr {ts.tok.text} …` (a template) is outside the simulator's subset", ts.tok.start)
+        raise TacticError(
+            f"`gcongr {ts.tok.text} …` (a template) is outside the simulator's subset", ts.tok.start
+        )
     side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
     ctx.use_standard_axioms()
     return side + main
@@ -1459,9 +1468,9 @@ def _product_form(t: Term, ctx: TacticContext, depth: int = 0) -> _ProductForm |
         if abs(f[0]) != 1 and abs(g[0]) != 1:
             return None  # numeral arithmetic: Mathlib's older field_simp leaves it to `ring` (ring.lean:89)
         ex = dict(f[1])
-        for k, (p, n) in g[1].items():
-            p0, n0 = ex.get(k, (0, 0))
-            ex[k] = (p0 + p, n0 + n)
+        for atom, (p, n) in g[1].items():
+            p0, n0 = ex.get(atom, (0, 0))
+            ex[atom] = (p0 + p, n0 + n)
         return f[0] * g[0], ex
     if h == "inv":
         f = _product_form(t[2], ctx, depth + 1)

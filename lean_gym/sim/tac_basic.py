@@ -1050,8 +1050,10 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         if ascribed is not None:
             if canon(push_neg_term(ascribed)) != canon(neg):
                 raise TacticError(
-                    lambda: f"Type mismatch\n  h✝\nhas type\n  {pretty(neg, goal.ascii)}\nbut is expected to have "
-                    f"type\n  {pretty(ascribed, goal.ascii)}"
+                    lambda: (
+                        f"Type mismatch\n  h✝\nhas type\n  {pretty(neg, goal.ascii)}\nbut is expected to have "
+                        f"type\n  {pretty(ascribed, goal.ascii)}"
+                    )
                 )
             neg = ascribed
     ctx.use_standard_axioms() if t[0] != "¬" else None
@@ -1075,14 +1077,18 @@ def _contrapose_target(goal: Goal, t: Term, push: bool, ctx: TacticContext) -> T
     elif t[0] == "↔":
         if str(ctx.env.options.get("contrapose.negate_iff", "true")).lower() == "false":
             raise TacticError(
-                lambda: "Tactic `contrapose` failed: contraposing `↔` relations has been disabled.\n"
-                "To enable it, use `set_option contrapose.negate_iff true`.\n\n" + goal.pretty()
+                lambda: (
+                    "Tactic `contrapose` failed: contraposing `↔` relations has been disabled.\n"
+                    "To enable it, use `set_option contrapose.negate_iff true`.\n\n" + goal.pretty()
+                )
             )
         new = ("↔", _negation(t[1]), _negation(t[2]))
     else:
         raise TacticError(
-            lambda: f"Tactic `contrapose` failed: the goal `{pretty(t)}` is not of the form `_ → _` or `_ ↔ _`"
-            f"\n\n{goal.pretty()}"
+            lambda: (
+                f"Tactic `contrapose` failed: the goal `{pretty(t)}` is not of the form `_ → _` or `_ ↔ _`"
+                f"\n\n{goal.pretty()}"
+            )
         )
     if push:
         from lean_gym.sim.simp import push_neg_term

@@ -66,8 +66,10 @@ def _choose(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         h, goal = t[1], goal.with_target(t[2])
     else:
         h = ProofChecker(goal, ctx).infer(src)
-        if src.kind == "ident" and goal.hyp(src.args[0]) is not None and not goal.dependents(
-            goal.find(src.args[0]) or ""
+        if (
+            src.kind == "ident"
+            and goal.hyp(src.args[0]) is not None
+            and not goal.dependents(goal.find(src.args[0]) or "")
         ):
             goal = goal.remove_hyp(src.args[0])
     bang = syn.name == "choose!"

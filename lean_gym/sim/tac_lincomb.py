@@ -113,9 +113,9 @@ class _Combination:
                 c = a.lhs * b.lhs
                 return _Piece(None, c, c)
             return self._scale(proof, coeff_syn, inverse=False)
-        p = self.proof(syn)
-        if p is not None:
-            return p
+        piece = self.proof(syn)
+        if piece is not None:
+            return piece
         c, _ = self.term(syn)
         return _Piece(None, c, c)
 
@@ -213,7 +213,9 @@ def _linear_combination(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[
             return []
         raise TacticError(lambda: _not_equal(goal, ty, diff))
     if norm == "skip":
-        raise TacticError("`linear_combination (norm := skip)` on an inequality is outside the simulator's subset")
+        raise TacticError(
+            "`linear_combination (norm := skip)` on an inequality is outside the simulator's subset"
+        )
     if not diff.is_const():
         raise TacticError(lambda: _not_equal(goal, ty, diff, "≤", " up to an additive constant"))
     c = diff.const_value()

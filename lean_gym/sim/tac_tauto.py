@@ -71,7 +71,9 @@ def _value(f: Term, row: tuple[bool, ...]) -> bool:
 def _tauto(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     if ts.tok.kind != "eof":
-        raise TacticError(f"`tauto {ts.tok.text}` is outside the simulator's subset", ts.tok.start, ts.tok.end)
+        raise TacticError(
+            f"`tauto {ts.tok.text}` is outside the simulator's subset", ts.tok.start, ts.tok.end
+        )
     atoms: dict[Term, int] = {}
     hyps = [_formula(p, atoms) for _, p in goal.props()]
     target = _formula(goal.target, atoms)
