@@ -1242,26 +1242,17 @@ class _GCongr:
             return False
         d = depth + 1
         zero = ("num", ty, 0)
-        if h == "+":
-            if a[3] == b[3]:
-                return self.step(rel, ty, a[2], b[2], d) or True
-            if a[2] == b[2]:
-                return self.step(rel, ty, a[3], b[3], d) or True
-            if rel == "≤":
-                self.step(rel, ty, a[2], b[2], d)
-                self.step(rel, ty, a[3], b[3], d)
-                return True
-            return False
-        if h == "-":
-            if ty == "ℕ" and rel == "<":
+        if h in ("+", "-"):
+            if h == "-" and ty == "ℕ" and rel == "<":
                 return False
+            second = (b[3], a[3]) if h == "-" else (a[3], b[3])  # `-` is antitone in its second argument
             if a[3] == b[3]:
                 return self.step(rel, ty, a[2], b[2], d) or True
             if a[2] == b[2]:
-                return self.step(rel, ty, b[3], a[3], d) or True
+                return self.step(rel, ty, *second, d) or True
             if rel == "≤":
                 self.step(rel, ty, a[2], b[2], d)
-                self.step(rel, ty, b[3], a[3], d)
+                self.step(rel, ty, *second, d)
                 return True
             return False
         if h == "*":
