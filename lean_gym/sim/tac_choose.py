@@ -83,6 +83,9 @@ def _choose(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             wty = body[2]
             if wty[0] != "type":
                 raise TacticError(f"`choose` of a witness of type `{pretty(wty)}` {_OUTSIDE}")
+            if any(k == "→" for k, _, _ in binders) and wty[1] not in ("ℕ", "ℤ", "ℚ", "ℝ"):
+                # choose! needs `Nonempty` of the witness type to drop the proof arguments
+                raise TacticError(f"`choose!` of a witness of type `{pretty(wty)}` {_OUTSIDE}")
             fty: Term = wty
             for _, xty in reversed(data):
                 fty = ("arrow", xty, fty)
