@@ -618,7 +618,9 @@ class ProofChecker:
                     )
                 if not b.is_prop and any(mv == h for h, _ in holes):
                     # an explicit `_` the user wrote: Lean names it a placeholder, shown with its type
-                    hole_goal = self.goal.with_target(instantiate(b.type, inst.asg))
+                    hole_ty = instantiate(b.type, inst.asg)
+                    # (a type still unknown is not shown: its metavariable's number is no part of Lean's text)
+                    hole_goal = self.goal if _has_mvars(hole_ty) else self.goal.with_target(hole_ty)
                     raise ElabError(
                         f"don't know how to synthesize placeholder for argument '{user_name(b.name)}'\ncontext:\n"
                         f"{hole_goal.pretty()}",
