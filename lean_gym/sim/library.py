@@ -56,12 +56,6 @@ LIBRARY: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem pow_nonneg {a : ℝ} (H : 0 ≤ a) (n : ℕ) : 0 ≤ a ^ n", ALL, STD),
     # --- order
     ("theorem le_refl (a : ℝ) : a ≤ a", ALL, NONE),
-    # Mathlib's names used by its tests (MathlibTest/linarith.lean, interval_cases.lean)
-    ("theorem zero_le_one : (0 : ℝ) ≤ 1", ALL, STD),
-    ("theorem zero_lt_one : (0 : ℝ) < 1", ALL, STD),
-    ("theorem zero_le (a : ℕ) : 0 ≤ a", None, STD),
-    ("theorem Nat.zero_le (n : ℕ) : 0 ≤ n", None, NONE),
-    ("theorem Int.zero_lt_one : (0 : ℤ) < 1", None, NONE),
     ("theorem le_of_lt {a b : ℝ} (h : a < b) : a ≤ b", ALL, NONE),
     ("theorem le_of_eq {a b : ℝ} (h : a = b) : a ≤ b", ALL, NONE),
     ("theorem ne_of_gt {a b : ℝ} (h : a > b) : a ≠ b", ALL, NONE),
