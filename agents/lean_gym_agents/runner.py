@@ -372,9 +372,10 @@ def run_agent(
             RunResult(), _Window(), np.zeros(n_envs, dtype=bool), np.zeros(n_envs, dtype=bool),
             every, every, train, explore, seed,
         )  # fmt: skip
+        obs, _ = venv.reset(seed=seed)
         if ckpt_path is not None:
             log = EnvLog(seed)
-        obs, _ = venv.reset(seed=seed)
+            log.first_reset(obs)
     result, skip = loop.result, loop.skip
     jsonl = None
     if out_dir is not None:
