@@ -511,7 +511,7 @@ class CheckService:
             ("error", "theorem lean_gym_selftest (n : Nat) : n + 0 = n := by\n  exact rfl_nope", False),
             (
                 "axiom",
-                "axiom cheat : False\ntheorem lean_gym_selftest (n : Nat) : n + 0 = n := cheat.elim",
+                "axiom cheat : False\ntheorem lean_gym_selftest (n : Nat) : n + 0 = n := False.elim cheat",
                 False,
             ),
         ]
