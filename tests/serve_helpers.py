@@ -46,3 +46,21 @@ def eventually(predicate: Any, what: str, seconds: float = 30.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up waiting for {what}")
         time.sleep(0.01)
+
+
+def main(argv: list[str]) -> None:
+    """``python tests/serve_helpers.py PORT CMD...``: serve a pool of ``CMD`` processes on ``PORT``."""
+    from lean_gym.backends import ReplBackend
+    from lean_gym.serve.app import serve
+
+    config = ServeConfig(port=int(argv[0]))
+    sock = bind(config)
+    backend = ReplBackend(command=argv[1:], pool_size=1, timeout=60, name="fake")
+    print("serving", flush=True)
+    serve(check_app(backend, config), sock, log_level="warning")
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import threading
 from pathlib import Path
 
 import httpx
 import pytest
+from serve_helpers import eventually, running_server
 
 from lean_gym.backends import CheckResult, LazyBackend, ReplBackend, SimBackend, acheck, acheck_batch
 from lean_gym.backends.remote import RemoteBackend
@@ -23,7 +25,6 @@ from lean_gym.errors import ConfigError, LeanGymError
 from lean_gym.lean.protocol import Message, Position, Sorry
 from lean_gym.serve.app import ServeConfig
 from lean_gym.serve.check import CheckLimits, kimina_result
-from serve_helpers import eventually, running_server
 
 FAKE = [sys.executable, str(Path(__file__).parent / "fake_repl.py")]
 OK = "import Mathlib\ntheorem t1 (a b : ℕ) : a + b = b + a := by\n  omega"
@@ -261,7 +262,9 @@ def test_remote_backend_gives_what_the_backend_gives_in_process(server, backend)
     for g, w in zip(got, want):
         assert (g.status, g.messages, g.backend) == (w.status, w.messages, w.backend)
         # proof-state ids number a process's states: equal goals and places, not equal ids
-        assert [(s.goal, s.pos, s.end_pos) for s in g.sorries] == [(s.goal, s.pos, s.end_pos) for s in w.sorries]
+        assert [(s.goal, s.pos, s.end_pos) for s in g.sorries] == [
+            (s.goal, s.pos, s.end_pos) for s in w.sorries
+        ]
 
 
 def test_envs_run_against_a_remote_server(server) -> None:
@@ -269,7 +272,7 @@ def test_envs_run_against_a_remote_server(server) -> None:
 
     env = gym.make("LeanProof-v0", backend=server[0], theorems=[THM])
     env.reset(seed=0)
-    _, reward, *_, info = env.step("  omega")
+    _, reward, *_ = env.step("  omega")
     assert reward > 0
     env.reset(seed=0)
     _, reward, *_ = env.step("  sorry")
@@ -399,3 +402,56 @@ def test_a_repl_killed_mid_request_costs_one_retry_not_the_answer(tmp_path) -> N
             assert "crashed" not in service.metrics.checks
     finally:
         fake.close()
+
+
+@pytest.mark.slow
+def test_a_server_killed_mid_request_costs_a_retry_never_a_lost_or_doubled_answer(tmp_path) -> None:
+    import signal
+    import socket
+    import subprocess
+
+    import psutil
+
+    helper = Path(__file__).parent / "serve_helpers.py"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    marks = tmp_path / "meet"
+    marks.mkdir()
+
+    def start() -> subprocess.Popen:
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+        proc = subprocess.Popen(
+            [sys.executable, str(helper), str(port), *FAKE], stdout=subprocess.PIPE, env=env
+        )
+        assert proc.stdout is not None and proc.stdout.readline().strip() == b"serving"
+        eventually(lambda: _up(url), "the server to answer")
+        return proc
+
+    first = start()
+    remote = RemoteBackend(url, retry_deadline_s=60)
+    out: dict = {}
+    t = threading.Thread(target=lambda: out.setdefault("r", remote.check_batch([f"MEET {marks} 2 30"])))
+    t.start()
+    eventually(lambda: len(list(marks.iterdir())) == 1, "the check to reach the first server's REPL")
+    for child in psutil.Process(first.pid).children(recursive=True):
+        child.kill()
+    first.send_signal(signal.SIGKILL)
+    first.wait(10)
+    second = start()
+    try:
+        t.join(90)
+        (r,) = out["r"]
+        assert r.status == "proved" and r.backend == "fake"
+        assert remote.stats.retries >= 1 and remote.stats.duplicates == 0 and remote.stats.unanswered == 0
+    finally:
+        second.terminate()
+        second.wait(10)
+
+
+def _up(url: str) -> bool:
+    try:
+        return httpx.get(url + "/healthz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
