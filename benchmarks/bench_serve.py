@@ -139,9 +139,10 @@ def kimina_status(result: dict[str, Any]) -> str:
 def run_round(
     clients: int,
     per_client: int,
-    one: Callable[[httpx.Client | None, str, str], str],
+    one: Callable[[httpx.Client | None, list[str], list[str]], list[tuple[str, str]]],
     codes: list[str],
     http: bool,
+    batch: int = 1,
 ) -> tuple[float, list[float], dict[str, str], int]:
     """(checks/s, request latencies, id → status, answers seen twice) of one round."""
     answers: dict[str, str] = {}
@@ -155,15 +156,17 @@ def run_round(
         c = httpx.Client(timeout=300) if http else None
         try:
             start.wait()
-            for j in range(per_client):
-                cid = f"c{k}-{j}"
+            for j0 in range(0, per_client, batch):
+                js = range(j0, min(j0 + batch, per_client))
+                ids = [f"c{k}-{j}" for j in js]
                 t0 = time.perf_counter()
-                status = one(c, cid, codes[(k * per_client + j) % len(codes)])
+                got = one(c, ids, [codes[(k * per_client + j) % len(codes)] for j in js])
                 dt = time.perf_counter() - t0
                 with lock:
                     latencies.append(dt)
-                    twice += cid in answers
-                    answers[cid] = status
+                    for cid, status in got:
+                        twice += cid in answers
+                        answers[cid] = status
         finally:
             if c is not None:
                 c.close()
@@ -179,15 +182,28 @@ def run_round(
     return len(answers) / wall, latencies, answers, twice
 
 
-def http_one(url: str) -> Callable[[httpx.Client | None, str, str], str]:
-    def one(c: httpx.Client | None, cid: str, code: str) -> str:
+def http_one(url: str) -> Callable[[httpx.Client | None, list[str], list[str]], list[tuple[str, str]]]:
+    """One kimina ``/api/check`` request of the snippets ``ids``/``codes``: (id, status) per answer."""
+
+    def one(c: httpx.Client | None, ids: list[str], codes: list[str]) -> list[tuple[str, str]]:
         assert c is not None
-        r = c.post(url + "/api/check", json={"timeout": 60, "snippets": [{"id": cid, "code": code}]})
+        snippets = [{"id": i, "code": code} for i, code in zip(ids, codes)]
+        r = c.post(url + "/api/check", json={"timeout": 60, "snippets": snippets})
         r.raise_for_status()
-        (res,) = r.json()["results"]
-        if res["id"] != cid:
-            raise RuntimeError(f"asked for {cid}, answered {res['id']}")
-        return kimina_status(res)
+        return [(res["id"], kimina_status(res)) for res in r.json()["results"]]
+
+    return one
+
+
+def pool_one(
+    pool: ReplBackend,
+) -> Callable[[httpx.Client | None, list[str], list[str]], list[tuple[str, str]]]:
+    """The same checks on the in-process pool (``check``, or ``check_batch`` for several)."""
+
+    def one(c: httpx.Client | None, ids: list[str], codes: list[str]) -> list[tuple[str, str]]:
+        if len(codes) == 1:
+            return [(ids[0], pool.check(codes[0]).status)]
+        return [(i, r.status) for i, r in zip(ids, pool.check_batch(codes))]
 
     return one
 
@@ -202,11 +218,17 @@ def main() -> int:
     p.add_argument("--clients", type=int, default=8, help="concurrent clients (default 8)")
     p.add_argument("--checks", type=int, default=20, help="checks per client per round (default 20)")
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--batch", type=int, default=1, help="checks per request (default 1, as slime's reward)")
     p.add_argument("--pool", type=int, default=2, help="simulator processes of every system (default 2)")
     p.add_argument("--kimina-server", default=os.environ.get("KIMINA_SERVER_BIN"), help="kimina-ast-server")
     args = p.parse_args()
-    if not (1 <= args.clients <= 64 and 1 <= args.checks <= 500 and 1 <= args.rounds <= 20):
-        p.error("bounded: --clients 1..64, --checks 1..500, --rounds 1..20")
+    if not (
+        1 <= args.clients <= 64
+        and 1 <= args.checks <= 500
+        and 1 <= args.rounds <= 20
+        and 1 <= args.batch <= 256
+    ):
+        p.error("bounded: --clients 1..64, --checks 1..500, --rounds 1..20, --batch 1..256")
     n = args.clients * args.checks
     codes = workload(n)
     commit = subprocess.run(
@@ -215,14 +237,15 @@ def main() -> int:
     print(
         f"bench_serve {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}, load "
         f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; backend sim-repl (the simulator, not Lean), "
-        f"{args.pool} processes each; {args.clients} clients x {args.checks} checks, {args.rounds} rounds alternated"
+        f"{args.pool} processes each; {args.clients} clients x {args.checks} checks in requests of {args.batch}, "
+        f"{args.rounds} rounds alternated"
     )
-    systems: dict[str, tuple[Callable[..., str], bool]] = {}
+    systems: dict[str, tuple[Callable[..., list[tuple[str, str]]], bool]] = {}
     procs: list[subprocess.Popen[bytes]] = []
     pool = ReplBackend(command=sim_command(), pool_size=args.pool, timeout=60)
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            systems["in-process pool"] = (lambda c, cid, code: pool.check(code).status, False)
+            systems["in-process pool"] = (pool_one(pool), False)
             url, proc = start_lean_gym(args.pool)
             procs.append(proc)
             systems["lean-gym serve /api/check"] = (http_one(url), True)
@@ -242,7 +265,9 @@ def main() -> int:
             for r in range(args.rounds):
                 for name in order if r % 2 == 0 else reversed(order):
                     one, http = systems[name]
-                    rate, ls, answers, twice = run_round(args.clients, args.checks, one, codes, http)
+                    rate, ls, answers, twice = run_round(
+                        args.clients, args.checks, one, codes, http, args.batch
+                    )
                     faults[name][0] += n - len(answers)
                     faults[name][1] += twice
                     rates[name].append(rate)
