@@ -19,7 +19,7 @@ Example:
     >>> import asyncio
     >>> from lean_gym.backends import SimBackend
     >>> backend = SimBackend()
-    >>> asyncio.run(backend.acheck("theorem t : 2 + 2 = 4 := by norm_num")).status
+    >>> asyncio.run(backend.acheck("theorem t : 2 + 2 = 4 := by decide")).status
     'proved'
 """
 
