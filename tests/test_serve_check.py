@@ -196,7 +196,7 @@ def test_api_key_is_required_when_set_and_health_stays_open() -> None:
         assert httpx.get(url + "/health").status_code == 200
         assert httpx.get(url + "/metrics").status_code == 401
         with pytest.raises(LeanGymError, match="401"):
-            RemoteBackend(url, api_key="nope").check("theorem t : True := trivial")
+            RemoteBackend(url, api_key="nope")
         assert RemoteBackend(url, api_key="s3cret").check("theorem t : True := trivial").status == "proved"
 
 
@@ -297,7 +297,7 @@ def test_remote_backend_user_errors_are_one_line_before_any_work() -> None:
     with pytest.raises(ConfigError, match="http://host:port"):
         RemoteBackend("ftp://x")
     with pytest.raises(LeanGymError, match="cannot reach lean-gym serve"):
-        RemoteBackend("http://127.0.0.1:9").check("theorem t : True := trivial")
+        RemoteBackend("http://127.0.0.1:9")
 
 
 def test_wire_format_round_trips_every_result(backend) -> None:

@@ -64,8 +64,9 @@ def test_pooled_vector_env_through_the_server(url) -> None:
     venv.reset(seed=0, options={"index": [0, 1, 2]})
     _, rewards, _, _, infos = venv.step(("positivity", "omega", "sorry"))
     assert rewards.tolist() == [1.0, 1.0, -1.0]
-    # the two checks name the server's backend; the sorry, refused before any check, names the client
-    assert list(infos["backend"]) == ["sim", "sim", f"remote:{url}"]
+    # the two checks name the server's backend; the sorry, refused before any check, the client, which
+    # names the server's backend too (the simulator, not Lean)
+    assert list(infos["backend"]) == ["sim", "sim", f"sim via {url}"]
     assert list(infos["hack_class"]) == [None, None, "sorry"]
     venv.close()
 
@@ -103,3 +104,41 @@ def test_remote_steps_match_in_process_steps(url, env_id: str) -> None:
                 break
     local.close()
     remote.close()
+
+
+def test_eval_through_the_server_reports_what_it_reports_in_process(url, tmp_path, capsys) -> None:
+    import json
+
+    from lean_gym.cli import main
+    from lean_gym.data import load_theorems
+
+    rows = [
+        {"name": t.name, "proofs": ["  simp", "  omega", "  sorry"]}
+        for t in load_theorems("sim", split="test", limit=3)
+    ]
+    cands = tmp_path / "c.jsonl"
+    cands.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    reports = []
+    for backend in ("sim", url):
+        assert (
+            main(
+                [
+                    "eval",
+                    str(cands),
+                    "--split",
+                    "test",
+                    "-k",
+                    "1,2",
+                    "--backend",
+                    backend,
+                    "--quiet",
+                    "--json",
+                ]
+            )
+            == 0
+        )
+        reports.append(json.loads(capsys.readouterr().out))
+    local, remote = reports
+    assert remote["pass@k"] == local["pass@k"] and remote["backend"] == f"sim via {url}"
+    assert main(["eval", str(cands), "--split", "test", "-k", "1", "--backend", url, "--quiet"]) == 0
+    assert "(the simulator, not Lean)" in capsys.readouterr().out

@@ -14,8 +14,10 @@ out. A server killed mid-request loses its memory of the key, so the check runs 
 server: one answer to the caller, two runs there (a check is a function of its code, header and budget).
 
 **Names.** Each result keeps the name of the backend that ran it on the server (``"sim-repl"``,
-``"repl:lake env repl"``): a simulated verdict never passes for Lean's. The backend itself is
-``"remote:<url>"``. There is no tactic mode (no ``lease``).
+``"repl:lake env repl"``): a simulated verdict never passes for Lean's. The backend itself is named
+``"<the server's backend> via <url>"`` (``"sim-repl via http://127.0.0.1:8000"``), read from the server
+when it is made, so a verdict given without a check says the simulator too. There is no tactic mode (no
+``lease``).
 
 Example:
     >>> backend = RemoteBackend("http://127.0.0.1:8000")  # doctest: +SKIP
@@ -86,6 +88,7 @@ class RemoteBackend(AsyncMixin):
 
     Raises:
         ConfigError: ``url`` is not an ``http(s)://host[:port]`` address.
+        LeanGymError: the server cannot be reached, or refuses the key (it is asked at once).
     """
 
     def __init__(
@@ -111,7 +114,6 @@ class RemoteBackend(AsyncMixin):
         except ValueError as e:
             raise ConfigError(f"bad port in {url!r}: {e}") from None
         self.url = url.rstrip("/")
-        self.name = f"remote:{self.url}"
         self._https = parts.scheme == "https"
         self._host = parts.hostname
         self._port = port
@@ -129,6 +131,9 @@ class RemoteBackend(AsyncMixin):
         self._info: dict[str, Any] | None = None
         self._local = threading.local()
         self._lock = threading.Lock()
+        # The first contact, here: a server that is not there (or a wrong key) is one error before any work,
+        # and the name says which backend answers there ("sim-repl via http://…": the simulator, not Lean).
+        self.name = f"{self.info().get('backend', 'unknown')} via {self.url}"
 
     @classmethod
     def over_http(cls, address: str, **kwargs: Any) -> RemoteBackend:
