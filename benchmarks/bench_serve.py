@@ -143,6 +143,7 @@ def run_round(
     codes: list[str],
     http: bool,
     batch: int = 1,
+    on_answer: Callable[[int], None] | None = None,
 ) -> tuple[float, list[float], dict[str, str], int]:
     """(checks/s, request latencies, id → status, answers seen twice) of one round."""
     answers: dict[str, str] = {}
@@ -167,6 +168,8 @@ def run_round(
                     for cid, status in got:
                         twice += cid in answers
                         answers[cid] = status
+                    if on_answer is not None:
+                        on_answer(len(answers))
         finally:
             if c is not None:
                 c.close()
@@ -189,7 +192,8 @@ def http_one(url: str) -> Callable[[httpx.Client | None, list[str], list[str]], 
         assert c is not None
         snippets = [{"id": i, "code": code} for i, code in zip(ids, codes)]
         r = c.post(url + "/api/check", json={"timeout": 60, "snippets": snippets})
-        r.raise_for_status()
+        if r.status_code != 200:  # kimina's server answers a dead REPL with a 500
+            return [(i, "crashed") for i in ids]
         return [(res["id"], kimina_status(res)) for res in r.json()["results"]]
 
     return one
@@ -208,6 +212,26 @@ def pool_one(
     return one
 
 
+def killer(server: subprocess.Popen[bytes], kills: int, n: int) -> tuple[Callable[[int], None], list[int]]:
+    """A progress callback that SIGKILLs one simulator process of ``server`` at each n/(kills+1) answers."""
+    import psutil
+
+    done = [0]
+
+    def on_answer(count: int) -> None:
+        if done[0] < kills and count >= (done[0] + 1) * n // (kills + 1):
+            children = [
+                p
+                for p in psutil.Process(server.pid).children(recursive=True)
+                if "lean_gym.sim" in " ".join(p.cmdline())
+            ]
+            if children:
+                children[done[0] % len(children)].kill()
+                done[0] += 1
+
+    return on_answer, done
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
@@ -219,6 +243,7 @@ def main() -> int:
     p.add_argument("--checks", type=int, default=20, help="checks per client per round (default 20)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--batch", type=int, default=1, help="checks per request (default 1, as slime's reward)")
+    p.add_argument("--kills", type=int, default=0, help="then a round per server killing K REPL processes")
     p.add_argument("--pool", type=int, default=2, help="simulator processes of every system (default 2)")
     p.add_argument("--kimina-server", default=os.environ.get("KIMINA_SERVER_BIN"), help="kimina-ast-server")
     args = p.parse_args()
@@ -249,10 +274,12 @@ def main() -> int:
             url, proc = start_lean_gym(args.pool)
             procs.append(proc)
             systems["lean-gym serve /api/check"] = (http_one(url), True)
+            servers = {"lean-gym serve /api/check": proc}
             if args.kimina_server:
                 kurl, kproc = start_kimina(args.kimina_server, args.pool, Path(tmp))
                 procs.append(kproc)
                 systems["kimina-ast-server 2.1.3"] = (http_one(kurl), True)
+                servers["kimina-ast-server 2.1.3"] = kproc
             else:
                 print("kimina-ast-server: not run (pass --kimina-server PATH or set KIMINA_SERVER_BIN)")
             for one, http in systems.values():  # warm: start processes, import headers
@@ -273,6 +300,24 @@ def main() -> int:
                     rates[name].append(rate)
                     lat[name] += ls
                     verdicts[name] = answers
+            fault_rows = []
+            for name, server in servers.items() if args.kills else ():
+                one, http = systems[name]
+                on_answer, killed = killer(server, args.kills, n)
+                _, _, answers, twice = run_round(
+                    args.clients, args.checks, one, codes, http, args.batch, on_answer
+                )
+                wrong = sum(
+                    answers.get(k) != v for k, v in verdicts["in-process pool"].items() if k in answers
+                )
+                retried = "n/a"
+                if name.startswith("lean-gym"):
+                    retried = str(
+                        httpx.get(url + "/metrics", params={"format": "json"}).json()["crash_retries"]
+                    )
+                fault_rows.append((name, killed[0], n - len(answers), twice, wrong, retried))
+                faults[name][0] += n - len(answers)
+                faults[name][1] += twice
         finally:
             pool.close()
             for proc in procs:
@@ -290,6 +335,11 @@ def main() -> int:
             f"{name:<28} {rate:>9.1f} {rate / base:>7.2f} {pct(lat[name], 0.5) * 1e3:>8.2f} "
             f"{pct(lat[name], 0.99) * 1e3:>8.2f} {faults[name][0]:>5} {faults[name][1]:>6} {differ:>7}"
         )
+    if fault_rows:
+        print(f"faults: one round each, {args.kills} simulator processes SIGKILLed at evenly spaced progress")
+        print(f"{'system':<28} {'killed':>7} {'lost':>5} {'twice':>6} {'wrong':>6} {'retried':>8}")
+        for name, killed, lost, twice, wrong, retried in fault_rows:
+            print(f"{name:<28} {killed:>7} {lost:>5} {twice:>6} {wrong:>6} {retried:>8}")
     print(f"load after: {os.getloadavg()[0]:.1f}")
     return 1 if any(lost or twice for lost, twice in faults.values()) else 0
 
