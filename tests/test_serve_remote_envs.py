@@ -142,3 +142,35 @@ def test_eval_through_the_server_reports_what_it_reports_in_process(url, tmp_pat
     assert remote["pass@k"] == local["pass@k"] and remote["backend"] == f"sim via {url}"
     assert main(["eval", str(cands), "--split", "test", "-k", "1", "--backend", url, "--quiet"]) == 0
     assert "(the simulator, not Lean)" in capsys.readouterr().out
+
+
+def test_async_trl_reward_through_the_server_matches_the_sync_one_in_process(url) -> None:
+    import asyncio
+    import threading
+
+    from trl.trainer.utils import is_async_callable
+
+    from lean_gym.integrations.trl import AsyncOracleReward, OracleReward
+
+    thm = {"name": "t_comm", "formal_statement": "theorem t_comm (a b : Nat) : a + b = b + a := by\n"}
+    completions = [
+        "  omega",
+        "  sorry",
+        "theorem t_comm (a b : Nat) : a + b = a + b := by\n  rfl",
+        "  simp [nope]",
+    ]
+    columns = {"name": ["t_comm"] * 4, "formal_statement": [thm["formal_statement"]] * 4, "header": [""] * 4}
+    want = OracleReward("sim")(prompts=["p"] * 4, completions=completions, **columns)
+    reward = AsyncOracleReward(url)
+    assert is_async_callable(reward)  # TRL's own test: it will await it on its loop thread
+    out: dict = {}
+    # as TRL does: the coroutine runs on a loop in another thread than the one that made the reward
+    t = threading.Thread(
+        target=lambda: out.setdefault(
+            "r", asyncio.run(reward(prompts=["p"] * 4, completions=completions, **columns))
+        )
+    )
+    t.start()
+    t.join(60)
+    assert out["r"] == want == [1.0, -1.0, -1.0, -1.0]
+    reward.close()
