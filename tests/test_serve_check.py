@@ -355,7 +355,10 @@ class Gate:
         self.entered = threading.Event()
         self.open = threading.Event()
 
+    runs = 0
+
     def check(self, code, *, header="", timeout=None):
+        self.runs += 1
         self.entered.set()
         self.open.wait(30)
         return CheckResult("proved", backend=self.name)
@@ -388,6 +391,28 @@ def test_overload_is_503_with_retry_after_on_v1_and_a_per_snippet_error_on_kimin
         t.join(30)
         assert first["r"].status_code == 200 and service.metrics.rejected["overload"] == 2
         assert httpx.post(url + "/v1/check", json={"checks": [{"code": "c"}]}).status_code == 200
+
+
+def test_a_retry_while_the_first_run_is_in_flight_joins_it_and_nothing_runs_twice() -> None:
+    gate = Gate()
+    with running_server(gate) as (url, service):
+        body, key = {"checks": [{"id": "a", "code": "x"}]}, {"Idempotency-Key": "same"}
+        out: list = []
+
+        def post() -> None:
+            out.append(httpx.post(url + "/v1/check", json=body, headers=key, timeout=30))
+
+        first = threading.Thread(target=post)
+        first.start()
+        assert gate.entered.wait(30)
+        second = threading.Thread(target=post)
+        second.start()
+        eventually(lambda: service.metrics.idempotent_replays == 1, "the retry to join the run in flight")
+        gate.open.set()
+        first.join(30)
+        second.join(30)
+        assert [r.status_code for r in out] == [200, 200] and out[0].json() == out[1].json()
+        assert gate.runs == 1
 
 
 def test_a_repl_killed_mid_request_costs_one_retry_not_the_answer(tmp_path) -> None:

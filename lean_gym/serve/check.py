@@ -63,6 +63,7 @@ from lean_gym.serve.metrics import Metrics
 
 __all__ = ["CheckLimits", "CheckService", "check_app", "kimina_result"]
 
+_Answer = tuple[int, bytes, dict[str, str]]  # an idempotent request's status, body and extra headers
 _INFOTREES = (None, "full", "tactics", "original", "substantive")
 _SEVERITIES = ("trace", "info", "warning", "error")
 _KIMINA_DEFAULT_TIMEOUT = 30  # kimina's CheckRequest default
@@ -215,7 +216,7 @@ class CheckService:
         self.limits = limits or CheckLimits()
         self.metrics = Metrics()
         self._admission = _Admission(self.limits.max_inflight_checks, self.metrics)
-        self._seen: OrderedDict[str, tuple[str, asyncio.Future[dict[str, Any]]]] = OrderedDict()
+        self._seen: OrderedDict[str, tuple[str, asyncio.Future[_Answer]]] = OrderedDict()
         self._ready = False
         self.started = time.time()
 
@@ -380,8 +381,9 @@ class CheckService:
             if seen[0] != fingerprint:
                 raise HTTPError(422, "Idempotency-Key reused for a different request")
             self.metrics.idempotent_replays += 1
-            return JSONResponse(await asyncio.shield(seen[1]))
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            status, content, extra = await asyncio.shield(seen[1])
+            return Response(content, status_code=status, headers=extra, media_type="application/json")
+        future: asyncio.Future[_Answer] = asyncio.get_running_loop().create_future()
         self._seen[raw_key] = (fingerprint, future)
         while len(self._seen) > self.limits.idempotency_entries:
             self._seen.popitem(last=False)
@@ -392,11 +394,11 @@ class CheckService:
             future.set_exception(e if isinstance(e, Exception) else RuntimeError("cancelled"))
             future.exception()  # retrieved: no "never retrieved" warning when nobody waits on it
             raise
-        if response.status_code == 200:
-            future.set_result(_json_body(response))
-        else:  # refused (503): a retry may be admitted later, so forget the key
+        if response.status_code != 200:  # refused (503): a later retry may be admitted, so forget the key
             self._seen.pop(raw_key, None)
-            future.set_result(_json_body(response))
+        retry_after = response.headers.get("retry-after")
+        extra = {} if retry_after is None else {"Retry-After": retry_after}
+        future.set_result((response.status_code, bytes(response.body), extra))  # a retry in flight: the same
         return response
 
     async def _v1_check_run(
@@ -614,13 +616,6 @@ def check_app(backend: Backend, config: ServeConfig | None = None, limits: Check
 def _body_limit(request: Request) -> int:
     config: ServeConfig = request.app.state.config
     return config.max_body_bytes
-
-
-def _json_body(response: Response) -> dict[str, Any]:
-    import json
-
-    body: dict[str, Any] = json.loads(bytes(response.body))
-    return body
 
 
 def _verdict_json(v: Any) -> dict[str, Any]:
