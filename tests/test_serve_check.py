@@ -154,6 +154,14 @@ def test_every_bad_kimina_request_gets_its_4xx_in_one_line(client, body, status,
     assert words in error and "\n" not in error
 
 
+def test_text_with_no_lean_reading_is_an_error_verdict_not_a_fault(client) -> None:
+    body = b'{"snippets": [{"id": "s", "code": "theorem t : True := by\\n  trivial -- \\ud800"}]}'
+    r = client.post("/api/check", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 200, r.text
+    (res,) = r.json()["results"]
+    assert "lone surrogate" in res["response"]["messages"][0]["data"]  # kimina's client: lean_error
+
+
 def test_bodies_over_the_limit_are_413_whether_announced_or_streamed(client) -> None:
     big = json.dumps({"snippets": [{"id": "a", "code": "x" * (70 << 10)}]}).encode()
     assert client.post("/api/check", content=big).status_code == 413
