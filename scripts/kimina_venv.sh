@@ -1,5 +1,5 @@
 #!/bin/sh
-# Build .venv-kimina: Python >= 3.12 with kimina-client 0.2.1, the client the kimina-compatible endpoint of
+# Build build/kimina-venv: Python >= 3.12 with kimina-client 0.2.1, the client the kimina-compatible endpoint of
 # `lean-gym serve` is tested against (tests/test_serve_kimina.py). kimina-client 0.2.1 does not import on
 # Python 3.11 (its models import typing.TypedDict, which pydantic refuses below 3.12), and its declared
 # dependencies pull in `datasets` (~400 MB); it imports only the seven packages installed below (pygments is
@@ -12,7 +12,7 @@ if [ -z "$PY" ]; then
   done
 fi
 [ -n "$PY" ] || { echo "kimina_venv.sh: no Python >= 3.12 found; pass one: sh scripts/kimina_venv.sh /path/to/python3.12" >&2; exit 2; }
-"$PY" -m venv .venv-kimina
-.venv-kimina/bin/pip install -q --no-deps kimina-client==0.2.1
-.venv-kimina/bin/pip install -q httpx tenacity pydantic colorama tabulate tqdm pygments
-.venv-kimina/bin/python -c "import kimina_client; print('kimina-client', kimina_client.__name__, 'ok')"
+"$PY" -m venv build/kimina-venv
+build/kimina-venv/bin/pip install -q --no-deps kimina-client==0.2.1
+build/kimina-venv/bin/pip install -q httpx tenacity pydantic colorama tabulate tqdm pygments
+build/kimina-venv/bin/python -c "import kimina_client; print('kimina-client', kimina_client.__name__, 'ok')"

@@ -2,7 +2,7 @@
 
 kimina-client 0.2.1 needs Python >= 3.12 (on 3.11 its models fail to import: they use typing.TypedDict,
 which pydantic refuses below 3.12), so it runs in a separate interpreter: ``$LEAN_GYM_KIMINA_PYTHON`` or
-``.venv-kimina/bin/python``, built by ``sh scripts/kimina_venv.sh``. Without one this test skips, saying so.
+``build/kimina-venv/bin/python``, built by ``sh scripts/kimina_venv.sh``. Without one this test skips, saying so.
 Every verdict is the simulator's (`sim-repl`), not Lean's.
 """
 
@@ -25,7 +25,9 @@ DRIVER = Path(__file__).parent / "kimina_driver.py"
 
 
 def _kimina_python() -> str:
-    python = os.environ.get("LEAN_GYM_KIMINA_PYTHON") or str(ROOT / ".venv-kimina" / "bin" / "python")
+    python = os.environ.get("LEAN_GYM_KIMINA_PYTHON") or str(
+        ROOT / "build" / "kimina-venv" / "bin" / "python"
+    )
     if not Path(python).exists():
         pytest.skip(f"no Python with kimina-client at {python} (build it: sh scripts/kimina_venv.sh)")
     probe = subprocess.run([python, "-c", "import kimina_client"], capture_output=True, text=True, timeout=60)
