@@ -1,4 +1,4 @@
-"""The ``lean-gym`` command: ``doctor``, ``setup``, ``demo``, ``bench``, ``eval``, ``serve-policy``.
+"""The ``lean-gym`` command: ``doctor``, ``setup``, ``demo``, ``bench``, ``eval``, ``serve``, ``serve-policy``.
 
 Every command that produces verdicts prints which backend produced them: real Lean (``repl:...``) or the
 simulator (``sim``), which is never Lean.
@@ -149,6 +149,46 @@ def _serve_policy(args: argparse.Namespace) -> int:
     if port != 5177 or host not in ("127.0.0.1", "localhost"):
         print("note: SATP's `satp` tactic calls http://127.0.0.1:5177", flush=True)
     serve(policy_app(policy, config), sock, log_level="info" if args.verbose else "warning")
+    return 0
+
+
+def _serve_checks(args: argparse.Namespace) -> int:
+    from lean_gym.backends import make_backend
+    from lean_gym.backends.remote import API_KEY_ENV
+    from lean_gym.errors import ConfigError
+    from lean_gym.serve.app import ServeConfig, bind, serve
+    from lean_gym.serve.check import CheckLimits, check_app
+
+    if args.backend.startswith(("http:", "https:")):
+        raise ConfigError(
+            "lean-gym serve needs a local backend (sim, sim-repl, repl, ray:…), not another server"
+        )
+    key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
+    config = ServeConfig(
+        host=args.host, port=args.port, api_key=key, max_body_bytes=args.max_body_bytes,
+        max_pending=args.max_requests,
+    )  # fmt: skip
+    limits = CheckLimits(
+        max_batch=args.max_batch, max_code_chars=args.max_code_chars, max_timeout_s=args.max_timeout,
+        max_inflight_checks=args.max_inflight, queue_wait_s=args.queue_wait,
+    )  # fmt: skip
+    sock = bind(config)  # a busy port is one line, before any process starts
+    kwargs: dict[str, Any] = {}
+    if args.pool_size is not None:
+        kwargs["pool_size"] = args.pool_size
+    backend = make_backend(args.backend, **kwargs)
+    host, port = sock.getsockname()[:2]
+    lean = "" if not backend.name.startswith("sim") else " (the simulator, not Lean)"
+    print(
+        f"lean-gym serve: backend {backend.name}{lean}, kimina's API (POST /api/check, /verify) and lean-gym's "
+        f"(/v1/check, /v1/grade, /metrics) on http://{host}:{port}"
+        + ("" if key is None else " (API key required)"),
+        flush=True,
+    )
+    try:
+        serve(check_app(backend, config, limits), sock, log_level="info" if args.verbose else "warning")
+    finally:
+        backend.close()
     return 0
 
 
@@ -432,6 +472,51 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--device", default=None, help="torch device of a checkpoint (default: the saved one)")
     sp.set_defaults(func=_serve_policy)
+
+    sv = sub.add_parser(
+        "serve",
+        help="serve checks over HTTP: kimina's API (/api/check, /verify) and lean-gym's (/v1/check, /v1/grade)",
+        description="A verification service over one backend, for trainers that send completions over HTTP "
+        "(kimina-client, verl/TRL/OpenRLHF reward functions, RemoteBackend). See docs/serve.md. Needs the "
+        "serve extra.",
+    )
+    sv.add_argument(
+        "--backend",
+        default="sim-repl",
+        type=_backend_or_ray,
+        help="sim-repl (default), sim, repl, ray:<spec>",
+    )
+    sv.add_argument(
+        "--pool-size", type=_int_at_least(1), default=None, help="REPL processes (default: CPUs - 1)"
+    )
+    sv.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    sv.add_argument(
+        "--port", type=_int_at_least(0), default=8000, help="port (default 8000, kimina's; 0: any free)"
+    )
+    sv.add_argument(
+        "--api-key", default=None, help="require this key (default: $LEAN_GYM_API_KEY; none: open)"
+    )
+    sv.add_argument(
+        "--max-body-bytes", type=_int_at_least(1), default=8 << 20, help="largest body (default 8 MiB)"
+    )
+    sv.add_argument(
+        "--max-batch", type=_int_at_least(1), default=256, help="checks per request (default 256)"
+    )
+    sv.add_argument("--max-code-chars", type=_int_at_least(1), default=100_000, help="characters per check")
+    sv.add_argument(
+        "--max-timeout", type=_positive_seconds, default=300.0, help="cap on a check's timeout, s"
+    )
+    sv.add_argument("--max-inflight", type=_int_at_least(1), default=512, help="checks in flight at once")
+    sv.add_argument("--max-requests", type=_int_at_least(1), default=1024, help="requests open at once")
+    sv.add_argument(
+        "--queue-wait",
+        type=float,
+        default=60.0,
+        help="how long a kimina request waits for room, s (default 60)",
+    )
+    sv.set_defaults(func=_serve_checks)
     return p
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from lean_gym.backends.aio import AsyncMixin
 from lean_gym.backends.base import DEFAULT_TIMEOUT_S, Capabilities, CheckResult
 from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.pool import PoolStats, ReplPool
@@ -31,7 +32,7 @@ def sim_command(max_heartbeats: int | None = None, cache: bool | None = None) ->
     return cmd
 
 
-class ReplBackend:
+class ReplBackend(AsyncMixin):
     """Checks Lean source on a header-keyed pool of REPL processes.
 
     With ``command=["lake", "env", "repl"]`` and ``cwd`` a built Lean workspace this is real Lean; with
@@ -159,6 +160,7 @@ class ReplBackend:
     def close(self) -> None:
         """Stop every process of the pool."""
         self.pool.close()
+        self._close_async()
 
     def __getstate__(self) -> dict[str, Any]:
         # Processes and pipes cannot cross a process boundary: a copy is a new pool with the same settings,

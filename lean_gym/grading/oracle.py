@@ -31,6 +31,8 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
@@ -511,6 +513,17 @@ class Oracle:
         """
         plans = [self.plan(t, s) for t, s in items]
         return [p.conclude(r) for p, r in zip(plans, self.run(plans, cache=cache))]
+
+    async def ajudge_batch(
+        self, items: Sequence[tuple[Any, str]], *, cache: VerdictCache | None = None
+    ) -> list[Verdict]:
+        """:meth:`judge_batch` from a coroutine: the same pipeline, on an executor thread.
+
+        The event loop is not blocked while Lean runs, and nothing is bound to a loop, so it can be awaited
+        from any thread's loop (TRL's async reward functions run on a daemon loop thread).
+        """
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, functools.partial(self.judge_batch, items, cache=cache))
 
     def with_rules(self, **changes: Any) -> GradingRules:
         """A copy of the oracle's rules with ``changes`` applied, e.g. to build a custom grader from it."""
