@@ -175,12 +175,19 @@ def _tally_json(t: Tally) -> dict[str, Any]:
             "first_line": t.first_line_rate, "exact": t.exact_rate}  # fmt: skip
 
 
+def _record_of(case: Case) -> str:
+    """Which record a REPL case is from: a tag of the REPL, or the commit ``repl.jsonl`` was taken at."""
+    if "/tags/" in f"/{case.path}":
+        return f"{case.lean_version} tag"
+    return f"{case.lean_version} @{str(case.source.get('commit', ''))[:7]}"
+
+
 def _repl_by_tag(results: Sequence[ReplCaseResult]) -> dict[str, Counter[str]]:
     tags: dict[str, Counter[str]] = {}
     for r in results:
-        tags.setdefault(r.case.lean_version, Counter({o: 0 for o in REPL_OUTCOMES}))[r.outcome] += 1
-        if r.exact:
-            tags[r.case.lean_version]["exact"] += 1
+        row = tags.setdefault(_record_of(r.case), Counter({o: 0 for o in REPL_OUTCOMES}))
+        row[r.outcome] += 1
+        row["exact"] += bool(r.exact)
     return dict(sorted(tags.items()))
 
 
@@ -318,19 +325,21 @@ def disagreement_lines(report: SelftestReport) -> list[str]:
         if r.outcome == "version":
             version = f" [record {r.case.lean_version}, backend {report.backend_version}: not counted]"
         lines.append(f"{r.outcome:<8} {r.case.id} {_where(r.case)}{version} | {who}: {mine} | lean: {lean}")
-    for r in report.repl:
-        if r.outcome in ("agree", "unread", "skipped"):
+    for t in report.repl:
+        if t.outcome in ("agree", "unread", "skipped"):
             continue
-        version = f" [record {r.case.lean_version}, backend {report.backend_version}: not counted]" \
-            if r.outcome == "version" else ""  # fmt: skip
+        version = f" [record {t.case.lean_version}, backend {report.backend_version}: not counted]" \
+            if t.outcome == "version" else ""  # fmt: skip
         lines.append(
-            f"{'repl ' + r.outcome:<8} {r.case.id} {_where(r.case)}{version} | {r.difference or r.reason}"
+            f"repl {t.outcome:<9} {t.case.id} {_where(t.case)}{version} | {t.difference or t.reason}"
         )
     for h in report.hacks:
         if h.failed or h.outcome == "rejected":
+            kind = "honest" if h.honest else "hack"
             want = "accepted" if h.honest else f"rejected as {h.expected}"
-            lines.append(f"hack {h.outcome:<9} {h.id} lean_gym/grading/catalogue.py | expected {want}, got "
-                         f"{h.got or 'accepted'}: {h.reason.splitlines()[0] if h.reason else ''}")  # fmt: skip
+            why = h.reason.splitlines()[0] if h.reason else ""
+            lines.append(f"{kind} {h.outcome:<9} {h.id} lean_gym/grading/catalogue.py | expected {want}, got "
+                         f"{h.got or 'accepted'}: {why}")  # fmt: skip
     return lines
 
 
@@ -350,14 +359,14 @@ def format_report(report: SelftestReport, *, disagreements: bool = True) -> str:
             "",
             "REPL transcripts (leanprover-community/repl test/), per tag: the Lean version of the record",
         ]
-        head = f"{'record':<14} {'cases':>5} {'agree':>5} {'struct':>6} {'verdict':>7} {'strong':>6} " \
+        head = f"{'record':<20} {'cases':>5} {'agree':>5} {'struct':>6} {'verdict':>7} {'strong':>6} " \
                f"{'unread':>6} {'other v.':>8} {'skip':>5} {'t/o':>4} {'exact':>5} {'agreement':>9}"  # fmt: skip
         out += [head, "-" * len(head)]
         for tag, c in _repl_by_tag(report.repl).items():
             run = sum(c[o] for o in REPL_OUTCOMES) - c["skipped"] - c["unread"] - c["version"]
             rate = _pct(c["agree"] / run if run else None)
             out.append(
-                f"{tag:<14} {sum(c[o] for o in REPL_OUTCOMES):>5} {c['agree']:>5} {c['structure']:>6} "
+                f"{tag:<20} {sum(c[o] for o in REPL_OUTCOMES):>5} {c['agree']:>5} {c['structure']:>6} "
                 f"{c['verdict']:>7} {c['stronger']:>6} {c['unread']:>6} {c['version']:>8} {c['skipped']:>5} "
                 f"{c['timeout'] + c['crashed']:>4} {c['exact']:>5} {rate:>9}"
             )
