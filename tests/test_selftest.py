@@ -299,22 +299,23 @@ def recorded_lean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def test_selftest_on_recorded_lean_meets_every_threshold(
-    recorded_lean: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # families whose cases share one header each (a new header is a new process in a pool of one)
-    argv = ["selftest", "--backend", "repl", "--workspace", str(recorded_lean), "--family", "decide",
-            "--family", "minimal_proof", "--family", "hacks"]  # fmt: skip
-    code = main(argv)
-    text = capsys.readouterr().out
-    assert "Lean v4.27.0" in text and "all thresholds met" in text and code == 0, text
+def test_selftest_on_recorded_lean_meets_every_threshold(recorded_lean: Path) -> None:
+    from lean_gym.backends import make_backend
+
+    backend = make_backend("repl", workspace=recorded_lean)
+    try:
+        # families whose cases share one header each (a new header is a new process in a pool of one)
+        report = run_selftest(backend, families=["decide", "minimal_proof", "hacks"])
+    finally:
+        backend.close()
+    text = format_report(report)
+    assert "Lean v4.27.0" in text and "all thresholds met" in text and report.passed, text
     assert "hack catalogue" in text and " 0 accepted" in text
-    main([*argv, "--json"])
-    out = json.loads(capsys.readouterr().out)
+    out = report.to_json()
     counts = out["commands"]["all"]["counts"]
     # recorded Lean answers every case as the record does: all agree, none set apart for its version
     assert counts["agree"] == len(out["commands"]["cases"]) > 100 and counts["version"] == 0
-    assert out["backend_lean_version"] == "v4.27.0" and out["passed"] is True
+    assert out["backend_lean_version"] == "v4.27.0"
 
 
 def test_selftest_on_recorded_lean_reports_a_disagreement_or_another_versions_record(

@@ -45,8 +45,14 @@ __all__ = [
     "check_selection",
     "format_markdown_report",
     "format_report",
+    "replace_docs_block",
     "run_selftest",
 ]
+
+#: The markers around the figures ``python -m lean_gym.conformance --write-docs`` writes into a page.
+DOCS_BEGIN = "<!-- conformance figures: begin (written by `python -m lean_gym.conformance --write-docs "\
+    "docs/simulator.md`; do not edit) -->"  # fmt: skip
+DOCS_END = "<!-- conformance figures: end -->"
 
 #: The parts of a selftest; ``--family repl`` selects the transcripts, ``--family hacks`` the catalogue.
 PARTS: tuple[str, ...] = ("commands", "repl", "hacks")
@@ -398,3 +404,16 @@ def format_markdown_report(report: SelftestReport) -> str:
             format_markdown({"all": report.overall}, title="all"),
         ]
     )
+
+
+def replace_docs_block(page: str, report: SelftestReport) -> str:
+    """``page`` with the text between :data:`DOCS_BEGIN` and :data:`DOCS_END` replaced by the figures.
+
+    Raises:
+        ConfigError: the page lacks the markers.
+    """
+    start, end = page.find(DOCS_BEGIN), page.find(DOCS_END)
+    if start < 0 or end < start:
+        raise ConfigError(f"the page has no {DOCS_BEGIN!r} ... {DOCS_END!r} block to write the figures into")
+    block = f"{DOCS_BEGIN}\n\n{format_markdown_report(report)}\n\n"
+    return page[:start] + block + page[end:]
