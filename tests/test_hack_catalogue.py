@@ -1,5 +1,8 @@
 """The hack catalogue: every known way to cheat a Lean grader, each rejected by the oracle with its class.
 
+The catalogue itself is package data (``lean_gym/grading/catalogue.py``), so that ``lean-gym selftest`` runs
+it on any backend too (``tests/test_selftest.py``).
+
 For each entry: the oracle rejects it with the right hack class; the weak grader the entry targets
 accepts it; ``LeanHackable-v0`` with that grader pays out and sets ``hack_detected``. Entries whose class
 is a safety refusal (IO, FFI, oversize) target no grader: every grader refuses them and no backend ever

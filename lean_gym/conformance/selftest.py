@@ -37,14 +37,18 @@ from lean_gym.conformance.runner import CaseResult, is_simulator, run_command_ca
 from lean_gym.errors import ConfigError
 
 __all__ = [
+    "DOCS_BEGIN",
+    "DOCS_END",
     "PARTS",
     "SelftestReport",
     "ThresholdCheck",
     "Thresholds",
     "backend_lean_version",
     "check_selection",
+    "docs_figures_current",
     "format_markdown_report",
     "format_report",
+    "measurement_stamp",
     "replace_docs_block",
     "run_selftest",
 ]
@@ -406,8 +410,47 @@ def format_markdown_report(report: SelftestReport) -> str:
     )
 
 
-def replace_docs_block(page: str, report: SelftestReport) -> str:
+def measurement_stamp(root: str | None = None) -> str:
+    """The line that says when, on which commit, backend and load the figures were measured (for the docs).
+
+    Raises:
+        ConfigError: outside a git checkout (the stamp names the commit).
+    """
+    import datetime
+    import os
+    import subprocess
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=root, capture_output=True,
+                                text=True, check=True).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise ConfigError(
+            "writing the figures into a page needs a git checkout (the stamp names the commit)"
+        ) from e
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    load = os.getloadavg()[0]
+    return (
+        f"Measured {today} at commit `{commit}` (the tree the figures ran on), backend `sim`, load {load:.1f} "
+        "(counts, which no load changes)."
+    )
+
+
+def _without_stamps(text: str) -> str:
+    return "\n".join(line for line in text.split("\n") if not line.startswith("Measured "))
+
+
+def docs_figures_current(page: str, report: SelftestReport) -> bool:
+    """Whether ``page``'s figures are ``report``'s (the stamps, which say when they were measured, aside)."""
+    return _without_stamps(replace_docs_block(page, report, stamp="Measured now")) == _without_stamps(page)
+
+
+def replace_docs_block(page: str, report: SelftestReport, *, stamp: str | None = None) -> str:
     """``page`` with the text between :data:`DOCS_BEGIN` and :data:`DOCS_END` replaced by the figures.
+
+    Args:
+        page: The page's text.
+        report: The figures.
+        stamp: The line before each table (default: :func:`measurement_stamp`, now).
 
     Raises:
         ConfigError: the page lacks the markers.
@@ -415,5 +458,7 @@ def replace_docs_block(page: str, report: SelftestReport) -> str:
     start, end = page.find(DOCS_BEGIN), page.find(DOCS_END)
     if start < 0 or end < start:
         raise ConfigError(f"the page has no {DOCS_BEGIN!r} ... {DOCS_END!r} block to write the figures into")
-    block = f"{DOCS_BEGIN}\n\n{format_markdown_report(report)}\n\n"
+    line = stamp if stamp is not None else measurement_stamp()
+    tables = format_markdown_report(report).split("\n\n")
+    block = f"{DOCS_BEGIN}\n\n" + "".join(f"{line}\n\n{t}\n\n" for t in tables)
     return page[:start] + block + page[end:]
