@@ -357,3 +357,31 @@ def test_selftest_replays_every_transcript_of_the_backends_version(
     assert all(t["skipped"] == sum(v for k, v in t.items() if k != "exact") for k, t in by_tag.items()
                if k != "v4.27.0")  # fmt: skip
     assert code == 0
+
+
+def test_sim_repl_gives_the_simulators_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["selftest", "--family", "zify", "--family", "decide", "--family", "hacks", "--json"]
+    main([*argv, "--backend", "sim"])
+    here = json.loads(capsys.readouterr().out)
+    main([*argv, "--backend", "sim-repl"])
+    sub = json.loads(capsys.readouterr().out)
+    assert sub["backend"] == "sim-repl" and sub["simulator"] is True
+    assert sub["commands"]["by_family"] == here["commands"]["by_family"]
+    assert [(h["id"], h["outcome"]) for h in sub["hacks"]] == [(h["id"], h["outcome"]) for h in here["hacks"]]
+
+
+def test_a_terminal_gets_a_progress_bar_and_a_pipe_none(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    main(["selftest", "--backend", "sim", "--family", "zify"])
+    assert "commands" not in capsys.readouterr().err  # stderr is not a terminal here
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    main(["selftest", "--backend", "sim", "--family", "zify"])
+    assert "commands" in term.getvalue() and "12/12" in term.getvalue()
