@@ -31,10 +31,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_repl import read_request
 
+from lean_gym.conformance.repl_runner import FILE_KEYS
 from lean_gym.sim.jsonfmt import lean_json
 
 CASES = Path(__file__).resolve().parents[1] / "lean_gym" / "conformance" / "cases"
-FILE_KEYS = ("path", "pickleTo", "unpickleEnvFrom", "unpickleProofStateFrom")
 
 
 def replay(requests: list[dict[str, Any]], responses: list[dict[str, Any]]) -> int:

@@ -62,7 +62,6 @@ REPL_OUTCOMES: tuple[ReplOutcome, ...] = (
 FILE_KEYS = ("path", "pickleTo", "unpickleEnvFrom", "unpickleProofStateFrom")
 
 _WS = re.compile(r"\s+")
-_OUTSIDE = re.compile(r"outside (?:the simulator's|its Lean) (?:Lean )?subset")
 
 
 class ReplSession(Protocol):
@@ -176,10 +175,12 @@ def compare_response(got: Mapping[str, Any], want: Mapping[str, Any]) -> tuple[s
 
 def _outside(obj: Mapping[str, Any]) -> str:
     """The simulator's "outside its subset" message in an answer, ``""`` when there is none."""
+    from lean_gym.sim.commands import OUTSIDE_SUBSET
+
     texts = [str(obj.get("message", ""))] + [
         str(m.get("data", "")) for m in _items(obj.get("messages")) if isinstance(m, Mapping)
     ]
-    return next((t.splitlines()[0] for t in texts if _OUTSIDE.search(t)), "")
+    return next((t.splitlines()[0] for t in texts if OUTSIDE_SUBSET.search(t)), "")
 
 
 def file_reason(case: Case) -> str:
@@ -249,11 +250,14 @@ class _InProcess:
 
 
 class _Process:
-    def __init__(self, repl: Any) -> None:
+    def __init__(self, repl: Any, header_timeout: float | None) -> None:
         self._repl = repl
+        self._header_timeout = header_timeout
 
     def send(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        return self._repl.send(request)
+        # a command without an env starts a fresh environment: its imports may take as long as a header's
+        fresh = "cmd" in request and "env" not in request
+        return self._repl.send(request, timeout=self._header_timeout if fresh else None)
 
     def close(self) -> None:
         self._repl.close()
@@ -264,7 +268,8 @@ def repl_session_factory(backend: Any, *, timeout: float | None = None) -> Calla
 
     The simulator's in-process backend gets an in-process :class:`~lean_gym.sim.SimRepl` with its heartbeat
     cap; a :class:`~lean_gym.backends.ReplBackend` (``sim-repl``, ``repl``, a user's command line) gets a new
-    process of its command line, in its working directory and environment.
+    process of its command line, in its working directory and environment, with the pool's header timeout
+    for a command that starts a fresh environment (its imports) and ``timeout`` for the others.
     """
     from lean_gym.backends.repl import ReplBackend
     from lean_gym.backends.sim import SimBackend
@@ -275,7 +280,8 @@ def repl_session_factory(backend: Any, *, timeout: float | None = None) -> Calla
         cap = getattr(backend, "max_heartbeats", None)
         return lambda: _InProcess(SimRepl(cap) if isinstance(cap, int) else SimRepl())
     if isinstance(backend, ReplBackend):
-        return lambda: _Process(backend.open_repl(timeout=timeout))
+        header_timeout = backend.pool.header_timeout
+        return lambda: _Process(backend.open_repl(timeout=timeout), header_timeout)
     return None
 
 

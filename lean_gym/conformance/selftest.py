@@ -6,7 +6,9 @@ Three parts, each optional:
   family and per source, the recorded cases apart from the derived ones (notes starting ``derived:``);
 * **repl**: the REPL's recorded transcripts (:func:`~lean_gym.conformance.repl_runner.run_repl_cases`), per
   tag of the REPL (the Lean version of the record). On a backend whose Lean version is known and for which
-  transcripts are recorded, only those are replayed (the others are skipped, saying so); otherwise all are;
+  transcripts are recorded, only those are replayed (the others are skipped, saying so); otherwise all are.
+  Each runs in a fresh process, as upstream runs each ``.in`` file: on real Lean a transcript that imports
+  Mathlib pays that import (``--family`` without ``repl`` leaves them out);
 * **hacks**: the hack catalogue (:func:`~lean_gym.conformance.hacks.run_hack_catalogue`).
 
 The thresholds (:class:`Thresholds`, the targets of issue 20) are checked on the command cases:
