@@ -1,4 +1,6 @@
-"""The ``lean-gym`` command: ``doctor``, ``setup``, ``demo``, ``bench``, ``eval``, ``serve``, ``serve-policy``.
+"""The ``lean-gym`` command and its subcommands.
+
+``doctor``, ``selftest``, ``setup``, ``demo``, ``bench``, ``eval``, ``serve``, ``serve-policy``.
 
 Every command that produces verdicts prints which backend produced them: real Lean (``repl:...``) or the
 simulator (``sim``), which is never Lean.
@@ -30,6 +32,61 @@ def _doctor(args: argparse.Namespace) -> int:
         print(format_report(checks))
     real_ok = all(c.ok for c in checks if c.name != "simulator")
     return 0 if real_ok else 1
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    from lean_gym.backends import make_backend
+    from lean_gym.conformance.selftest import (
+        Thresholds,
+        check_selection,
+        format_markdown_report,
+        format_report,
+        run_selftest,
+    )
+
+    check_selection(args.family, args.source)  # a user error before any backend starts
+    thresholds = Thresholds(args.max_stronger, args.min_agreement / 100, args.min_first_line / 100)
+    bar: Any = None
+    progress = None
+    if not args.quiet and not args.json and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        def progress(part: str, done: int, total: int) -> None:
+            nonlocal bar
+            if bar is None or bar.desc != part:
+                if bar is not None:
+                    bar.close()
+                bar = tqdm(total=total, desc=part, unit="case", leave=False)
+            bar.n = done
+            bar.refresh()
+
+    backend = make_backend(args.backend, workspace=args.workspace)
+    try:
+        report = run_selftest(
+            backend, families=args.family, sources=args.source, thresholds=thresholds, timeout=args.timeout,
+            progress=progress,
+        )  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
+        backend.close()
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
+    elif args.markdown:
+        print(format_markdown_report(report))
+    else:
+        print(format_report(report))
+    return 0 if report.passed else 1
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage like 97, got {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"a percentage is between 0 and 100, got {text!r}")
+    return value
 
 
 def _setup(args: argparse.Namespace) -> int:
@@ -312,6 +369,45 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-smoke", action="store_true", help="skip the real-Lean smoke check")
     d.add_argument("--json", action="store_true", help="machine-readable output")
     d.set_defaults(func=_doctor)
+
+    st = sub.add_parser(
+        "selftest",
+        help="hold a backend to Lean's recorded behaviour (the conformance corpus) and the hack catalogue",
+        description="Run the conformance corpus (cases of Lean's recorded behaviour from Mathlib's, Aesop's "
+        "and Lean core's tests, SATP's proofs and the REPL's transcripts) and the oracle's hack catalogue on "
+        "a backend; print every disagreement, agreement per family and per source, the Lean version of each "
+        "record and of the backend. On real Lean, attach the --json output to a bug report; on the simulator "
+        "these are its fidelity figures (docs/simulator.md). Exit status: 0 when every threshold is met, 1 "
+        "when one is missed (Lean fails and the backend proves in more than --max-stronger cases, agreement "
+        "on the cases read below --min-agreement, equal first lines of error messages below "
+        "--min-first-line, or a hack the oracle misses), 2 on a user error.",
+    )
+    st.add_argument(
+        "--backend",
+        default="auto",
+        type=_backend_or_ray,
+        help="auto (real Lean if set up, else the simulator), sim, sim-repl, repl, or a registered name",
+    )
+    st.add_argument("--family", action="append", help="only this family (repeatable; repl, hacks included)")
+    st.add_argument(
+        "--source", action="append", help="only this corpus source (repeatable): aesop, lean4, ..."
+    )
+    st.add_argument("--workspace", default=None, help="the Lean workspace of --backend repl")
+    st.add_argument("--timeout", type=_positive_seconds, default=None, help="seconds per check")
+    st.add_argument(
+        "--json", action="store_true", help="the whole report as JSON, every case (for a bug report)"
+    )
+    st.add_argument(
+        "--markdown", action="store_true", help="the figures as Markdown tables (docs/simulator.md)"
+    )
+    st.add_argument("--quiet", action="store_true", help="no progress bar")
+    st.add_argument("--max-stronger", type=_int_at_least(0), default=0,
+                    help="most cases where Lean fails and the backend proves (default 0)")  # fmt: skip
+    st.add_argument("--min-agreement", type=_percent, default=97.0,
+                    help="least agreement on the cases read, in %% (default 97)")  # fmt: skip
+    st.add_argument("--min-first-line", type=_percent, default=90.0,
+                    help="least rate of equal first lines of error messages, in %% (default 90)")  # fmt: skip
+    st.set_defaults(func=_selftest)
 
     s = sub.add_parser(
         "setup",

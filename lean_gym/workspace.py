@@ -266,6 +266,10 @@ def format_report(checks: Sequence[Check]) -> str:
     real = [c for c in checks if c.name != "simulator"]
     if all(c.ok for c in real):
         lines.append("Real Lean is ready: backend='auto' will use it.")
+        lines.append(
+            "First run `lean-gym selftest --backend repl`: it holds this install to Lean's recorded behaviour "
+            "(attach its --json output to a bug report)."
+        )
     else:
         lines.append(
             "Real Lean is not ready: backend='auto' falls back to the simulator (results say backend='sim')."

@@ -89,7 +89,15 @@ def test_doctor_on_a_built_workspace_with_tools_runs_the_smoke_check(tmp_path: P
     checks = doctor(ws.root)
     assert ran == [ws]
     assert all(c.ok for c in checks if c.name != "simulator")
-    assert "Real Lean is ready" in format_report(checks)
+    report = format_report(checks)
+    assert "Real Lean is ready" in report
+    # the first thing it points to on a real install: selftest, whose output goes with a bug report
+    after = report.split("Real Lean is ready", 1)[1]
+    assert after.splitlines()[1].startswith("First run `lean-gym selftest --backend repl`")
+    import dataclasses
+
+    broken = [dataclasses.replace(checks[0], ok=False), *checks[1:]]
+    assert "lean-gym selftest" not in format_report(broken)  # only once real Lean is ready
 
 
 def test_doctor_cli_fails_cleanly_without_traceback(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from lean_gym.backends.aio import AsyncMixin
 from lean_gym.backends.base import DEFAULT_TIMEOUT_S, Capabilities, CheckResult
 from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.pool import PoolStats, ReplPool
+from lean_gym.lean.repl import LeanRepl
 
 __all__ = ["ReplBackend", "sim_command"]
 
@@ -55,6 +56,8 @@ class ReplBackend(AsyncMixin):
         timeout: Default per-check wall-clock timeout in seconds (the pool kills a process past it; this is
             what bounds a check on real Lean, where `set_option maxHeartbeats 0` in the code is honoured).
         name: Backend name in results; defaults to ``"repl:<command>"``, or ``"sim-repl"`` for the simulator.
+        versions: What the processes run, by component (``{"lean": "v4.27.0"}``), for
+            :attr:`capabilities`; :meth:`lean` reads the workspace's ``lean-toolchain``.
     """
 
     def __init__(
@@ -71,12 +74,14 @@ class ReplBackend(AsyncMixin):
         timeout: float | None = DEFAULT_TIMEOUT_S,
         header_timeout: float | None = 600.0,
         name: str | None = None,
+        versions: Mapping[str, str] | None = None,
     ) -> None:
         command = list(command) if command is not None else sim_command()
-        self._recipe = dict(
+        self._versions = dict(versions or {})
+        self._recipe: dict[str, Any] = dict(
             command=command, pool_size=pool_size, cwd=cwd, env=env, memory_limit_mb=memory_limit_mb,
             max_uses=max_uses, max_rss_mb=max_rss_mb, acquire_timeout=acquire_timeout, timeout=timeout,
-            header_timeout=header_timeout, name=name,
+            header_timeout=header_timeout, name=name, versions=versions,
         )  # fmt: skip
         if pool_size is None:
             pool_size = max(1, (os.cpu_count() or 2) - 1)
@@ -124,13 +129,17 @@ class ReplBackend(AsyncMixin):
         from lean_gym.lean.workspace import find_workspace, repl_command
 
         ws = find_workspace(workspace)
-        return cls(command=repl_command(ws), cwd=ws.root, **kwargs)
+        pin = ws.toolchain  # "leanprover/lean4:v4.27.0"
+        versions = {"lean": pin.rsplit(":", 1)[-1]} if pin else {}
+        return cls(command=repl_command(ws), cwd=ws.root, **{"versions": versions, **kwargs})
 
     @property
     def capabilities(self) -> Capabilities:
         """A pool of processes: concurrent up to its size, with tactic mode."""
         size = self.pool.size
-        return Capabilities(in_process=False, concurrent=size > 1, tactic_mode=True, max_workers=size)
+        return Capabilities(
+            in_process=False, concurrent=size > 1, tactic_mode=True, max_workers=size, versions=self._versions
+        )
 
     @property
     def stats(self) -> PoolStats:
@@ -152,6 +161,21 @@ class ReplBackend(AsyncMixin):
         """Hold one process for tactic-mode requests; see :meth:`ReplPool.lease`."""
         with self.pool.lease(header, affinity) as lease:
             yield lease
+
+    def open_repl(self, *, timeout: float | None = None) -> LeanRepl:
+        """A new process of this backend's command line, outside the pool: a fresh REPL session.
+
+        Its environments and proof states are numbered from 0, as in a recorded transcript (the
+        conformance corpus's REPL cases replay on it). The caller closes it.
+
+        Args:
+            timeout: Seconds per request (default: the backend's per-check timeout).
+        """
+        r: dict[str, Any] = self._recipe
+        return LeanRepl(
+            r["command"], cwd=r["cwd"], env=r["env"], memory_limit_mb=r["memory_limit_mb"],
+            default_timeout=timeout if timeout is not None else r["timeout"],
+        )  # fmt: skip
 
     def warm(self, header: str = "") -> None:
         """Start every process and import ``header`` in each ahead of time."""
