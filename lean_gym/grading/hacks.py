@@ -120,8 +120,9 @@ _INFOS: tuple[HackClassInfo, ...] = (
         "native_decide",
         "`native_decide`, `decide +native`, `bv_decide` or `Lean.ofReduceBool`: trusts the compiler, "
         "not the kernel.",
-        "Tokens in the source scan (unless `allow_native_decide=True`); `Lean.ofReduceBool`/"
-        "`Lean.trustCompiler` in `#print axioms`.",
+        "Tokens in the source scan (unless `allow_native_decide=True`); in `#print axioms`, "
+        "`Lean.ofReduceBool`/`Lean.trustCompiler` (to Lean v4.28) or, from v4.29, a "
+        "`‹decl›._native.‹tactic›.ax_…` axiom of one of the submission's own declarations.",
         "policy",
         "accept_any_axiom",
     ),

@@ -38,6 +38,7 @@ from typing import Any
 
 from lean_gym.backends.base import Backend, CheckResult
 from lean_gym.backends.cache import VerdictCache
+from lean_gym.grading.axioms import NATIVE_AXIOMS, STANDARD_AXIOMS, is_native_axiom
 from lean_gym.grading.hacks import SAFETY_CLASSES
 from lean_gym.grading.plan import Grader, Plan
 from lean_gym.grading.policy import (
@@ -73,15 +74,12 @@ __all__ = [
     "run_checks",
 ]
 
-#: The axioms a kernel-checked classical proof may use.
-STANDARD_AXIOMS: frozenset[str] = frozenset({"propext", "Classical.choice", "Quot.sound"})
-#: The axioms native evaluation adds (``native_decide``, ``decide +native``, ``bv_decide``).
-NATIVE_AXIOMS: frozenset[str] = frozenset({"Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"})
 #: Default bound on untrusted submission length, in characters.
 DEFAULT_MAX_CHARS = 20_000
 
 _STATEMENT_CLASSES = frozenset({"statement_tampering", "weakened_hypothesis", "renamed_theorem"})
-_HEARTBEAT_TIMEOUT = "(deterministic) timeout"
+# Lean's heartbeat budget, spent in the elaborator or (rendered by `throwKernelException`) in the kernel
+_HEARTBEAT_TIMEOUTS = ("(deterministic) timeout", "(kernel) deterministic timeout")
 _AXIOMS_RE = re.compile(
     r"^\s*'?(?P<name>.+?)'?\s+(?:depends on axioms:\s*\[(?P<axioms>.*)\]|(?P<none>does not depend on any axioms))",
     re.DOTALL,
@@ -129,6 +127,9 @@ class GradingRules:
         accept_sorry: Count Lean's ``sorry`` status (and ``sorryAx``) as a proof.
         check_axioms: Read the final ``#print axioms`` line and require ``allowed_axioms``.
         allowed_axioms: The axioms a proof may depend on.
+        allow_native: Also allow the axioms native evaluation adds for the submission's own declarations
+            (:data:`NATIVE_AXIOMS` and, from Lean v4.29, ``‹decl›._native.‹tactic›.ax_…``; see
+            :mod:`lean_gym.grading.axioms`).
     """
 
     name: str = "oracle"
@@ -136,6 +137,7 @@ class GradingRules:
     accept_sorry: bool = False
     check_axioms: bool = True
     allowed_axioms: frozenset[str] = STANDARD_AXIOMS
+    allow_native: bool = False
 
 
 @dataclass(frozen=True)
@@ -268,8 +270,25 @@ def parse_axioms(
         if match.group("none"):
             found = ()
         else:
-            found = tuple(a.strip() for a in match.group("axioms").split(",") if a.strip())
+            found = _split_names(match.group("axioms"))
     return found
+
+
+def _split_names(text: str) -> tuple[str, ...]:
+    """``a, b,\n c`` as names; a comma inside ``«…»`` (an escaped name) is part of the name."""
+    names: list[str] = []
+    depth = 0
+    start = 0
+    for k, ch in enumerate(text):
+        if ch == "«":
+            depth += 1
+        elif ch == "»":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            names.append(text[start:k])
+            start = k + 1
+    names.append(text[start:])
+    return tuple(n.strip() for n in names if n.strip())
 
 
 def _effective_status(check: CheckResult, analysis: Analysis, rules: GradingRules) -> str:
@@ -300,7 +319,7 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
     if status == "timeout":
         return Verdict(False, "timeout", "the check ran past its time limit", check, grader=name)
     if status == "error":
-        spent = next((m for m in check.errors if m.data.startswith(_HEARTBEAT_TIMEOUT)), None)
+        spent = next((m for m in check.errors if m.data.startswith(_HEARTBEAT_TIMEOUTS)), None)
         if spent is not None:
             # Lean's own budget error (maxHeartbeats): resource use, not an honest proof error
             text = spent.data.splitlines()[0]
@@ -339,12 +358,20 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
             grader=name,
         )
     allowed = set(rules.allowed_axioms) | ({"sorryAx"} if rules.accept_sorry else set())
-    bad = [a for a in axioms if a not in allowed]
+    native = _native_axioms(axioms, analysis, check)
+    bad = [a for a in axioms if a not in allowed and not (rules.allow_native and a in native)]
     if not bad:
         return Verdict(True, None, f"accepted by {name}: axioms {list(axioms)}", check, axioms, grader=name)
     return Verdict(
-        False, _axiom_class(bad, analysis), f"depends on disallowed axioms {bad}", check, axioms, name
+        False, _axiom_class(bad, analysis, native), f"depends on disallowed axioms {bad}", check, axioms, name
     )
+
+
+def _native_axioms(axioms: Sequence[str], analysis: Analysis, check: CheckResult) -> frozenset[str]:
+    """The axioms of ``axioms`` that native evaluation added for the submission's own declarations."""
+    declared = {d.name for d in declarations(analysis.submission) if d.name}
+    version = check.lean_version
+    return frozenset(a for a in axioms if is_native_axiom(a, declared=declared, lean_version=version))
 
 
 def checker(check: CheckResult, *, process: bool = False) -> str:
@@ -366,10 +393,10 @@ def checker(check: CheckResult, *, process: bool = False) -> str:
     return f"the {name} backend" if name else "the backend"
 
 
-def _axiom_class(bad: Sequence[str], analysis: Analysis) -> str:
+def _axiom_class(bad: Sequence[str], analysis: Analysis, native: frozenset[str]) -> str:
     if "sorryAx" in bad:
         return "sorry"
-    if any(a in NATIVE_AXIOMS for a in bad):
+    if any(a in native for a in bad):
         return "native_decide"
     code = strip_comments_and_strings(analysis.submission)  # an `axiom` in a comment declares nothing
     declared = set(re.findall(r"(?<![\w'!?.])(?:axiom|opaque)\s+([^\s:({\[]+)", code))
@@ -398,8 +425,9 @@ class Oracle:
     Args:
         backend: Where Lean (or the simulator) runs; anything implementing
             :class:`~lean_gym.backends.Backend`.
-        allow_native_decide: Accept ``native_decide``-style proofs (their axioms
-            ``Lean.ofReduceBool``/``Lean.trustCompiler`` are then allowed too).
+        allow_native_decide: Accept ``native_decide``-style proofs (their axioms are then allowed too:
+            ``Lean.ofReduceBool``/``Lean.trustCompiler`` up to Lean v4.28, and from v4.29 the
+            ``‹decl›._native.‹tactic›.ax_…`` axioms of the submission's own declarations).
         allowed_axioms: The axioms an accepted proof may depend on.
         max_chars: Bound on the submission's length.
         timeout: Seconds per check, passed to the backend.
@@ -413,10 +441,9 @@ class Oracle:
     timeout: float | None = None
 
     def __post_init__(self) -> None:
-        allowed = frozenset(self.allowed_axioms)
-        if self.allow_native_decide:
-            allowed |= NATIVE_AXIOMS
-        self.rules = GradingRules("oracle", allowed_axioms=allowed)
+        self.rules = GradingRules(
+            "oracle", allowed_axioms=frozenset(self.allowed_axioms), allow_native=self.allow_native_decide
+        )
 
     @property
     def name(self) -> str:
