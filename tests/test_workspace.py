@@ -36,7 +36,7 @@ def test_workspace_pins_one_release_for_lean_mathlib_and_repl() -> None:
     assert (
         WORKSPACE_FILES["lean-toolchain"].strip()
         == f"leanprover/lean4:{LEAN_VERSION}"
-        == "leanprover/lean4:v4.27.0"
+        == "leanprover/lean4:v4.33.0-rc2"
     )
     assert lakefile.count(f'rev = "{LEAN_VERSION}"') == 2
     assert "leanprover-community/mathlib4" in lakefile and "leanprover-community/repl" in lakefile
