@@ -202,7 +202,8 @@ def doctor(
         )
     )
     checks.append(_workspaces_check())
-    if all(c.ok for c in checks) and smoke:
+    checks.append(_sandbox_check())
+    if all(c.ok or c.advisory for c in checks) and smoke:
         checks.append(_smoke(ws))
     elif smoke:
         checks.append(
@@ -243,6 +244,30 @@ def _workspaces_check() -> Check:
         return Check("workspaces", True, "none yet", advisory=True)
     parts = [f"{w.lean_version or '?'} at {w.root} ({'built' if w.is_built else 'not built'})" for w in found]
     return Check("workspaces", True, "; ".join(parts), advisory=True)
+
+
+def _sandbox_check() -> Check:
+    from lean_gym.lean.sandbox import bwrap_path, sandbox_works, seccomp_available
+
+    where = bwrap_path()
+    if where is None:
+        return Check(
+            "sandbox",
+            False,
+            "bubblewrap not found: Lean processes run without an OS sandbox",
+            "install it: apt-get install bubblewrap (and pip install pyseccomp for the socket/process filter)",
+            advisory=True,
+        )
+    if not sandbox_works():
+        return Check(
+            "sandbox",
+            False,
+            f"{where} cannot create namespaces here (an unprivileged container?): no OS sandbox",
+            "run the container with user namespaces allowed, or let the container be the sandbox",
+            advisory=True,
+        )
+    seccomp = "with" if seccomp_available() else "without (pip install pyseccomp)"
+    return Check("sandbox", True, f"bubblewrap at {where}, {seccomp} the seccomp filter", advisory=True)
 
 
 def _smoke(ws: Workspace) -> Check:

@@ -12,6 +12,7 @@ from typing import Any
 from lean_gym.backends.base import DEFAULT_TIMEOUT_S, Capabilities, CheckResult
 from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.pool import PoolStats, ReplPool
+from lean_gym.lean.sandbox import Sandbox, lean_paths, resolve_sandbox, sandbox_works
 
 __all__ = ["ReplBackend", "sim_command"]
 
@@ -57,6 +58,10 @@ class ReplBackend:
         name: Backend name in results; defaults to ``"repl:<command>"``, or ``"sim-repl"`` for the simulator.
         versions: What the processes are (``{"lean": "v4.33.0-rc2", "mathlib": …}``), declared in
             :attr:`capabilities` and stamped on every result (:attr:`CheckResult.versions`).
+        max_private_mb: Recycle a process above this private memory (USS), the measure to size by.
+        sandbox: Run every process under bubblewrap (:mod:`lean_gym.lean.sandbox`): ``True`` (required;
+            raises without bwrap), ``"auto"`` (when bwrap is installed and works here), ``False``/``None``
+            (off), or a :class:`~lean_gym.lean.sandbox.Sandbox`. :meth:`lean` defaults to ``"auto"``.
     """
 
     def __init__(
@@ -74,13 +79,18 @@ class ReplBackend:
         header_timeout: float | None = 600.0,
         name: str | None = None,
         versions: Mapping[str, str] | None = None,
+        max_private_mb: float | None = None,
+        sandbox: bool | str | Sandbox | None = None,
     ) -> None:
         command = list(command) if command is not None else sim_command()
         self._recipe = dict(
             command=command, pool_size=pool_size, cwd=cwd, env=env, memory_limit_mb=memory_limit_mb,
             max_uses=max_uses, max_rss_mb=max_rss_mb, acquire_timeout=acquire_timeout, timeout=timeout,
-            header_timeout=header_timeout, name=name, versions=versions,
+            header_timeout=header_timeout, name=name, versions=versions, max_private_mb=max_private_mb,
+            sandbox=sandbox,
         )  # fmt: skip
+        box = resolve_sandbox(sandbox, command, cwd)
+        self.sandboxed = box is not None
         self.versions: dict[str, str] = dict(versions or {})
         if pool_size is None:
             pool_size = max(1, (os.cpu_count() or 2) - 1)
@@ -95,6 +105,8 @@ class ReplBackend:
             memory_limit_mb=memory_limit_mb,
             max_uses=max_uses,
             max_rss_mb=max_rss_mb,
+            max_private_mb=max_private_mb,
+            sandbox=box,
             acquire_timeout=acquire_timeout,
             default_timeout=timeout,
             header_timeout=header_timeout,
@@ -141,6 +153,9 @@ class ReplBackend:
         from lean_gym.lean.workspace import find_workspace, repl_command
 
         ws = find_workspace(workspace, lean_version=lean_version)
+        if kwargs.get("sandbox", "auto") in ("auto", True):
+            box = Sandbox(read_only=lean_paths(ws), processes=True)  # `lake env` starts the REPL
+            kwargs["sandbox"] = box if kwargs.get("sandbox", "auto") is True or sandbox_works() else None
         versions = ws.versions
         if "name" not in kwargs and "lean" in versions:
             mathlib = versions.get("mathlib")
