@@ -92,6 +92,8 @@ class ReplBackend:
         box = resolve_sandbox(sandbox, command, cwd)
         self.sandboxed = box is not None
         self.versions: dict[str, str] = dict(versions or {})
+        #: The Lean workspace the processes run in (set by :meth:`lean`; the replay tier reads it).
+        self.workspace: str | None = None
         if pool_size is None:
             pool_size = max(1, (os.cpu_count() or 2) - 1)
         if name is None:
@@ -161,7 +163,9 @@ class ReplBackend:
             mathlib = versions.get("mathlib")
             tail = "" if mathlib in (None, versions["lean"]) else f"+mathlib@{mathlib}"
             kwargs["name"] = f"repl:{versions['lean']}{tail}"
-        return cls(command=repl_command(ws), cwd=ws.root, versions=versions, **kwargs)
+        backend = cls(command=repl_command(ws), cwd=ws.root, versions=versions, **kwargs)
+        backend.workspace = str(ws.root)
+        return backend
 
     @property
     def capabilities(self) -> Capabilities:

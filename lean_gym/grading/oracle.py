@@ -49,6 +49,7 @@ from lean_gym.grading.policy import (
     split_leading_imports,
     strip_comments_and_strings,
 )
+from lean_gym.grading.replay import LeanChecker, Replayer, ReplayResult
 from lean_gym.grading.statement import (
     StatementFinding,
     TargetTheorem,
@@ -431,6 +432,11 @@ class Oracle:
         allowed_axioms: The axioms an accepted proof may depend on.
         max_chars: Bound on the submission's length.
         timeout: Seconds per check, passed to the backend.
+        replay: The replay tier (:mod:`lean_gym.grading.replay`): ``True`` re-checks every submission
+            the oracle would accept with ``leanchecker`` in the backend's workspace (a
+            :class:`~lean_gym.grading.replay.LeanChecker`); or any
+            :class:`~lean_gym.grading.replay.Replayer`. A disagreement is ``replay_mismatch``. Off by
+            default: it costs two more Lean processes per accepted proof.
     """
 
     backend: Backend
@@ -439,11 +445,22 @@ class Oracle:
     allowed_axioms: frozenset[str] | set[str] = field(default=STANDARD_AXIOMS)
     max_chars: int = DEFAULT_MAX_CHARS
     timeout: float | None = None
+    replay: Replayer | bool | None = None
 
     def __post_init__(self) -> None:
         self.rules = GradingRules(
             "oracle", allowed_axioms=frozenset(self.allowed_axioms), allow_native=self.allow_native_decide
         )
+        self._replayer: Replayer | None = None
+        if self.replay is True:
+            self._replayer = LeanChecker(workspace=getattr(self.backend, "workspace", None))
+        elif isinstance(self.replay, Replayer):
+            self._replayer = self.replay
+        elif self.replay not in (None, False):
+            raise TypeError(
+                f"replay must be True, False, None or a Replayer, got {type(self.replay).__name__}"
+            )
+        self._replayed: dict[tuple[str, str], ReplayResult] = {}
 
     @property
     def name(self) -> str:
@@ -462,8 +479,27 @@ class Oracle:
         return analyse(theorem, submission, allow_native_decide=self.allow_native_decide, max_chars=bound)
 
     def conclude(self, analysis: Analysis, check: CheckResult | None) -> Verdict:
-        """The oracle's verdict given Lean's check of ``analysis.code`` (or ``None`` if not needed)."""
-        return conclude(analysis, check, self.rules)
+        """The oracle's verdict given Lean's check of ``analysis.code`` (or ``None`` if not needed).
+
+        With the replay tier on, an acceptance holds only when the replay agrees.
+        """
+        verdict = conclude(analysis, check, self.rules)
+        if not verdict.accepted or self._replayer is None:
+            return verdict
+        key = (self.header_for(analysis), analysis.body)
+        result = self._replayed.get(key)
+        if result is None:
+            result = self._replayer.replay(*key)
+            if len(self._replayed) >= 1024:
+                self._replayed.pop(next(iter(self._replayed)))
+            self._replayed[key] = result
+        if result.agrees:
+            return replace(verdict, reason=f"{verdict.reason}; the kernel replay agrees")
+        if result.agrees is None:
+            why = f"the replay checker could not run: {result.detail}"
+            return replace(verdict, accepted=False, hack_class="crashed", reason=why)
+        why = f"{checker(verdict.check) if verdict.check else 'Lean'} accepted it, but the kernel replay does not: {result.detail}"
+        return replace(verdict, accepted=False, hack_class="replay_mismatch", reason=why)
 
     def needs_lean(self, analysis: Analysis) -> bool:
         """True when the static checks pass and Lean must run."""
