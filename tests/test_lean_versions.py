@@ -204,3 +204,16 @@ def test_doctor_flags_an_unsupported_pin(tmp_path: Path) -> None:
     (tmp_path / "lean-toolchain").write_text("leanprover/lean4:v4.23.0\n")
     pin = next(c for c in doctor(tmp_path, smoke=False, runner=lambda cmd: None) if c.name == "toolchain pin")
     assert not pin.ok and "not a release" in pin.detail and "--lean v4.33.0-rc2" in pin.fix
+
+
+def test_the_docs_table_lists_every_release() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "real-lean.md").read_text(encoding="utf-8")
+    rows = re.findall(
+        r"^\| \*{0,2}(v[\d.]+(?:-rc\d+)?)\*{0,2} \| `([0-9a-f]{8})` \| `([0-9a-f]{8})` \| `([\w-]+)` \|",
+        doc,
+        re.M,
+    )
+    assert [r[0] for r in rows] == list(supported_versions())
+    for lean, repl, mathlib, layout in rows:
+        rel = release(lean)
+        assert (repl, mathlib, layout) == (rel.repl_commit[:8], rel.mathlib_commit[:8], rel.satp_layout)
