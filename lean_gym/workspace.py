@@ -273,10 +273,11 @@ def _sandbox_check() -> Check:
 def _smoke(ws: Workspace) -> Check:
     from lean_gym.backends.repl import ReplBackend
 
+    boxed = False
     try:
-        backend = ReplBackend(
-            command=repl_command(ws), cwd=ws.root, pool_size=1, timeout=300, memory_limit_mb=None
-        )
+        # the backend `repl` builds, so the check runs as checks will: sandboxed where bubblewrap works
+        backend = ReplBackend.lean(workspace=ws.root, pool_size=1, timeout=300, memory_limit_mb=None)
+        boxed = backend.sandboxed
         try:
             res = backend.check(SMOKE_CODE, header=SMOKE_HEADER)
         finally:
@@ -286,15 +287,13 @@ def _smoke(ws: Workspace) -> Check:
             "smoke check",
             False,
             f"{type(e).__name__}: {e}",
-            "see the message; `lean-gym setup --force` rebuilds",
+            "see the message; `lean-gym setup --force` rebuilds"
+            + ("; if only the sandbox fails, pass sandbox=False and report it" if boxed else ""),
         )
     ok = res.status == "proved"
-    return Check(
-        "smoke check",
-        ok,
-        f"{res.status} in {res.elapsed_s:.1f} s on real Lean",
-        "" if ok else res.messages_text(400),
-    )
+    where = "on real Lean, in the sandbox" if boxed else "on real Lean"
+    fix = res.messages_text(400) + ("\n(sandboxed: try sandbox=False to tell the two apart)" if boxed else "")
+    return Check("smoke check", ok, f"{res.status} in {res.elapsed_s:.1f} s {where}", "" if ok else fix)
 
 
 def _sim_check() -> Check:

@@ -284,3 +284,26 @@ def test_private_memory_is_below_resident_and_recycles() -> None:
     with ReplBackend(command=sim_command(), pool_size=1, max_private_mb=1e6) as b:
         b.check_batch(PROOFS[:2])
         assert b.stats.recycles == 0
+
+
+def test_real_lean_sandbox_finds_elan_and_its_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside, HOME is the scratch: elan must be told where it lives, and see it, read-only."""
+    from lean_gym.lean.sandbox import lean_sandbox
+    from lean_gym.lean.workspace import Workspace
+
+    elan = tmp_path / "elan"
+    (elan / "toolchains").mkdir(parents=True)
+    (tmp_path / "ws").mkdir()
+    monkeypatch.setenv("ELAN_HOME", str(elan))
+    box = lean_sandbox(Workspace(tmp_path / "ws"))
+    assert box.processes and set(box.read_only) == {str(tmp_path / "ws"), str(elan)}
+    program = (
+        "out['elan'] = os.environ.get('ELAN_HOME')\n"
+        + "out['toolchains'] = os.path.isdir(os.path.join(os.environ['ELAN_HOME'], 'toolchains'))\n"
+        + _try("open(os.path.join(os.environ['ELAN_HOME'], 'x'), 'w')", "write_elan")
+    )
+    merged = Sandbox.for_python(read_only=(str(tmp_path / "code"), *box.read_only), setenv=box.setenv)
+    out = _attack(tmp_path, program, box=merged)
+    assert out["elan"] == str(elan) and out["toolchains"] is True and out["write_elan"] != "ok"

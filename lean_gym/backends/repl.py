@@ -12,7 +12,7 @@ from typing import Any
 from lean_gym.backends.base import DEFAULT_TIMEOUT_S, Capabilities, CheckResult
 from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.pool import PoolStats, ReplPool
-from lean_gym.lean.sandbox import Sandbox, lean_paths, resolve_sandbox, sandbox_works
+from lean_gym.lean.sandbox import Sandbox, lean_sandbox, resolve_sandbox, sandbox_works
 
 __all__ = ["ReplBackend", "sim_command"]
 
@@ -156,7 +156,7 @@ class ReplBackend:
 
         ws = find_workspace(workspace, lean_version=lean_version)
         if kwargs.get("sandbox", "auto") in ("auto", True):
-            box = Sandbox(read_only=lean_paths(ws), processes=True)  # `lake env` starts the REPL
+            box = lean_sandbox(ws)
             kwargs["sandbox"] = box if kwargs.get("sandbox", "auto") is True or sandbox_works() else None
         versions = ws.versions
         if "name" not in kwargs and "lean" in versions:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from lean_gym.errors import ConfigError, WorkspaceNotFoundError
-from lean_gym.lean.sandbox import PASS_ENV, Sandbox, lean_paths, sandbox_works
+from lean_gym.lean.sandbox import PASS_ENV, Sandbox, lean_sandbox, sandbox_works
 from lean_gym.lean.versions import at_least
 
 __all__ = ["LEANCHECKER_SINCE", "LeanChecker", "ReplayResult", "Replayer"]
@@ -151,7 +151,7 @@ class LeanChecker:
             return None
         from lean_gym.lean.workspace import Workspace
 
-        return Sandbox(read_only=lean_paths(Workspace(root)), scratch=str(scratch), processes=True)
+        return lean_sandbox(Workspace(root), scratch=str(scratch))
 
     def _run(
         self, cmd: Sequence[str], root: Path, env: dict[str, str], box: Sandbox | None

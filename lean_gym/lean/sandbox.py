@@ -44,7 +44,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lean_gym.lean.workspace import Workspace
@@ -56,7 +56,9 @@ __all__ = [
     "Launch",
     "Sandbox",
     "bwrap_path",
+    "elan_home",
     "lean_paths",
+    "lean_sandbox",
     "python_paths",
     "resolve_sandbox",
     "sandbox_works",
@@ -103,10 +105,25 @@ def python_paths() -> tuple[str, ...]:
     return tuple(sorted(p for p in paths if p and os.path.isdir(p)))
 
 
+def elan_home() -> Path:
+    """Elan's home (its toolchains and the ``lean``/``lake`` proxies): ``$ELAN_HOME`` or ``~/.elan``."""
+    return Path(os.environ.get("ELAN_HOME", Path.home() / ".elan"))
+
+
 def lean_paths(ws: Workspace) -> tuple[str, ...]:
     """The read-only paths real Lean needs inside a sandbox: the workspace and elan's home (toolchains)."""
-    elan = Path(os.environ.get("ELAN_HOME", Path.home() / ".elan"))
-    return tuple(str(p) for p in (ws.root, elan) if p.exists())
+    return tuple(str(p) for p in (ws.root, elan_home()) if p.exists())
+
+
+def lean_sandbox(ws: Workspace, **kwargs: Any) -> Sandbox:
+    """The sandbox of real Lean in ``ws``.
+
+    The workspace and elan's home read-only, ``ELAN_HOME`` set, and processes allowed (``lake env`` starts
+    the REPL); ``kwargs`` are other :class:`Sandbox` fields.
+    """
+    return Sandbox(
+        read_only=lean_paths(ws), processes=True, setenv=(("ELAN_HOME", str(elan_home())),), **kwargs
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -210,6 +227,8 @@ class Sandbox:
         seccomp: Apply the seccomp filter (``None``: when :func:`seccomp_available`; ``True``: required).
         processes: Allow the process to create processes (``lake env`` does; the REPL itself does not).
         bwrap: The ``bwrap`` binary (``None``: found on ``PATH``).
+        setenv: More variables set inside, as ``(name, value)`` pairs (e.g. ``ELAN_HOME``: inside,
+            ``HOME`` is the scratch directory, so elan would not find its toolchains by ``~/.elan``).
     """
 
     read_only: tuple[str, ...] = ()
@@ -218,6 +237,7 @@ class Sandbox:
     seccomp: bool | None = None
     processes: bool = False
     bwrap: str | None = None
+    setenv: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def for_python(cls, *, read_only: Sequence[str] = (), **kwargs: bool | str | None) -> Sandbox:
@@ -274,6 +294,8 @@ class Sandbox:
         if "PATH" not in source:
             argv += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"]
         argv += ["--setenv", "HOME", str(scratch), "--setenv", "TMPDIR", str(scratch)]
+        for key, value in self.setenv:
+            argv += ["--setenv", key, value]
         argv += ["--ro-bind", "/usr", "/usr"]
         for name in ("bin", "sbin", "lib", "lib32", "lib64"):
             host = Path("/") / name
