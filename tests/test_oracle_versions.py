@@ -128,6 +128,15 @@ class TestOracleNative:
         v = _judge(text, f"{SIG} := by\n  norm_num", allow=False)
         assert not v.accepted and v.hack_class == "native_decide"
 
+    def test_private_axioms_belong_only_to_private_declarations(self) -> None:
+        # a library's private `t` proved by native_decide: the submission's public `t` does not own it
+        text = "'t' depends on axioms: [_private.Mathlib.X.0.t._native.native_decide.ax_1_1]"
+        v = _judge(text)
+        assert not v.accepted and v.hack_class == "nonstandard_axiom"
+        own = "'t' depends on axioms: [_private.0.t._native.native_decide.ax_1_1]"
+        assert _judge(own, f"private {SIG} := by\n  native_decide").accepted  # its own private `t`
+        assert _judge(own).hack_class == "nonstandard_axiom"  # the same name, but `t` is public here
+
     def test_helper_declared_by_the_submission(self) -> None:
         sub = f"theorem helper : (2 : ℕ) ^ 10 = 1024 := by\n  native_decide\n\n{SIG} := helper"
         v = _judge("'t' depends on axioms: [helper._native.native_decide.ax_1_1]", sub)

@@ -56,12 +56,7 @@ def _plain(name: str) -> str:
     return name.replace("«", "").replace("»", "")
 
 
-def native_owner(name: str) -> str | None:
-    """The declaration a v4.29+ native-computation axiom belongs to, or ``None`` when ``name`` is not one.
-
-    ``name`` must be ``‹owner›._native.‹tactic›.ax_‹n›[_‹m›…]`` with ``‹tactic›`` in :data:`NATIVE_TACTICS`.
-    The owner of a ``private`` declaration's axiom is the declaration's own name.
-    """
+def _owner(name: str) -> tuple[str, bool] | None:
     m = _AUX_RE.match(_plain(name.strip()))
     if m is None or m.group("tactic") not in NATIVE_TACTICS:
         return None
@@ -69,22 +64,41 @@ def native_owner(name: str) -> str | None:
     if "._native." in owner:  # a nested look-alike: `a._native.decide.ax_1._native.decide.ax_1`
         return None
     private = _PRIVATE_RE.match(owner)
-    return private.group("name") if private else owner
+    return (private.group("name"), True) if private else (owner, False)
 
 
-def is_native_axiom(name: str, *, declared: Collection[str], lean_version: str | None = None) -> bool:
+def native_owner(name: str) -> str | None:
+    """The declaration a v4.29+ native-computation axiom belongs to, or ``None`` when ``name`` is not one.
+
+    ``name`` must be ``‹owner›._native.‹tactic›.ax_‹n›[_‹m›…]`` with ``‹tactic›`` in :data:`NATIVE_TACTICS`.
+    The owner of a ``private`` declaration's axiom (``_private.‹module›.‹n›.‹name›``) is its own name.
+    """
+    found = _owner(name)
+    return found[0] if found else None
+
+
+def is_native_axiom(
+    name: str,
+    *,
+    declared: Collection[str],
+    declared_private: Collection[str] = (),
+    lean_version: str | None = None,
+) -> bool:
     """True when ``name`` is an axiom that native evaluation added for one of the ``declared`` names.
 
     Args:
         name: An axiom from ``#print axioms``.
         declared: The names of the declarations the submission itself declares.
+        declared_private: Those it declares ``private``: only they own a ``_private.…`` axiom (a public
+            declaration of the same name as a library's private one owns none of the library's axioms).
         lean_version: The Lean that printed the list (``None``: unknown, read as recent). On a version
             older than :data:`~lean_gym.lean.versions.NATIVE_AUX_AXIOMS_SINCE` only
             :data:`NATIVE_AXIOMS` are native: an auxiliary-looking name there came from somewhere else.
     """
     if name in NATIVE_AXIOMS:
         return True
-    owner = native_owner(name)
-    if owner is None or at_least(lean_version, NATIVE_AUX_AXIOMS_SINCE) is False:
+    found = _owner(name)
+    if found is None or at_least(lean_version, NATIVE_AUX_AXIOMS_SINCE) is False:
         return False
-    return owner in {_plain(d) for d in declared}
+    owner, private = found
+    return owner in {_plain(d) for d in (declared_private if private else declared)}

@@ -371,8 +371,14 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
 def _native_axioms(axioms: Sequence[str], analysis: Analysis, check: CheckResult) -> frozenset[str]:
     """The axioms of ``axioms`` that native evaluation added for the submission's own declarations."""
     declared = {d.name for d in declarations(analysis.submission) if d.name}
+    code = strip_comments_and_strings(analysis.submission)
+    private = set(re.findall(r"(?<![\w'!?.])private\s+(?:theorem|lemma)\s+([^\s:({\[]+)", code)) & declared
     version = check.lean_version
-    return frozenset(a for a in axioms if is_native_axiom(a, declared=declared, lean_version=version))
+    return frozenset(
+        a
+        for a in axioms
+        if is_native_axiom(a, declared=declared, declared_private=private, lean_version=version)
+    )
 
 
 def checker(check: CheckResult, *, process: bool = False) -> str:
