@@ -25,10 +25,11 @@ a ``bwrap`` command line (bubblewrap, the Debian package ``bubblewrap``):
 Memory is bounded outside the sandbox (``RLIMIT_AS`` through ``prlimit``, see :mod:`lean_gym.lean.repl`).
 
 Example:
-    >>> box = Sandbox(read_only=("/opt/py",), bwrap="/usr/bin/bwrap", seccomp=False)
-    >>> launch = box.launch(["/opt/py/bin/python", "-m", "lean_gym.sim"], cwd=None, env={"LANG": "C.UTF-8"})
-    >>> launch.argv[:2], "--cap-drop" in launch.argv, launch.argv[-3:]
-    (['/usr/bin/bwrap', '--unshare-all'], True, ['/opt/py/bin/python', '-m', 'lean_gym.sim'])
+    >>> import sys
+    >>> box = Sandbox.for_python(bwrap="/usr/bin/bwrap", seccomp=False)  # the path is not run here
+    >>> launch = box.launch([sys.executable, "-m", "lean_gym.sim"], cwd=None, env={"LANG": "C.UTF-8"})
+    >>> launch.argv[:2], "--cap-drop" in launch.argv, launch.argv[-2:]
+    (['/usr/bin/bwrap', '--unshare-all'], True, ['-m', 'lean_gym.sim'])
     >>> launch.close()
 """
 
