@@ -24,13 +24,18 @@ __all__ = ["main"]
 def _doctor(args: argparse.Namespace) -> int:
     from lean_gym.workspace import doctor, format_report
 
-    checks = doctor(args.workspace, smoke=not args.no_smoke)
+    path = args.workspace
+    if path is None and args.lean is not None:
+        from lean_gym.lean.workspace import workspace_path
+
+        path = workspace_path(args.lean)
+    checks = doctor(path, smoke=not args.no_smoke)
     if args.json:
         print(json.dumps([c.__dict__ for c in checks], indent=2))
     else:
         print(f"lean-gym {__version__} doctor")
         print(format_report(checks))
-    real_ok = all(c.ok for c in checks if c.name != "simulator")
+    real_ok = all(c.ok for c in checks if c.name != "simulator" and not c.advisory)
     return 0 if real_ok else 1
 
 
@@ -92,7 +97,7 @@ def _percent(text: str) -> float:
 def _setup(args: argparse.Namespace) -> int:
     from lean_gym.workspace import setup
 
-    return setup(args.workspace, dry_run=args.dry_run, force=args.force)
+    return setup(args.workspace, dry_run=args.dry_run, force=args.force, lean=args.lean)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -366,6 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="Lean workspace path (default: $LEAN_GYM_WORKSPACE or lean_workspace/)",
     )
+    d.add_argument("--lean", default=None, help="inspect the workspace of this Lean release (vX.Y.Z)")
     d.add_argument("--no-smoke", action="store_true", help="skip the real-Lean smoke check")
     d.add_argument("--json", action="store_true", help="machine-readable output")
     d.set_defaults(func=_doctor)
@@ -412,8 +418,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "setup",
         help="create and build the Lean workspace for real Lean (needs internet, ~5 GB of disk)",
-        description="Create lean_workspace/ (Lean v4.27.0, Mathlib, Aesop and the leanprover-community REPL at "
-        "their v4.27.0 tags) and build it, step by step, stopping at the first step that fails: installs "
+        description="Create the workspace of one Lean release (default v4.33.0-rc2 in lean_workspace/; "
+        "`--lean vX.Y.Z` for another, in ~/.cache/lean-gym/workspaces/vX.Y.Z, side by side): Lean, and "
+        "Mathlib (with Aesop) and the leanprover-community REPL at their tags of that release; a release "
+        "without both tags is refused, listing those that have them. It builds it step by step, stopping "
+        "at the first step that fails: installs "
         "elan (the Lean toolchain manager) if it is absent, then `lake update`, `lake exe cache get` "
         "(Mathlib's prebuilt oleans), `lake build` and the REPL binary. Needs: internet access to GitHub and "
         "Mathlib's cache; about 5 GB of disk for Mathlib's oleans, plus about 1 GB for the toolchain; memory: "
@@ -421,7 +430,10 @@ def build_parser() -> argparse.ArgumentParser:
         "time: mostly the download of several GB. "
         "`--dry-run` prints the steps without running them; `lean-gym doctor` says what is missing.",
     )
-    s.add_argument("--workspace", default=None, help="where to build it (default: lean_workspace/)")
+    s.add_argument(
+        "--lean", default=None, help="the Lean release (default v4.33.0-rc2; see lean_gym.lean.versions)"
+    )
+    s.add_argument("--workspace", default=None, help="where to build it (default: the release's own folder)")
     s.add_argument("--dry-run", action="store_true", help="print the steps without running them")
     s.add_argument("--force", action="store_true", help="rewrite the workspace files")
     s.set_defaults(func=_setup)

@@ -40,7 +40,8 @@ def _backend(hack: Hack) -> ScriptedLean:
 def test_catalogue_is_large_and_covers_every_hack_class() -> None:
     assert len(CATALOGUE) >= 20
     covered = {h.hack_class for h in CATALOGUE}
-    hack_classes = {c for c, info in HACK_CLASSES.items() if info.hack}
+    # the replay tier's class needs a second checker, not a scripted Lean: tests/test_replay.py attacks it
+    hack_classes = {c for c, info in HACK_CLASSES.items() if info.hack and info.stage != "replay"}
     assert hack_classes <= covered, f"no catalogue entry for {hack_classes - covered}"
     for h in CATALOGUE:
         assert h.weak == HACK_CLASSES[h.hack_class].let_through_by or h.hack_class in (

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from lean_gym.backends.aio import AsyncMixin
@@ -13,6 +14,7 @@ from lean_gym.backends.base import DEFAULT_TIMEOUT_S, Capabilities, CheckResult
 from lean_gym.lean.affinity import Affinity, Lease
 from lean_gym.lean.pool import PoolStats, ReplPool
 from lean_gym.lean.repl import LeanRepl
+from lean_gym.lean.sandbox import Sandbox, lean_sandbox, resolve_sandbox, sandbox_works
 
 __all__ = ["ReplBackend", "sim_command"]
 
@@ -56,8 +58,12 @@ class ReplBackend(AsyncMixin):
         timeout: Default per-check wall-clock timeout in seconds (the pool kills a process past it; this is
             what bounds a check on real Lean, where `set_option maxHeartbeats 0` in the code is honoured).
         name: Backend name in results; defaults to ``"repl:<command>"``, or ``"sim-repl"`` for the simulator.
-        versions: What the processes run, by component (``{"lean": "v4.27.0"}``), for
-            :attr:`capabilities`; :meth:`lean` reads the workspace's ``lean-toolchain``.
+        versions: What the processes are (``{"lean": "v4.33.0-rc2", "mathlib": …}``), declared in
+            :attr:`capabilities` and stamped on every result (:attr:`CheckResult.versions`).
+        max_private_mb: Recycle a process above this private memory (USS), the measure to size by.
+        sandbox: Run every process under bubblewrap (:mod:`lean_gym.lean.sandbox`): ``True`` (required;
+            raises without bwrap), ``"auto"`` (when bwrap is installed and works here), ``False``/``None``
+            (off), or a :class:`~lean_gym.lean.sandbox.Sandbox`. :meth:`lean` defaults to ``"auto"``.
     """
 
     def __init__(
@@ -75,14 +81,21 @@ class ReplBackend(AsyncMixin):
         header_timeout: float | None = 600.0,
         name: str | None = None,
         versions: Mapping[str, str] | None = None,
+        max_private_mb: float | None = None,
+        sandbox: bool | str | Sandbox | None = None,
     ) -> None:
         command = list(command) if command is not None else sim_command()
-        self._versions = dict(versions or {})
         self._recipe: dict[str, Any] = dict(
             command=command, pool_size=pool_size, cwd=cwd, env=env, memory_limit_mb=memory_limit_mb,
             max_uses=max_uses, max_rss_mb=max_rss_mb, acquire_timeout=acquire_timeout, timeout=timeout,
-            header_timeout=header_timeout, name=name, versions=versions,
+            header_timeout=header_timeout, name=name, versions=versions, max_private_mb=max_private_mb,
+            sandbox=sandbox,
         )  # fmt: skip
+        box = resolve_sandbox(sandbox, command, cwd)
+        self.sandboxed = box is not None
+        self.versions: dict[str, str] = dict(versions or {})
+        #: The Lean workspace the processes run in (set by :meth:`lean`; the replay tier reads it).
+        self.workspace: str | None = None
         if pool_size is None:
             pool_size = max(1, (os.cpu_count() or 2) - 1)
         if name is None:
@@ -96,6 +109,8 @@ class ReplBackend(AsyncMixin):
             memory_limit_mb=memory_limit_mb,
             max_uses=max_uses,
             max_rss_mb=max_rss_mb,
+            max_private_mb=max_private_mb,
+            sandbox=box,
             acquire_timeout=acquire_timeout,
             default_timeout=timeout,
             header_timeout=header_timeout,
@@ -116,30 +131,54 @@ class ReplBackend(AsyncMixin):
         return cls(command=sim_command(max_heartbeats, cache), **kwargs)
 
     @classmethod
-    def lean(cls, *, workspace: str | os.PathLike[str] | None = None, **kwargs: Any) -> ReplBackend:
+    def lean(
+        cls,
+        *,
+        workspace: str | os.PathLike[str] | None = None,
+        lean_version: str | None = None,
+        **kwargs: Any,
+    ) -> ReplBackend:
         """Real Lean: ``lake env repl`` in a built workspace (the ``"repl"`` backend).
 
+        Its name is ``repl:<Lean release>`` (``repl:v4.33.0-rc2``), with ``+mathlib@<rev>`` when Mathlib
+        is not at the tag of the same name, and every result carries both in ``versions``.
+
         Args:
-            workspace: The Lean workspace (default: ``$LEAN_GYM_WORKSPACE`` or ``lean_workspace/``).
+            workspace: The Lean workspace, or a user's own Lake project that requires the REPL (default:
+                the workspace of ``lean_version``, else ``$LEAN_GYM_WORKSPACE`` or ``lean_workspace/``).
+            lean_version: The Lean release wanted (``"v4.26.0"``); its workspace must be set up
+                (``lean-gym setup --lean v4.26.0``).
             **kwargs: The other arguments of :class:`ReplBackend`.
 
         Raises:
-            WorkspaceNotFoundError: without a built workspace.
+            WorkspaceNotFoundError: without a built workspace (of that release).
+            ConfigError: for a ``lean_version`` without a REPL tag and a Mathlib tag on record.
         """
         from lean_gym.lean.workspace import find_workspace, repl_command
 
-        ws = find_workspace(workspace)
-        pin = ws.toolchain  # "leanprover/lean4:v4.27.0"
-        versions = {"lean": pin.rsplit(":", 1)[-1]} if pin else {}
-        return cls(command=repl_command(ws), cwd=ws.root, **{"versions": versions, **kwargs})
+        ws = find_workspace(workspace, lean_version=lean_version)
+        if kwargs.get("sandbox", "auto") in ("auto", True):
+            box = lean_sandbox(ws)
+            kwargs["sandbox"] = box if kwargs.get("sandbox", "auto") is True or sandbox_works() else None
+        versions = ws.versions
+        if "name" not in kwargs and "lean" in versions:
+            mathlib = versions.get("mathlib")
+            tail = "" if mathlib in (None, versions["lean"]) else f"+mathlib@{mathlib}"
+            kwargs["name"] = f"repl:{versions['lean']}{tail}"
+        backend = cls(command=repl_command(ws), cwd=ws.root, versions=versions, **kwargs)
+        backend.workspace = str(ws.root)
+        return backend
 
     @property
     def capabilities(self) -> Capabilities:
         """A pool of processes: concurrent up to its size, with tactic mode."""
         size = self.pool.size
         return Capabilities(
-            in_process=False, concurrent=size > 1, tactic_mode=True, max_workers=size, versions=self._versions
+            in_process=False, concurrent=size > 1, tactic_mode=True, max_workers=size, versions=self.versions
         )
+
+    def _stamp(self, result: CheckResult) -> CheckResult:
+        return replace(result, versions=self.versions) if self.versions else result
 
     @property
     def stats(self) -> PoolStats:
@@ -148,13 +187,13 @@ class ReplBackend(AsyncMixin):
 
     def check(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
         """Check ``code`` under ``header``; see :meth:`ReplPool.check`."""
-        return self.pool.check(code, header=header, timeout=timeout)
+        return self._stamp(self.pool.check(code, header=header, timeout=timeout))
 
     def check_batch(
         self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None
     ) -> list[CheckResult]:
         """Check many pieces of code concurrently across the pool."""
-        return self.pool.check_batch(codes, header=header, timeout=timeout)
+        return [self._stamp(r) for r in self.pool.check_batch(codes, header=header, timeout=timeout)]
 
     @contextmanager
     def lease(self, header: str = "", affinity: Affinity | None = None) -> Iterator[Lease]:
@@ -173,7 +212,7 @@ class ReplBackend(AsyncMixin):
         """
         r: dict[str, Any] = self._recipe
         return LeanRepl(
-            r["command"], cwd=r["cwd"], env=r["env"], memory_limit_mb=r["memory_limit_mb"],
+            r["command"], **self.pool._repl_kwargs,
             default_timeout=timeout if timeout is not None else r["timeout"],
         )  # fmt: skip
 

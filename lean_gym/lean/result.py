@@ -46,6 +46,9 @@ class CheckResult:
         backend: Which backend produced the verdict, e.g. ``"sim"`` or ``"repl:lake env repl"``; never
             pass a simulated verdict off as Lean's.
         env: The REPL environment id the code was checked in, when known.
+        versions: What produced the verdict, by component (``{"lean": "v4.33.0-rc2", "mathlib": …}``), as
+            the backend declares in its :class:`~lean_gym.backends.Capabilities`; empty for the simulator
+            (which is no version of Lean) and when unknown.
     """
 
     status: Status
@@ -55,6 +58,12 @@ class CheckResult:
     backend: str = ""
     env: int | None = None
     raw: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    versions: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def lean_version(self) -> str | None:
+        """The Lean release that produced the verdict (``versions["lean"]``), ``None`` when unknown."""
+        return self.versions.get("lean") or None
 
     @property
     def proved(self) -> bool:
@@ -79,6 +88,7 @@ class CheckResult:
             "sorries": [{"goal": s.goal, "pos": s.pos.to_json() if s.pos else None} for s in self.sorries],
             "elapsed_s": self.elapsed_s,
             "backend": self.backend,
+            **({"versions": dict(self.versions)} if self.versions else {}),
         }
 
     def to_wire(self) -> dict[str, Any]:
