@@ -29,6 +29,7 @@ from lean_gym.conformance.selftest import (
     run_selftest,
 )
 from lean_gym.errors import ConfigError
+from lean_gym.lean.versions import release
 from lean_gym.lean.workspace import Workspace
 from lean_gym.workspace import write_workspace
 
@@ -284,7 +285,7 @@ def test_cli_markdown_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> N
 def recorded_lean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A built-looking workspace (Lean v4.27.0) whose ``lake env repl`` is recorded Lean."""
     root = tmp_path / "ws"
-    write_workspace(root)
+    write_workspace(root, lean=release("v4.27.0"))  # a release whose transcripts are on record
     ws = Workspace(root)
     for f in (ws.repl_binary, ws.mathlib_olean):
         f.parent.mkdir(parents=True, exist_ok=True)
@@ -296,6 +297,9 @@ def recorded_lean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     lake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
     monkeypatch.delenv("LEAN_GYM_FAKE_FLIP", raising=False)
+    # the fake lake lives outside what real Lean's sandbox binds (elan's home, the workspace): no sandbox
+    # here (tests/test_sandbox.py attacks the sandbox itself)
+    monkeypatch.setenv("LEAN_GYM_SANDBOX", "0")
     return root
 
 

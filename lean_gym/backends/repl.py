@@ -16,7 +16,28 @@ from lean_gym.lean.pool import PoolStats, ReplPool
 from lean_gym.lean.repl import LeanRepl
 from lean_gym.lean.sandbox import Sandbox, lean_sandbox, resolve_sandbox, sandbox_works
 
-__all__ = ["ReplBackend", "sim_command"]
+__all__ = ["ReplBackend", "sandbox_default", "sim_command"]
+
+
+def sandbox_default() -> bool | str:
+    """Real Lean's sandbox unless told otherwise.
+
+    ``$LEAN_GYM_SANDBOX``: ``0``/``off``/``false`` (none), ``1``/``on``/``true`` (required, an error without
+    bubblewrap), unset or ``auto`` (when bwrap works here).
+
+    Raises:
+        ConfigError: any other value of ``$LEAN_GYM_SANDBOX``, in one line.
+    """
+    raw = os.environ.get("LEAN_GYM_SANDBOX", "").strip().lower()
+    if raw in ("", "auto"):
+        return "auto"
+    if raw in ("0", "off", "false", "no"):
+        return False
+    if raw in ("1", "on", "true", "yes"):
+        return True
+    from lean_gym.errors import ConfigError
+
+    raise ConfigError(f"LEAN_GYM_SANDBOX={raw!r}: use 0/off, 1/on or auto")
 
 
 def sim_command(max_heartbeats: int | None = None, cache: bool | None = None) -> list[str]:
@@ -148,7 +169,8 @@ class ReplBackend(AsyncMixin):
                 the workspace of ``lean_version``, else ``$LEAN_GYM_WORKSPACE`` or ``lean_workspace/``).
             lean_version: The Lean release wanted (``"v4.26.0"``); its workspace must be set up
                 (``lean-gym setup --lean v4.26.0``).
-            **kwargs: The other arguments of :class:`ReplBackend`.
+            **kwargs: The other arguments of :class:`ReplBackend`; ``sandbox`` defaults to
+                ``$LEAN_GYM_SANDBOX`` (``0``/``off``: none, ``1``/``on``: required), else ``"auto"``.
 
         Raises:
             WorkspaceNotFoundError: without a built workspace (of that release).
@@ -157,9 +179,11 @@ class ReplBackend(AsyncMixin):
         from lean_gym.lean.workspace import find_workspace, repl_command
 
         ws = find_workspace(workspace, lean_version=lean_version)
-        if kwargs.get("sandbox", "auto") in ("auto", True):
+        if "sandbox" not in kwargs:
+            kwargs["sandbox"] = sandbox_default()
+        if kwargs["sandbox"] in ("auto", True):
             box = lean_sandbox(ws)
-            kwargs["sandbox"] = box if kwargs.get("sandbox", "auto") is True or sandbox_works() else None
+            kwargs["sandbox"] = box if kwargs["sandbox"] is True or sandbox_works() else None
         versions = ws.versions
         if "name" not in kwargs and "lean" in versions:
             mathlib = versions.get("mathlib")
