@@ -242,6 +242,9 @@ def tactic_cost(text: str, goal: Goal) -> int:
         # atom), with the monomials counted off the syntax (an upper bound on the distinct ones).
         facts, monomials = nlinarith_size(goal)
         return 2000 + 100 * facts * (monomials + 1)
+    if head == "grind":
+        # its solvers together (the simulator's grind is cutsat, linarith and ring: ``tac_arith._grind``)
+        return 1500 + 100 * (h + 1) * (max(a, 1) + 1)
     if head == "linarith":
         return 800 + 100 * (h + 1) * (max(a, 1) + 1)
     if head == "positivity":

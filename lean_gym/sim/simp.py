@@ -499,6 +499,18 @@ def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list
     return only, rules, locs, star, set()
 
 
+#: Lean core's ground-arithmetic simprocs on ℕ and ℤ literals (``Lean/Meta/Tactic/Simp/BuiltinSimprocs/
+#: Nat.lean``, ``Int.lean``), which SATP's minimal proofs name (``simp_all only [Nat.reduceMul]``). They are in
+#: the default ``simprocs`` set, which ``simp only`` keeps, so naming one adds nothing: the simulator's simp
+#: evaluates closed ℕ/ℤ arithmetic and comparisons in every variant.
+CORE_SIMPROCS = frozenset(
+    f"{ty}.reduce{op}"
+    for ty in ("Nat", "Int")
+    for op in ("Add", "Mul", "Sub", "Div", "Mod", "Pow", "Gcd", "LT", "LTLE", "GT", "LE", "GE", "Eq", "Ne",
+               "BEq", "BNe", "EqDiff", "LeDiff", "SubDiff", "Dvd", "Neg", "Succ", "Abs")
+)  # fmt: skip
+
+
 def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
     if term.kind == "ident":
         name = term.args[0]
@@ -525,6 +537,8 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
 
         if d is None and name in BUILTIN_FNS:
             return  # `norm_num [Nat.factorial]`: closed applications are evaluated anyway
+        if d is None and name in CORE_SIMPROCS:
+            return  # a default simproc: `simp only` runs it anyway, as the simulator evaluates ℕ/ℤ literals
         if d is not None and d.kind in ("theorem", "axiom"):
             ctx.axioms.update(d.axioms)
             inst = Instance(decl_telescope(d))

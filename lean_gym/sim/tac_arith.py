@@ -1136,3 +1136,51 @@ def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 __all__ += ["DOMAIN", "hyp_constraints", "ring_equal"]
+
+
+# ---------------------------------------------------------------------------------------------- grind
+
+
+@builtin("grind")
+def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Lean core's ``grind`` (SATP's calls and minimal proofs use ``grind only [L]``), modelled by the part
+    of it the simulator has and nothing more: its linear solvers (``cutsat`` for ℕ/ℤ, which decides linear
+    integer arithmetic as ``omega`` does, and the ``linarith`` module for ordered fields) and its
+    commutative-ring normaliser on the target. Congruence closure, E-matching, case splits and the ring
+    solver's use of hypotheses (Gröbner bases) are not modelled, so it proves less than Lean's ``grind``.
+
+    The lemmas of ``only [L, …]`` are read and not used (what is proved without them Lean's ``grind``
+    proves with them too); the simulator cannot tell whether ``L`` exists in Mathlib.
+    """
+    ts = syn.stream(1)
+    if ts.tok.kind == "ident" and ts.tok.text == "only":
+        ts.advance()
+    if ts.is_sym("["):
+        depth = 0
+        while ts.tok.kind != "eof":
+            if ts.is_sym("["):
+                depth += 1
+            elif ts.is_sym("]"):
+                depth -= 1
+                if depth == 0:
+                    ts.advance()
+                    break
+            ts.advance()
+        else:
+            raise TacticError("unexpected end of input; expected ']'", syn.end, syn.end)
+    if ts.tok.kind != "eof":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    bare = TacSyntax(syn.name, syn.toks[:1], syn.src, syn.start, syn.toks[0].end)
+    t = goal.target
+    if t[0] == "=" and t[1] in DOMAIN:
+        ctx.tick(30)
+        if ring_equal(t[2], t[3], t[1], ctx):
+            if t[1] in ("ℚ", "ℝ"):
+                ctx.use_standard_axioms()
+            return []
+    for solver in (_omega_tac, _linarith_tac):
+        try:
+            return solver(goal, bare, ctx)
+        except TacticError:
+            continue
+    raise TacticError("`grind` failed")
