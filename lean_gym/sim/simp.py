@@ -511,23 +511,28 @@ CORE_SIMPROCS = frozenset(
 )  # fmt: skip
 
 
+def add_hyp_rule(ss: SimpSet, p: Term, rev: bool = False) -> None:
+    """Add hypothesis ``p`` as simp uses a local fact: ``∀ x, f x = e`` (no premises) rewrites every
+    instance ``f t`` (Lean's ``simp [h]``, and ``simp_all`` with each other hypothesis); the fact itself
+    rewrites to ``True``."""
+    tel = prop_telescope(p)
+    if tel.binders:
+        hinst = Instance(tel)
+        conditional = False
+        while hinst.pending:
+            conditional = conditional or hinst.next_binder().is_prop
+            hinst.mvar_next()
+        if not conditional:
+            ss.add_prop(hinst.conclusion, rev, hinst)
+    ss.add_prop(p, rev)
+
+
 def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
     if term.kind == "ident":
         name = term.args[0]
         p = goal.hyp(name)
         if p is not None and is_prop_type(p):
-            tel = prop_telescope(p)
-            if tel.binders:
-                hinst = Instance(tel)
-                conditional = False
-                while hinst.pending:
-                    conditional = conditional or hinst.next_binder().is_prop
-                    hinst.mvar_next()
-                if not conditional:
-                    ss.add_prop(hinst.conclusion, rev, hinst)
-                ss.add_prop(p, rev)
-                return
-            ss.add_prop(p, rev)
+            add_hyp_rule(ss, p, rev)
             return
         d = ctx.lookup(name)
         if d is not None and d.kind == "def":
@@ -723,7 +728,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 _add_rule(ss, goal, rev, term, ctx)
             for n2, q in goal.props():
                 if n2 != name:
-                    ss.add_prop(q)
+                    add_hyp_rule(ss, q)
             new = simp_term(p, ss)
             if new == FALSE:
                 return []
@@ -735,7 +740,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         for rev, term in rules:
             _add_rule(ss, goal, rev, term, ctx)
         for _, q in goal.props():
-            ss.add_prop(q)
+            add_hyp_rule(ss, q)
         new = simp_term(goal.target, ss)
         if new == TRUE:
             return []
