@@ -235,7 +235,25 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "Nat.lcm": (("ℕ", "ℕ"), "ℕ"),
     "Int.gcd": (("ℤ", "ℤ"), "ℕ"),
     "Nat.sqrt": (("ℕ",), "ℕ"),
+    # Mathlib functions the simulator cannot compute (issue 21: miniF2F-test states with them): opaque
+    # constants at the types miniF2F uses them, so a tactic sees an application as an atom and knows no
+    # lemma about it but those in the library (none is evaluated: `eval_term` has no rule for them)
+    "Real.sqrt": (("ℝ",), "ℝ"),
+    "Real.log": (("ℝ",), "ℝ"),
+    "Real.exp": (("ℝ",), "ℝ"),
+    "Real.sin": (("ℝ",), "ℝ"),
+    "Real.cos": (("ℝ",), "ℝ"),
+    "Real.tan": (("ℝ",), "ℝ"),
+    "Real.logb": (("ℝ", "ℝ"), "ℝ"),
+    "Int.floor": (("ℝ",), "ℤ"),
+    "Int.ceil": (("ℝ",), "ℤ"),
+    "Nat.Prime": (("ℕ",), "Prop"),
 }
+#: The opaque ones among :data:`BUILTIN_FNS` (no evaluation rule; only library lemmas speak about them).
+OPAQUE_FNS = frozenset(
+    {"Real.sqrt", "Real.log", "Real.exp", "Real.sin", "Real.cos", "Real.tan", "Real.logb", "Int.floor",
+     "Int.ceil", "Nat.Prime"}
+)  # fmt: skip
 
 
 class Elaborator:
