@@ -530,6 +530,17 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
     if h == "cast":
         # `↑` takes a `term:max` (`coeNotation`): an application is parenthesised, `↑(f x)`
         return "↑" + _pp(t[3], MAX + 1, False, at, nm)
+    if h == "app" and t[1] == ("const", "Real.rpow") and len(t[2]) == 2:
+        # `x ^ y` with `y : ℝ` (Mathlib's `HPow ℝ ℝ ℝ`, `Real.rpow`), printed as Lean prints it
+        s = f"{_pp(t[2][0], 76, False, at, nm)} ^ {_pp(t[2][1], 75, trailing or prec > 75, at, nm)}"
+        return _paren(s, prec > 75)
+    if h == "app" and t[1] == ("const", "Real.sqrt") and len(t[2]) == 1:
+        return "√" + _pp(t[2][0], MAX + 1, False, at, nm)  # Mathlib's `prefix:max "√" => Real.sqrt`
+    if h == "app" and t[1][0] == "const" and t[1][1] in ("Int.floor", "Int.ceil") and len(t[2]) == 1:
+        left, right = ("⌊", "⌋") if t[1][1] == "Int.floor" else ("⌈", "⌉")
+        return left + _pp(t[2][0], 0, True, at, nm) + right
+    if h == "app" and t[1] == ("const", "Nat.Prime") and len(t[2]) == 1:
+        return _paren("Nat.Prime " + _pp(t[2][0], MAX + 1, False, at, nm), prec > MAX)  # `@[pp_nodot]`
     if h == "app" and t[1] == ("const", "Nat.factorial") and len(t[2]) == 1:
         inner = _pp(t[2][0], MAX + 1, False, at, nm)
         return inner + (" !" if inner[-1].isalpha() or inner[-1] in "_'✝₀₁₂₃₄₅₆₇₈₉" else "!")
