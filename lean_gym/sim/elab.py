@@ -249,6 +249,8 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "Int.ceil": (("ℝ",), "ℤ"),
     "Real.rpow": (("ℝ", "ℝ"), "ℝ"),
 }
+#: Mathlib constants kept opaque (no rule evaluates them), with their types.
+OPAQUE_CONSTS: dict[str, str] = {"Real.pi": "ℝ"}
 #: Mathlib predicates kept opaque (issue 21: miniF2F-test states with them), with the argument types the
 #: simulator accepts: no rule decides them; only hypotheses and library lemmas speak about them.
 OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
@@ -407,6 +409,67 @@ class Elaborator:
                 syn.end,
             )
         raise ElabError(_unsupported(syn), syn.start, syn.end)
+
+    def _elab_finset(self, syn: Syn) -> tuple[Term, str]:
+        """``Finset.range n`` or ``Finset.Icc a b`` (over ℕ or ℤ): the set term and its element type."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        if syn.kind == "app" and syn.args[0].kind == "ident":
+            name, args = syn.args[0].args[0], syn.args[1]
+            if name == "Finset.range" and len(args) == 1:
+                return ("app", ("const", name), (self.elab_arith(args[0], "ℕ"),)), "ℕ"
+            if name == "Finset.Icc" and len(args) == 2:
+                ety = _max_type(self._tree_type(args[0], None), self._tree_type(args[1], None)) or "ℕ"
+                if ety in ("ℕ", "ℤ"):
+                    bounds = (self.elab_arith(args[0], ety), self.elab_arith(args[1], ety))
+                    return ("app", ("const", name), bounds), ety
+        raise ElabError(
+            "the simulator supports big operators only over `Finset.range n` and `Finset.Icc a b` on ℕ or ℤ "
+            "(outside its Lean subset)",
+            syn.start,
+            syn.end,
+        )
+
+    def _bigop_body_type(self, syn: Syn) -> str | None:
+        """The type a big operator's body has on its own, its variable bound (``None``: polymorphic)."""
+        _, x, set_syn, body = syn.args
+        try:
+            _, elem = self._elab_finset(set_syn)
+        except ElabError:
+            return None
+        saved, saved_fv = self.lctx.get(x), self.fvars.pop(x, None)
+        self.lctx[x] = type_term(elem)
+        try:
+            return self._tree_type(body, None)
+        finally:
+            self._unbind(x, saved, saved_fv)
+
+    def _unbind(self, x: str, saved: Term | None, saved_fv: str | None) -> None:
+        if saved is None:
+            self.lctx.pop(x, None)
+        else:
+            self.lctx[x] = saved
+        if saved_fv is not None:
+            self.fvars[x] = saved_fv
+
+    def _elab_bigop(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
+        """``∑ x ∈ s, f`` as Lean elaborates it, ``Finset.sum s (fun x => f)`` (``∏``: ``Finset.prod``),
+        at the expected type, else the body's own type, else ℕ (a numeral's default). Opaque: no rule
+        evaluates it (Mathlib's ``Finset.sum_range_succ`` and norm_num's big-operator extension are not
+        modelled), so only what holds of any term holds of it."""
+        op, x, set_syn, body = syn.args
+        set_term, elem = self._elab_finset(set_syn)
+        bty = expected if expected in NUM_TYPES else (self._bigop_body_type(syn) or "ℕ")
+        if bty not in NUM_TYPES:
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        saved, saved_fv = self.lctx.get(x), self.fvars.pop(x, None)
+        self.lctx[x] = type_term(elem)
+        try:
+            b = self.elab_arith(body, bty)
+        finally:
+            self._unbind(x, saved, saved_fv)
+        fn = "Finset.sum" if op == "∑" else "Finset.prod"
+        return ("app", ("const", fn), (set_term, ("fun", x, type_term(elem), b))), bty
 
     def _elab_opaque_pred(self, name: str, syn: Syn) -> Term:
         """``Nat.Prime p``, ``Odd n``, ``Even n``: Mathlib predicates the simulator keeps opaque."""
@@ -615,6 +678,8 @@ class Elaborator:
     def synth_leaf_type(self, syn: Syn) -> str | None:
         """The type a leaf has on its own (``None`` for numerals and other polymorphic leaves)."""
         k = syn.kind
+        if k == "bigop":
+            return self._bigop_body_type(syn)
         if k == "ident":
             name = syn.args[0]
             ty = self._local_type(name)
@@ -629,6 +694,8 @@ class Elaborator:
                 return "Prop"
             if name in ("true", "false"):
                 return "Bool"
+            if name in OPAQUE_CONSTS and self.env.mathlib:
+                return OPAQUE_CONSTS[name]
             return None
         if k == "ascr":
             ty = self.elab_type(syn.args[1])
@@ -754,6 +821,8 @@ class Elaborator:
     def elab_term(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
         """Elaborate a data term; returns the term and its type name (``None`` if unknown)."""
         k = syn.kind
+        if k == "bigop":
+            return self._elab_bigop(syn, expected)
         if k == "num":
             nty = expected or "ℕ"
             return self.elab_arith(syn, nty), nty
@@ -774,6 +843,8 @@ class Elaborator:
                     return ("const", name), "?fn"
             if name in ("true", "false"):
                 return ("bool", name == "true"), "Bool"
+            if name in OPAQUE_CONSTS and self.env.mathlib and d is None:
+                return ("const", name), OPAQUE_CONSTS[name]
             if name in MATHLIB_TYPE_NAMES and not self.env.mathlib:
                 raise mathlib_name_error(name, syn.start, syn.end)
             if name in ("True", "False") or name in BUILTIN_TYPES:

@@ -613,6 +613,8 @@ def _parse_leading(ts: TokenStream) -> Syn:
         s = t.text
         if s in ("∀", "∃", "λ"):
             return _parse_binder_term(ts, {"∀": "∀", "∃": "∃", "λ": "fun"}[s])
+        if s in ("∑", "∏"):
+            return _parse_bigop(ts)
         if s == "¬":
             ts.advance()
             a = parse_term(ts, 40)
@@ -720,6 +722,26 @@ def _parse_arg(ts: TokenStream) -> Syn:
             close = ts.expect_sym("›")
             return Syn("assump", (inner,), t.start, close.end)
     raise ts.unexpected("term")
+
+
+def _parse_bigop(ts: TokenStream) -> Syn:
+    """Mathlib's big operators ``∑ x ∈ s, f`` and ``∏ x ∈ s, f`` (also the older ``in``): notation at
+    level 67 whose body is a ``term:67`` (``Mathlib/Algebra/BigOperators/Group/Finset/Defs.lean``), so
+    ``∑ k ∈ s, a + k`` is ``(∑ k ∈ s, a) + k``."""
+    t = ts.advance()
+    name = ts.tok
+    if name.kind != "ident" or name.text in _KEYWORDS:
+        raise ts.unexpected("identifier")
+    ts.advance()
+    if not (ts.is_sym("∈") or (ts.tok.kind == "ident" and ts.tok.text == "in")):
+        raise ts.unexpected("'∈'")
+    ts.advance()
+    s = parse_term(ts, 0)
+    if not ts.is_sym(","):
+        raise ts.unexpected("','")
+    ts.advance()
+    body = parse_term(ts, 67)
+    return Syn("bigop", (t.text, name.text, s, body), t.start, body.end)
 
 
 def _parse_binder_term(ts: TokenStream, kind: str) -> Syn:

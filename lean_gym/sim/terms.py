@@ -539,6 +539,17 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
     if h == "app" and t[1][0] == "const" and t[1][1] in ("Int.floor", "Int.ceil") and len(t[2]) == 1:
         left, right = ("⌊", "⌋") if t[1][1] == "Int.floor" else ("⌈", "⌉")
         return left + _pp(t[2][0], 0, True, at, nm) + right
+    if (
+        h == "app"
+        and t[1][0] == "const"
+        and t[1][1] in ("Finset.sum", "Finset.prod")
+        and len(t[2]) == 2
+        and t[2][1][0] == "fun"
+    ):
+        f = t[2][1]
+        op = "∑" if t[1][1] == "Finset.sum" else "∏"
+        s = f"{op} {f[1]} ∈ {_pp(t[2][0], 0, False, at, nm)}, {_pp(f[3], 67, trailing or prec > 67, at, nm)}"
+        return _paren(s, prec > 67)
     if h == "app" and t[1] == ("const", "Nat.Prime") and len(t[2]) == 1:
         return _paren("Nat.Prime " + _pp(t[2][0], MAX + 1, False, at, nm), prec > MAX)  # `@[pp_nodot]`
     if h == "app" and t[1] == ("const", "Nat.factorial") and len(t[2]) == 1:
