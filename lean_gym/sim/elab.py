@@ -314,6 +314,9 @@ class Elaborator:
                 raise ElabError("type universes are outside the simulator's subset", syn.start, syn.end)
         if k == "paren":
             return self.elab_type(syn.args[0])
+        finset = self._finset_type(syn)
+        if finset is not None:
+            return finset
         if k == "binop" and syn.args[0] == "→":
             a = self._type_or_prop(syn.args[1])
             b = self._type_or_prop(syn.args[2])
@@ -322,11 +325,44 @@ class Elaborator:
             return ("→", a, b)
         return self.elab_prop(syn)
 
+    def _finset_type(self, syn: Syn) -> Term | None:
+        """``Finset T`` for a number type ``T`` (an opaque type: its terms are locals, ``∈`` and ``.card``
+        are opaque), else ``None``."""
+        if not (syn.kind == "app" and syn.args[0].kind == "ident" and syn.args[0].args[0] == "Finset"):
+            return None
+        args = syn.args[1]
+        if self.env.mathlib and len(args) == 1 and args[0].kind == "ident":
+            elem = BUILTIN_TYPES.get(args[0].args[0])
+            if elem in NUM_TYPES:
+                return type_term(f"Finset {elem}")
+        return None
+
+    def _finset_local(self, syn: Syn) -> tuple[Term, str] | None:
+        """A local ``S : Finset T``: its reference and ``T``."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        if syn.kind != "ident":
+            return None
+        ty = self._local_type(syn.args[0])
+        if ty is not None and ty[0] == "type" and str(ty[1]).startswith("Finset "):
+            return self._ref(syn.args[0]), str(ty[1]).split(" ", 1)[1]
+        return None
+
+    def _finset_card(self, name: str) -> Term | None:
+        """``S.card`` for a local ``S : Finset T``."""
+        base, dot, field = name.rpartition(".")
+        if not dot or field != "card" or base not in self.lctx:
+            return None
+        got = self._finset_local(Syn("ident", (base,), 0, 0))
+        return None if got is None else ("app", ("const", "Finset.card"), (got[0],))
+
     def _type_or_prop(self, syn: Syn) -> Term:
         return self.elab_type(syn)
 
     def is_type_syntax(self, syn: Syn) -> bool:
         k = syn.kind
+        if self._finset_type(syn) is not None:
+            return True
         if k == "ident":
             return syn.args[0] in BUILTIN_TYPES
         if k == "paren":
@@ -355,6 +391,11 @@ class Elaborator:
                 return (op, a, b)
             if op in _REL_SYN:
                 return self._elab_rel(op, syn.args[1], syn.args[2])
+            if op == "∈":
+                got = self._finset_local(syn.args[2])
+                if got is not None:
+                    return ("∈", got[1], self.elab_arith(syn.args[1], got[1]), got[0])
+                raise ElabError(_unsupported(syn), syn.start, syn.end)
             raise ElabError(f"type mismatch: `{op}` does not produce a proposition here", syn.start, syn.end)
         if k == "not":
             return ("¬", self.elab_prop(syn.args[0]))
@@ -414,6 +455,9 @@ class Elaborator:
         """``Finset.range n`` or ``Finset.Icc a b`` (over ℕ or ℤ): the set term and its element type."""
         while syn.kind == "paren":
             syn = syn.args[0]
+        local = self._finset_local(syn)
+        if local is not None:
+            return local
         if syn.kind == "app" and syn.args[0].kind == "ident":
             name, args = syn.args[0].args[0], syn.args[1]
             if name == "Finset.range" and len(args) == 1:
@@ -424,7 +468,8 @@ class Elaborator:
                     bounds = (self.elab_arith(args[0], ety), self.elab_arith(args[1], ety))
                     return ("app", ("const", name), bounds), ety
         raise ElabError(
-            "the simulator supports big operators only over `Finset.range n` and `Finset.Icc a b` on ℕ or ℤ "
+            "the simulator supports big operators only over `Finset.range n`, `Finset.Icc a b` on ℕ or ℤ and locals "
+            "`S : Finset T` "
             "(outside its Lean subset)",
             syn.start,
             syn.end,
@@ -696,6 +741,8 @@ class Elaborator:
                 return "Bool"
             if name in OPAQUE_CONSTS and self.env.mathlib:
                 return OPAQUE_CONSTS[name]
+            if self._finset_card(name) is not None:
+                return "ℕ"
             return None
         if k == "ascr":
             ty = self.elab_type(syn.args[1])
@@ -845,6 +892,9 @@ class Elaborator:
                 return ("bool", name == "true"), "Bool"
             if name in OPAQUE_CONSTS and self.env.mathlib and d is None:
                 return ("const", name), OPAQUE_CONSTS[name]
+            card = self._finset_card(name) if d is None else None
+            if card is not None:
+                return card, "ℕ"
             if name in MATHLIB_TYPE_NAMES and not self.env.mathlib:
                 raise mathlib_name_error(name, syn.start, syn.end)
             if name in ("True", "False") or name in BUILTIN_TYPES:

@@ -431,6 +431,7 @@ _BIN_PREC: dict[str, tuple[int, int, int]] = {
     ">": (50, 51, 51),
     "≥": (50, 51, 51),
     "∣": (50, 51, 51),
+    "∈": (50, 51, 51),
     "+": (65, 65, 66),
     "-": (65, 65, 66),
     "*": (70, 70, 71),
@@ -550,6 +551,8 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
         op = "∑" if t[1][1] == "Finset.sum" else "∏"
         s = f"{op} {f[1]} ∈ {_pp(t[2][0], 0, False, at, nm)}, {_pp(f[3], 67, trailing or prec > 67, at, nm)}"
         return _paren(s, prec > 67)
+    if h == "app" and t[1] == ("const", "Finset.card") and len(t[2]) == 1:
+        return _pp(t[2][0], MAX + 1, False, at, nm) + ".card"
     if h == "app" and t[1] == ("const", "Nat.Prime") and len(t[2]) == 1:
         return _paren("Nat.Prime " + _pp(t[2][0], MAX + 1, False, at, nm), prec > MAX)  # `@[pp_nodot]`
     if h == "app" and t[1] == ("const", "Nat.factorial") and len(t[2]) == 1:
