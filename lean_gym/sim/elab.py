@@ -348,13 +348,19 @@ class Elaborator:
             return self._ref(syn.args[0]), str(ty[1]).split(" ", 1)[1]
         return None
 
-    def _finset_card(self, name: str) -> Term | None:
-        """``S.card`` for a local ``S : Finset T``."""
+    def _projection(self, name: str) -> tuple[Term, str] | None:
+        """Field notation on a local the simulator keeps opaque: ``S.card`` (``S : Finset T``, ℕ),
+        ``q.num`` (ℤ) and ``q.den`` (ℕ) for ``q : ℚ``; the term and its type."""
         base, dot, field = name.rpartition(".")
-        if not dot or field != "card" or base not in self.lctx:
+        if not dot or base not in self.lctx or not self.env.mathlib:
             return None
-        got = self._finset_local(Syn("ident", (base,), 0, 0))
-        return None if got is None else ("app", ("const", "Finset.card"), (got[0],))
+        if field == "card":
+            got = self._finset_local(Syn("ident", (base,), 0, 0))
+            return None if got is None else (("app", ("const", "Finset.card"), (got[0],)), "ℕ")
+        if field in ("num", "den") and self._local_type(base) == type_term("ℚ"):
+            fn, ty = ("Rat.num", "ℤ") if field == "num" else ("Rat.den", "ℕ")
+            return ("app", ("const", fn), (self._ref(base),)), ty
+        return None
 
     def _type_or_prop(self, syn: Syn) -> Term:
         return self.elab_type(syn)
@@ -741,8 +747,9 @@ class Elaborator:
                 return "Bool"
             if name in OPAQUE_CONSTS and self.env.mathlib:
                 return OPAQUE_CONSTS[name]
-            if self._finset_card(name) is not None:
-                return "ℕ"
+            proj = self._projection(name)
+            if proj is not None:
+                return proj[1]
             return None
         if k == "ascr":
             ty = self.elab_type(syn.args[1])
@@ -892,9 +899,9 @@ class Elaborator:
                 return ("bool", name == "true"), "Bool"
             if name in OPAQUE_CONSTS and self.env.mathlib and d is None:
                 return ("const", name), OPAQUE_CONSTS[name]
-            card = self._finset_card(name) if d is None else None
-            if card is not None:
-                return card, "ℕ"
+            proj = self._projection(name) if d is None else None
+            if proj is not None:
+                return proj
             if name in MATHLIB_TYPE_NAMES and not self.env.mathlib:
                 raise mathlib_name_error(name, syn.start, syn.end)
             if name in ("True", "False") or name in BUILTIN_TYPES:

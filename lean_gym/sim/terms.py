@@ -456,6 +456,9 @@ def pretty(t: Term, ascii_types: bool = False, names: dict[str, str] | None = No
 _ASCII = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
 
 
+_PROJECTIONS = {"Finset.card": "card", "Rat.num": "num", "Rat.den": "den"}
+
+
 def _paren(s: str, need: bool) -> str:
     return f"({s})" if need else s
 
@@ -551,8 +554,8 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
         op = "∑" if t[1][1] == "Finset.sum" else "∏"
         s = f"{op} {f[1]} ∈ {_pp(t[2][0], 0, False, at, nm)}, {_pp(f[3], 67, trailing or prec > 67, at, nm)}"
         return _paren(s, prec > 67)
-    if h == "app" and t[1] == ("const", "Finset.card") and len(t[2]) == 1:
-        return _pp(t[2][0], MAX + 1, False, at, nm) + ".card"
+    if h == "app" and t[1][0] == "const" and t[1][1] in _PROJECTIONS and len(t[2]) == 1:
+        return _pp(t[2][0], MAX + 1, False, at, nm) + "." + _PROJECTIONS[t[1][1]]
     if h == "app" and t[1] == ("const", "Nat.Prime") and len(t[2]) == 1:
         return _paren("Nat.Prime " + _pp(t[2][0], MAX + 1, False, at, nm), prec > MAX)  # `@[pp_nodot]`
     if h == "app" and t[1] == ("const", "Nat.factorial") and len(t[2]) == 1:
