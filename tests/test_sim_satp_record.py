@@ -79,6 +79,13 @@ def test_satp_calls_prove_what_they_proved_on_lean(backend: SimBackend) -> None:
         "theorem t (x : ℝ) : Real.log x = Real.exp x := by aesop",
         "theorem t : Int.floor (2.5 : ℝ) = 3 := by decide",
         "theorem t : Real.cos 0 = 0 := by norm_num",
+        "theorem t : (0 : ℝ) ≠ 0 := by simp only [OfNat.ofNat_ne_zero]",
+        "theorem t : (1 : ℝ) ≠ 1 := by simp only [OfNat.ofNat_ne_one, OfNat.ofNat_ne_zero]",
+        "theorem t : (0 : ℝ) < 0 := by simp only [Nat.ofNat_pos, zero_lt_one]",
+        "theorem t : (1 : ℝ) < 0 := by simp only [Nat.ofNat_pos, zero_lt_one]",
+        "theorem t : |(-2 : ℝ)| = -2 := by simp only [Nat.abs_ofNat]",
+        "theorem t : ((3 : ℕ) : ℝ) = 2 := by simp only [Nat.cast_ofNat]",
+        "theorem t (b : ℝ) : 0 < 0 * b ↔ 0 < b := by simp only [mul_pos_iff_of_pos_left]",
     ],
 )
 def test_false_statements_are_never_proved(backend: SimBackend, code: str) -> None:
@@ -103,6 +110,19 @@ def test_simprocs_and_simp_lemma_names_resolve(backend: SimBackend) -> None:
     assert backend.check(code, header=HEADER).proved
     unknown = backend.check("theorem t : (1 : ℕ) = 1 := by simp only [Nat.reduceFoo]", header=HEADER)
     assert unknown.status == "error" and "Nat.reduceFoo" in unknown.messages_text()
+
+
+def test_literal_facts_decide_what_mathlibs_lemmas_state(backend: SimBackend) -> None:
+    for code in [
+        "theorem t : (2 : ℝ) ≠ 0 := by simp only [OfNat.ofNat_ne_zero]",
+        "theorem t : ¬ (5 : ℚ) = 1 := by simp only [OfNat.ofNat_ne_one]",
+        "theorem t : (0 : ℝ) < 7 := by simp only [Nat.ofNat_pos]",
+        "theorem t : |(3 : ℝ)| = 3 := by simp only [Nat.abs_ofNat]",
+        "theorem t : ((3 : ℕ) : ℝ) = 3 := by simp only [Nat.cast_ofNat]",
+    ]:
+        assert backend.check(code, header=HEADER).proved, code
+    # without the name, `simp only` does not decide a literal fact over ℝ (Lean's neither)
+    assert not backend.check("theorem t : (2 : ℝ) ≠ 0 := by simp only []", header=HEADER).proved
 
 
 def test_opaque_functions_are_atoms(backend: SimBackend) -> None:
