@@ -131,3 +131,17 @@ def test_opaque_functions_are_atoms(backend: SimBackend) -> None:
     assert backend.check(ok, header=HEADER).proved
     r = backend.check("theorem t : Real.sqrt 4 = 2 := by sorry", header=HEADER)
     assert r.status == "sorry"
+
+
+def test_satp_minif2f_source_is_satps_92_statements() -> None:
+    from lean_gym.data import load_theorems
+
+    thms = load_theorems("satp-minif2f")
+    assert len(thms) == 92 and len({t.name for t in thms}) == 92
+    assert all(t.split == "test" and t.header == HEADER for t in thms)
+    calls = _load("satp_calls.jsonl")
+    for t in thms:
+        assert t.formal_statement.endswith(":= by\n")
+        assert calls[t.name].startswith(t.formal_statement)
+    assert load_theorems("satp-minif2f", "train") == []
+    assert len(load_theorems("satp-minif2f", "test", limit=5)) == 5
