@@ -128,6 +128,8 @@ def _degree(t: Any) -> int:
         return min(_degree(kids[0]) * max(k, 1), _DEGREE_MAX)
     if head in ("+", "-", "neg", "=", "≠", "≤", "<", "≥", ">", "∧", "∨", "¬", "→", "↔"):
         return max((_degree(c) for c in kids), default=0)
+    if head == "/" and len(kids) == 2 and _degree(kids[1]) == 0:
+        return _degree(kids[0])  # division by a constant (`1 / 3 * x`) keeps the degree
     return 1 if kids else 0
 
 
