@@ -86,6 +86,11 @@ def test_satp_calls_prove_what_they_proved_on_lean(backend: SimBackend) -> None:
         "theorem t : |(-2 : ℝ)| = -2 := by simp only [Nat.abs_ofNat]",
         "theorem t : ((3 : ℕ) : ℝ) = 2 := by simp only [Nat.cast_ofNat]",
         "theorem t (b : ℝ) : 0 < 0 * b ↔ 0 < b := by simp only [mul_pos_iff_of_pos_left]",
+        "theorem t (x : ℝ) (h₀ : x ≠ -1) (h₁ : (x - 9) / (x + 1) = 2) : x = -12 := by grind",
+        "theorem t (x : ℝ) (h₁ : (x - 9) / (x + 1) = 2) : x = -11 := by grind",
+        "theorem t (x : ℝ) (h₀ : x ≠ 3) (h : x ≤ 4) (h2 : x ≥ 3) : False := by grind",
+        "theorem t (x y : ℝ) (h₀ : x ≠ y) (h : x / (x - y) = 1) : False := by grind",
+        "theorem t (x : ℝ) (h : x / x = 1) : x = 1 := by grind",
     ],
 )
 def test_false_statements_are_never_proved(backend: SimBackend, code: str) -> None:
@@ -98,6 +103,9 @@ def test_grind_reads_its_lemma_list_and_proves_what_its_solvers_prove(backend: S
         "theorem t (x : ℝ) (h : 2 * x + 1 = 5) : x = 2 := by grind only [foo, bar.baz]",
         "theorem t (n : ℕ) (h : n % 2 = 1) : n ≠ 4 := by grind",
         "theorem t (x y : ℝ) : (x + y) ^ 2 = x ^ 2 + 2 * x * y + y ^ 2 := by grind",
+        # a disequality split (x < 3 or 3 < x) and a denominator known non-zero through it
+        "theorem t (x : ℝ) (h₀ : x ≠ 3) (h : x ≤ 3) (h2 : x ≥ 3) : False := by grind",
+        "theorem t (x : ℝ) (h₀ : x ≠ -1) (h₁ : (x - 9) / (x + 1) = 2) : x = -11 := by grind",
     ]
     for code in ok:
         assert backend.check(code, header=HEADER).proved, code
