@@ -8,6 +8,7 @@ interpreter (:mod:`lean_gym.sim.tactics`) or the proof-term checker (:mod:`lean_
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature, parse_signature_ex
@@ -15,7 +16,7 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, numeral, parse_term, tokenize
 from lean_gym.sim.terms import Term, is_prop_type, pretty, type_term, user_name
 
-__all__ = ["CommandOutput", "Msg", "axioms_text", "parse_signature", "run_commands"]
+__all__ = ["OUTSIDE_SUBSET", "CommandOutput", "Msg", "axioms_text", "parse_signature", "run_commands"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,9 @@ class CommandOutput:
     tactics: list[tuple[str, tuple[Goal, ...], int, int]] = field(default_factory=list)
     heartbeats: list[tuple[str, int]] = field(default_factory=list)
     """Simulated heartbeats each declaration's proof used (name, heartbeats), in order (tests compare them)."""
+    unread: list[Msg] = field(default_factory=list)
+    """Commands the simulator could not read: a declaration whose signature it did not elaborate, or a command
+    outside its subset (the conformance runner counts those cases apart; never part of the REPL's answer)."""
 
 
 _DECL_KW = {
@@ -156,8 +160,13 @@ def axioms_text(name: str, axioms: set[str] | frozenset[str]) -> str:
     return f"'{name}' depends on axioms: [{', '.join(ordered)}]"
 
 
+#: What every message of the simulator about syntax it does not model says.
+OUTSIDE_SUBSET = re.compile(r"outside (?:the simulator's|its Lean) (?:Lean )?subset")
+
+
 class _Runner:
     def __init__(self, text: str, env: Env, fresh: bool, all_tactics: bool = False) -> None:
+        self._signature_read = False
         self.all_tactics = all_tactics
         self.src = Source(text)
         self.env = env
@@ -228,10 +237,10 @@ class _Runner:
             seen_non_import = True
             try:
                 self.command(seg)
-            except ParseError as e:
+            except (ParseError, ElabError) as e:
                 self.msg("error", e.start, e.end, e.message)
-            except ElabError as e:
-                self.msg("error", e.start, e.end, e.message)
+                if OUTSIDE_SUBSET.search(e.message) or (seg[0].text in _DECL_KW and not self._signature_read):
+                    self.out.unread.append(self.out.messages[-1])
             i = j
         self.out.env = self.env
         return self.out
@@ -239,6 +248,7 @@ class _Runner:
     # ------------------------------------------------------------------------------------ commands
 
     def command(self, seg: list[Token]) -> None:
+        self._signature_read = False
         ts = TokenStream(seg, stop_col=-1)
         t = ts.tok
         kw = t.text
@@ -418,6 +428,7 @@ class _Runner:
             ts, self.env, self.src, allow_no_type=kw in ("def", "abbrev")
         )
         hyps = [(n, t) for n, t, _ in hyps3]
+        self._signature_read = True
         if kw in ("theorem", "lemma") and target is not None and not is_prop_type(target):
             raise ElabError(
                 f"type of theorem '{name}' is not a proposition\n  {pretty(target, not self.env.mathlib)}",

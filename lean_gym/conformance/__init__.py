@@ -1,0 +1,48 @@
+"""Lean's recorded behaviour as a corpus of cases, and the runner that holds a backend to it.
+
+``load_cases`` reads the corpus (``cases/``, format in ``FORMAT.md``); ``run_command_cases`` runs its
+command cases on any backend and judges each (:class:`CaseResult`); ``tally``/``tally_by`` give the
+figures (agreement, cases where the backend is stronger than Lean, message matches).
+
+Example:
+    >>> from lean_gym.conformance import load_cases
+    >>> cases = load_cases(["lean4"], ["omega"])
+    >>> all(c.family == "omega" and c.id.startswith("lean4.omega.") for c in cases)
+    True
+"""
+
+from __future__ import annotations
+
+from lean_gym.conformance.corpus import CASES_DIR, SOURCES, Case, load_cases
+from lean_gym.conformance.report import Tally, format_table, tally, tally_by
+from lean_gym.conformance.runner import (
+    OUTCOMES,
+    CaseResult,
+    Outcome,
+    first_line,
+    is_simulator,
+    judge,
+    normalise_message,
+    run_command_cases,
+    sim_unread_reason,
+)
+
+__all__ = [
+    "CASES_DIR",
+    "OUTCOMES",
+    "SOURCES",
+    "Case",
+    "CaseResult",
+    "Outcome",
+    "Tally",
+    "first_line",
+    "format_table",
+    "is_simulator",
+    "judge",
+    "load_cases",
+    "normalise_message",
+    "run_command_cases",
+    "sim_unread_reason",
+    "tally",
+    "tally_by",
+]

@@ -1,0 +1,196 @@
+"""Running the corpus's command cases on a backend, and what each outcome means.
+
+A case's outcome compares Lean's recorded verdict with the backend's:
+
+* ``agree``: both accept (no error), or both report an error;
+* ``stronger``: Lean reports an error, the backend accepts: **a tactic stronger than Lean's** (the simulator
+  must never do this: it would reward a policy for what Lean rejects);
+* ``weaker``: Lean accepts, the backend reports an error;
+* ``unread``: the simulator cannot read the case (a statement it does not elaborate, syntax outside its
+  subset); counted apart, never as agreement or disagreement (only simulator backends have it);
+* ``timeout`` / ``crashed``: the backend gave no verdict.
+
+Where both report an error and Lean's text is recorded, the first error's first line and whole text are
+compared too, with runs of whitespace collapsed (``#guard_msgs`` compares that way by default).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from lean_gym.backends.base import Backend, capabilities_of
+from lean_gym.conformance.corpus import Case
+from lean_gym.lean.result import CheckResult
+
+__all__ = [
+    "OUTCOMES",
+    "CaseResult",
+    "Outcome",
+    "first_line",
+    "is_simulator",
+    "judge",
+    "normalise_message",
+    "run_command_cases",
+    "sim_unread_reason",
+]
+
+Outcome = Literal["agree", "stronger", "weaker", "unread", "timeout", "crashed"]
+OUTCOMES: tuple[Outcome, ...] = ("agree", "stronger", "weaker", "unread", "timeout", "crashed")
+
+_WS = re.compile(r"\s+")
+
+
+def normalise_message(text: str) -> str:
+    """A message with every run of whitespace collapsed to one space (``#guard_msgs``' default)."""
+    return _WS.sub(" ", text).strip()
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of a message, whitespace collapsed."""
+    for line in text.splitlines():
+        if line.strip():
+            return normalise_message(line)
+    return ""
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """What one backend said about one case.
+
+    Attributes:
+        case: The case.
+        outcome: See the module docstring.
+        status: The backend's :attr:`~lean_gym.lean.result.CheckResult.status`.
+        error: The backend's first error message (empty when it reported none).
+        first_line_match: Whether the first lines of Lean's and the backend's first errors are equal
+            (``None`` unless both report an error and Lean's text is recorded).
+        exact_match: Whether the whole texts are equal, whitespace collapsed (``None`` likewise).
+        unread_reason: Why the simulator could not read the case (``unread`` only).
+        version_differs: The record is from a known Lean version other than the backend's (``None`` when
+            either is unknown).
+    """
+
+    case: Case
+    outcome: Outcome
+    status: str
+    error: str = ""
+    first_line_match: bool | None = None
+    exact_match: bool | None = None
+    unread_reason: str = ""
+    version_differs: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready record (what ``lean-gym selftest --json`` prints per case)."""
+        return {
+            "id": self.case.id,
+            "family": self.case.family,
+            "source": self.case.corpus_source,
+            "derived": self.case.derived,
+            "expect": self.case.expect,
+            "outcome": self.outcome,
+            "status": self.status,
+            "error": self.error,
+            "lean_error": self.case.lean_errors[0] if self.case.lean_errors else None,
+            "first_line_match": self.first_line_match,
+            "exact_match": self.exact_match,
+            "unread_reason": self.unread_reason,
+            "lean_version": self.case.lean_version,
+            "version_differs": self.version_differs,
+        }
+
+
+def is_simulator(backend: Backend) -> bool:
+    """True for the simulator's backends (``sim``, ``sim-repl``), which may not read a case."""
+    name = getattr(backend, "name", "")
+    return isinstance(name, str) and (name == "sim" or name.startswith("sim-"))
+
+
+def sim_unread_reason(case: Case) -> str:
+    """Why the simulator cannot read ``case``, or ``""`` when it reads it.
+
+    It cannot read a statement it does not elaborate, nor a command or term outside its subset.
+    """
+    from lean_gym.sim.commands import OUTSIDE_SUBSET, run_commands
+    from lean_gym.sim.elab import Env
+    from lean_gym.sim.memo import request as sim_request
+
+    text = f"{case.header}\n\n{case.code}" if case.header else case.code
+    with sim_request():
+        out = run_commands(text, Env(), fresh=True)
+    if out.unread:
+        return out.unread[0].data
+    for m in out.messages:
+        if m.severity == "error" and OUTSIDE_SUBSET.search(m.data):
+            return m.data
+    return ""
+
+
+def _versions_differ(case: Case, backend_version: str | None) -> bool | None:
+    if not backend_version or case.lean_version in ("", "unknown") or case.lean_version.startswith("unknown"):
+        return None
+    return case.lean_version != backend_version
+
+
+def judge(
+    case: Case,
+    result: CheckResult,
+    *,
+    unread: Callable[[Case], str] | None = None,
+    backend_version: str | None = None,
+) -> CaseResult:
+    """The outcome of one command case, given the backend's result (see the module docstring)."""
+    version_differs = _versions_differ(case, backend_version)
+    error = result.errors[0].data if result.errors else ""
+    if result.status in ("timeout", "crashed"):
+        return CaseResult(case, result.status, result.status, error, version_differs=version_differs)
+    accepted = result.status in ("proved", "sorry")
+    lean_errors = case.lean_errors
+    fl = ex = None
+    if not accepted and case.expect == "error" and lean_errors:
+        fl = first_line(lean_errors[0]) == first_line(error)
+        ex = normalise_message(lean_errors[0]) == normalise_message(error)
+    if not accepted and unread is not None and not fl:
+        reason = unread(case)
+        if reason:
+            return CaseResult(case, "unread", result.status, error, unread_reason=reason,
+                              version_differs=version_differs)  # fmt: skip
+    if accepted:
+        outcome: Outcome = "agree" if case.expect == "ok" else "stronger"
+    else:
+        outcome = "agree" if case.expect == "error" else "weaker"
+    return CaseResult(case, outcome, result.status, error, fl, ex, version_differs=version_differs)
+
+
+def run_command_cases(
+    backend: Backend,
+    cases: Iterable[Case],
+    *,
+    timeout: float | None = None,
+    batch: int = 64,
+    progress: Callable[[int], None] | None = None,
+) -> list[CaseResult]:
+    """Run the command cases on ``backend`` and judge each (REPL cases are skipped: see the REPL runner).
+
+    Args:
+        backend: Any backend; on a simulator backend, cases it cannot read are ``unread``.
+        cases: The cases (``kind == "command"`` ones are run).
+        timeout: Seconds per check (default: the backend's).
+        batch: How many checks go to ``check_batch`` at once.
+        progress: Called with the number of cases done after each batch.
+    """
+    todo = [c for c in cases if c.kind == "command"]
+    unread = sim_unread_reason if is_simulator(backend) else None
+    version = capabilities_of(backend).versions.get("lean")
+    out: list[CaseResult] = []
+    for i in range(0, len(todo), batch):
+        chunk: Sequence[Case] = todo[i : i + batch]
+        results = backend.check_batch(
+            [c.code for c in chunk], header=[c.header for c in chunk], timeout=timeout
+        )
+        out.extend(judge(c, r, unread=unread, backend_version=version) for c, r in zip(chunk, results))
+        if progress is not None:
+            progress(len(out))
+    return out
