@@ -248,6 +248,9 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "Int.floor": (("ℝ",), "ℤ"),
     "Int.ceil": (("ℝ",), "ℤ"),
     "Real.rpow": (("ℝ", "ℝ"), "ℝ"),
+    "Nat.digits": (("ℕ", "ℕ"), "List ℕ"),
+    "Nat.ofDigits": (("ℕ", "List ℕ"), "ℕ"),
+    "List.sum": (("List ℕ",), "ℕ"),
 }
 #: Mathlib constants kept opaque (no rule evaluates them), with their types.
 OPAQUE_CONSTS: dict[str, str] = {"Real.pi": "ℝ"}
@@ -261,7 +264,7 @@ OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
 #: The opaque ones among :data:`BUILTIN_FNS` (no evaluation rule; only library lemmas speak about them).
 OPAQUE_FNS = frozenset(
     {"Real.sqrt", "Real.log", "Real.exp", "Real.sin", "Real.cos", "Real.tan", "Real.logb", "Int.floor",
-     "Int.ceil", "Real.rpow"}
+     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum"}
 )  # fmt: skip
 
 
@@ -503,6 +506,22 @@ class Elaborator:
         if saved_fv is not None:
             self.fvars[x] = saved_fv
 
+    def _elab_list(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
+        """A list literal ``[a, b, c]`` of numbers (``List T``), opaque but for equality of terms: written
+        ``List.lit a b c`` inside (Lean's ``List.cons a (List.cons b …)``), printed ``[a, b, c]``."""
+        elem = expected.split(" ", 1)[1] if expected and expected.startswith("List ") else None
+        if elem is None:
+            for e in syn.args:
+                elem = _max_type(elem, self._tree_type(e, None))
+            elem = elem or "ℕ"
+        if elem not in NUM_TYPES:
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        return (
+            "app",
+            ("const", "List.lit"),
+            tuple(self.elab_arith(e, elem) for e in syn.args),
+        ), f"List {elem}"
+
     def _elab_bigop(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
         """``∑ x ∈ s, f`` as Lean elaborates it, ``Finset.sum s (fun x => f)`` (``∏``: ``Finset.prod``),
         at the expected type, else the body's own type, else ℕ (a numeral's default). Opaque: no rule
@@ -731,6 +750,11 @@ class Elaborator:
         k = syn.kind
         if k == "bigop":
             return self._bigop_body_type(syn)
+        if k == "listlit":
+            elem = None
+            for e in syn.args:
+                elem = _max_type(elem, self._tree_type(e, None))
+            return f"List {elem}" if elem in NUM_TYPES else None
         if k == "ident":
             name = syn.args[0]
             ty = self._local_type(name)
@@ -877,6 +901,8 @@ class Elaborator:
         k = syn.kind
         if k == "bigop":
             return self._elab_bigop(syn, expected)
+        if k == "listlit":
+            return self._elab_list(syn, expected)
         if k == "num":
             nty = expected or "ℕ"
             return self.elab_arith(syn, nty), nty
@@ -940,8 +966,14 @@ class Elaborator:
             t, _ = self.elab_term(syn.args[0], tname)
             return t, tname
         if k == "cast":
-            inner, src_ty = self.elab_term(syn.args[0], None)
             target = expected if expected in NUM_TYPES else None
+            lit = syn.args[0]
+            while lit.kind == "paren":
+                lit = lit.args[0]
+            if lit.kind == "num" and target is not None:
+                # `↑2` at a known type: the literal takes that type and the coercion is gone (Lean shows `2`)
+                return self.elab_term(lit, target)
+            inner, src_ty = self.elab_term(syn.args[0], None)
             if target is None or src_ty is None:
                 raise ElabError("cannot infer the target type of `↑`", syn.start, syn.end)
             if src_ty == target:

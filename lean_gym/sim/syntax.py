@@ -374,7 +374,7 @@ _BINOPS: dict[str, tuple[int, int, str]] = {
     "⊆": (50, 51, "⊆"),
 }
 _LEFT_ASSOC = {"+", "-", "*", "/", "%", "∩", "∪"}
-_ARG_START_SYMS = {"(", "⟨", "↑", "@", "‹"}
+_ARG_START_SYMS = {"(", "⟨", "↑", "@", "‹", "["}
 _KEYWORDS = {
     "at",
     "with",
@@ -635,7 +635,7 @@ def _parse_leading(ts: TokenStream) -> Syn:
         if s in _TYPE_TOKENS:
             ts.advance()
             return Syn("ident", (s,), t.start, t.end)
-        if s == "(" or s == "⟨" or s == "@" or s == "‹":
+        if s == "(" or s == "⟨" or s == "@" or s == "‹" or s == "[":
             head = _parse_arg(ts)
             return _parse_app(ts, head)
         if s == "·":
@@ -721,6 +721,22 @@ def _parse_arg(ts: TokenStream) -> Syn:
             inner = parse_term(ts, 0)
             close = ts.expect_sym("›")
             return Syn("assump", (inner,), t.start, close.end)
+        if t.text == "[":
+            # a list literal `[a, b, c]` (Lean's `«term[_]»` notation)
+            ts.advance()
+            saved = ts.stop_col
+            ts.stop_col = -1
+            try:
+                elems: list[Syn] = []
+                if not ts.is_sym("]"):
+                    elems.append(parse_term(ts, 0))
+                    while ts.is_sym(","):
+                        ts.advance()
+                        elems.append(parse_term(ts, 0))
+                close = ts.expect_sym("]")
+            finally:
+                ts.stop_col = saved
+            return Syn("listlit", tuple(elems), t.start, close.end)
     raise ts.unexpected("term")
 
 

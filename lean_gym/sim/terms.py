@@ -456,7 +456,10 @@ def pretty(t: Term, ascii_types: bool = False, names: dict[str, str] | None = No
 _ASCII = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
 
 
-_PROJECTIONS = {"Finset.card": "card", "Rat.num": "num", "Rat.den": "den"}
+_FIELD_NOTATION = frozenset(
+    {"Real.log", "Real.exp", "Real.sin", "Real.cos", "Real.tan", "Real.logb", "Nat.Prime"}
+)
+_PROJECTIONS = {"Finset.card": "card", "Rat.num": "num", "Rat.den": "den", "List.sum": "sum"}
 
 
 def _paren(s: str, need: bool) -> str:
@@ -553,11 +556,20 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
         f = t[2][1]
         op = "∑" if t[1][1] == "Finset.sum" else "∏"
         s = f"{op} {f[1]} ∈ {_pp(t[2][0], 0, False, at, nm)}, {_pp(f[3], 67, trailing or prec > 67, at, nm)}"
-        return _paren(s, prec > 67)
+        return _paren(s, prec > 67 and not trailing)  # a trailing binder notation needs no parentheses
     if h == "app" and t[1][0] == "const" and t[1][1] in _PROJECTIONS and len(t[2]) == 1:
         return _pp(t[2][0], MAX + 1, False, at, nm) + "." + _PROJECTIONS[t[1][1]]
-    if h == "app" and t[1] == ("const", "Nat.Prime") and len(t[2]) == 1:
-        return _paren("Nat.Prime " + _pp(t[2][0], MAX + 1, False, at, nm), prec > MAX)  # `@[pp_nodot]`
+    if h == "app" and t[1] == ("const", "List.lit"):
+        return "[" + ", ".join(_pp(a, 0, True, at, nm) for a in t[2]) + "]"
+    if h == "app" and t[1][0] == "const" and t[1][1] in _FIELD_NOTATION and t[2] and t[2][0][0] != "num":
+        # generalized field notation, as Lean prints these (`x.log`, `(x * y).cos`, `(↑w).log`, `p.Prime`,
+        # `b.logb 8`); a literal receiver keeps the full name (`Real.log 2`)
+        recv = t[2][0]
+        shown = _pp(recv, MAX + 1, False, at, nm)
+        if recv[0] == "cast":
+            shown = f"({shown})"
+        parts = [shown + "." + t[1][1].rsplit(".", 1)[1]] + [_pp(a, MAX + 1, False, at, nm) for a in t[2][1:]]
+        return _paren(" ".join(parts), prec > MAX and len(parts) > 1)
     if h == "app" and t[1] == ("const", "Nat.factorial") and len(t[2]) == 1:
         inner = _pp(t[2][0], MAX + 1, False, at, nm)
         return inner + (" !" if inner[-1].isalpha() or inner[-1] in "_'✝₀₁₂₃₄₅₆₇₈₉" else "!")
