@@ -471,6 +471,8 @@ class Elaborator:
             name, args = syn.args[0].args[0], syn.args[1]
             if name == "Finset.range" and len(args) == 1:
                 return ("app", ("const", name), (self.elab_arith(args[0], "ℕ"),)), "ℕ"
+            if name == "Finset.filter" and len(args) == 2:
+                return self._elab_filter(args[0], args[1])
             if name == "Finset.Icc" and len(args) == 2:
                 ety = _max_type(self._tree_type(args[0], None), self._tree_type(args[1], None)) or "ℕ"
                 if ety in ("ℕ", "ℤ"):
@@ -483,6 +485,27 @@ class Elaborator:
             syn.start,
             syn.end,
         )
+
+    def _elab_filter(self, pred: Syn, set_syn: Syn) -> tuple[Term, str]:
+        """``Finset.filter (fun x => p) s``: opaque, printed as Lean does (``Finset.filter (fun x => p) s``)."""
+        set_term, elem = self._elab_finset(set_syn)
+        while pred.kind == "paren":
+            pred = pred.args[0]
+        if not (pred.kind == "binder" and pred.args[0] == "fun" and len(pred.args[1]) == 1):
+            raise ElabError(_unsupported(pred), pred.start, pred.end)
+        names, ty_syn, pred_op, _ = pred.args[1][0]
+        if len(names) != 1 or pred_op is not None:
+            raise ElabError(_unsupported(pred), pred.start, pred.end)
+        if ty_syn is not None and self.elab_type(ty_syn) != type_term(elem):
+            raise ElabError(_unsupported(pred), pred.start, pred.end)
+        x = names[0].text
+        saved, saved_fv = self.lctx.get(x), self.fvars.pop(x, None)
+        self.lctx[x] = type_term(elem)
+        try:
+            body = self.elab_prop(pred.args[2])
+        finally:
+            self._unbind(x, saved, saved_fv)
+        return ("app", ("const", "Finset.filter"), (("fun", x, type_term(elem), body), set_term)), elem
 
     def _bigop_body_type(self, syn: Syn) -> str | None:
         """The type a big operator's body has on its own, its variable bound (``None``: polymorphic)."""
@@ -793,6 +816,8 @@ class Elaborator:
                     return ty[1] if ty[0] == "type" else None
                 if name in BUILTIN_FNS:
                     return BUILTIN_FNS[name][1]
+                if name == "Finset.card" and len(syn.args[1]) == 1:
+                    return "ℕ"
                 if name == "abs":
                     return self.synth_leaf_type(syn.args[1][0]) if len(syn.args[1]) == 1 else None
                 d = self.env.lookup(name)
@@ -998,6 +1023,9 @@ class Elaborator:
                     return self._elab_local_app(head, args, self.lctx[name])
                 if name == "abs" and len(args) == 1:
                     return self.elab_term(Syn("abs", (args[0],), syn.start, syn.end), expected)
+                if name == "Finset.card" and len(args) == 1 and self.env.mathlib:
+                    set_term, _ = self._elab_finset(args[0])
+                    return ("app", ("const", "Finset.card"), (set_term,)), "ℕ"
                 if name in BUILTIN_FNS:
                     atys, rty = BUILTIN_FNS[name]
                     if len(args) != len(atys):
