@@ -195,8 +195,12 @@ def test_resume_refuses_an_env_that_does_not_replay_the_run(tmp_path: Path) -> N
         agent = StopAt(SATPThompson.for_env(env, SATPThompsonArgs(seed=0)), 10)
         run_agent(agent, env, steps=30, seed=0, progress=False, out_dir=tmp_path)
     ckpt = load_checkpoint(stop.value.checkpoint)
+    # an env whose every step is proved (the run's first steps on the test split are not all proved): the
+    # replay's rewards differ whatever the simulator proves on either split
+    trivial = [{"name": "t", "formal_statement": "theorem t : True := by\n", "header": "import Mathlib"}]
+    other = gym.make("LeanAesop-v0", backend="sim", theorems=trivial)
     with pytest.raises(LeanGymError, match="replaying the run's step .* resume on the env the checkpoint"):
-        run_agent(ckpt.agent, make("single", split="train"), steps=30, seed=0, progress=False, resume=ckpt)
+        run_agent(ckpt.agent, other, steps=30, seed=0, progress=False, resume=ckpt)
     with pytest.raises(ValueError, match="resume: seed=1, but the checkpointed run has seed=0"):
         run_agent(ckpt.agent, make("single"), steps=30, seed=1, progress=False, resume=ckpt)
     with pytest.raises(ValueError, match="resume with the checkpoint's agent"):
