@@ -218,9 +218,9 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
     h = t[0]
     default = ss.default
     if ss.literal_facts:
-        r = literal_fact(t, ss.literal_facts)
-        if r is not None:
-            return r
+        fact = literal_fact(t, ss.literal_facts)
+        if fact is not None:
+            return fact
     # --- ground arithmetic: simprocs on ℕ/ℤ literals always; norm_num evaluates every type
     if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "const"):
         ty = t[1] if h != "app" else None

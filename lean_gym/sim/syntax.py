@@ -727,16 +727,16 @@ def _parse_arg(ts: TokenStream) -> Syn:
             saved = ts.stop_col
             ts.stop_col = -1
             try:
-                elems: list[Syn] = []
+                members: list[Syn] = []
                 if not ts.is_sym("]"):
-                    elems.append(parse_term(ts, 0))
+                    members.append(parse_term(ts, 0))
                     while ts.is_sym(","):
                         ts.advance()
-                        elems.append(parse_term(ts, 0))
+                        members.append(parse_term(ts, 0))
                 close = ts.expect_sym("]")
             finally:
                 ts.stop_col = saved
-            return Syn("listlit", tuple(elems), t.start, close.end)
+            return Syn("listlit", tuple(members), t.start, close.end)
     raise ts.unexpected("term")
 
 
