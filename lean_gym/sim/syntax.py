@@ -702,42 +702,33 @@ def _parse_arg(ts: TokenStream) -> Syn:
                 ts.stop_col = saved
             return Syn("paren", (inner,), t.start, close.end)
         if t.text == "⟨":
-            ts.advance()
-            saved = ts.stop_col
-            ts.stop_col = -1
-            try:
-                items: list[Syn] = []
-                if not ts.is_sym("⟩"):
-                    items.append(parse_term(ts, 0))
-                    while ts.is_sym(","):
-                        ts.advance()
-                        items.append(parse_term(ts, 0))
-                close = ts.expect_sym("⟩")
-            finally:
-                ts.stop_col = saved
-            return Syn("anon", tuple(items), t.start, close.end)
+            return _parse_separated(ts, "⟩", "anon")
         if t.text == "‹":
             ts.advance()
             inner = parse_term(ts, 0)
             close = ts.expect_sym("›")
             return Syn("assump", (inner,), t.start, close.end)
         if t.text == "[":
-            # a list literal `[a, b, c]` (Lean's `«term[_]»` notation)
-            ts.advance()
-            saved = ts.stop_col
-            ts.stop_col = -1
-            try:
-                members: list[Syn] = []
-                if not ts.is_sym("]"):
-                    members.append(parse_term(ts, 0))
-                    while ts.is_sym(","):
-                        ts.advance()
-                        members.append(parse_term(ts, 0))
-                close = ts.expect_sym("]")
-            finally:
-                ts.stop_col = saved
-            return Syn("listlit", tuple(members), t.start, close.end)
+            return _parse_separated(ts, "]", "listlit")  # a list literal `[a, b, c]` (Lean's `«term[_]»`)
     raise ts.unexpected("term")
+
+
+def _parse_separated(ts: TokenStream, closer: str, kind: str) -> Syn:
+    """``⟨a, b⟩`` or ``[a, b]`` (the opening token is the current one): a ``kind`` node of the terms."""
+    t = ts.advance()
+    saved = ts.stop_col
+    ts.stop_col = -1
+    try:
+        items: list[Syn] = []
+        if not ts.is_sym(closer):
+            items.append(parse_term(ts, 0))
+            while ts.is_sym(","):
+                ts.advance()
+                items.append(parse_term(ts, 0))
+        close = ts.expect_sym(closer)
+    finally:
+        ts.stop_col = saved
+    return Syn(kind, tuple(items), t.start, close.end)
 
 
 def _parse_bigop(ts: TokenStream) -> Syn:

@@ -439,15 +439,22 @@ def ring_equal(a: Term, b: Term, ty: str, ctx: TacticContext) -> bool:
         return False
 
 
-@builtin("ring", "ring1", "ring!")
-def _ring(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    t = goal.target
+def _ring_closes(t: Term, ctx: TacticContext) -> bool:
+    """Whether ``t`` is an equation of commutative-ring normal forms that are equal (``ring1``)."""
     if t[0] == "=" and t[1] in DOMAIN:
         ctx.tick(30)
         if ring_equal(t[2], t[3], t[1], ctx):
             if t[1] in ("ℚ", "ℝ"):
                 ctx.use_standard_axioms()
-            return []
+            return True
+    return False
+
+
+@builtin("ring", "ring1", "ring!")
+def _ring(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    t = goal.target
+    if _ring_closes(t, ctx):
+        return []
     if syn.name == "ring1":
         raise TacticError(
             "ring failed: not an equality of commutative (semi)ring expressions"
@@ -1171,13 +1178,8 @@ def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
     bare = TacSyntax(syn.name, syn.toks[:1], syn.src, syn.start, syn.toks[0].end)
-    t = goal.target
-    if t[0] == "=" and t[1] in DOMAIN:
-        ctx.tick(30)
-        if ring_equal(t[2], t[3], t[1], ctx):
-            if t[1] in ("ℚ", "ℝ"):
-                ctx.use_standard_axioms()
-            return []
+    if _ring_closes(goal.target, ctx):
+        return []
     if _grind_split(goal, bare, ctx, 0):
         return []
     cleared = _grind_fields(goal, bare, ctx)
