@@ -474,3 +474,13 @@ def test_tokens_of_a_range_cut_from_the_whole_text_are_the_ranges_own() -> None:
         except Exception as e:
             got = type(e).__name__ + str(e)
         assert got == want, (text, a, b)
+
+
+def test_the_whole_conformance_corpus_is_answered_the_same_with_and_without_the_memo() -> None:
+    # Lean's recorded cases (lean_gym/conformance/cases): every command case, forward and shuffled with
+    # the tables warm, against the uncached answers (issue 22: "byte-identical on the whole corpus")
+    from lean_gym.conformance import load_cases
+
+    checks = [(c.header, c.code) for c in load_cases(kinds=("command",))]
+    assert len(checks) > 2000
+    _assert_same(checks, orders=("forward", "shuffled"), history=False)

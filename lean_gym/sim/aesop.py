@@ -713,10 +713,15 @@ def _tracked(
     ctx.memo_frames.append(frame)
     try:
         new, data = run()
+    except BaseException:
+        # what raises through (a timeout) leaves what it used as the plain run leaves it
+        ctx.axioms = saved_axioms | ctx.axioms
+        ctx.hidden_sorry = ctx.hidden_sorry or saved_hidden
+        raise
     finally:
         ctx.memo_frames.pop()
-        ctx.hidden_sorry = saved_hidden
-        added, ctx.axioms = ctx.axioms, saved_axioms
+    ctx.hidden_sorry = saved_hidden
+    added, ctx.axioms = ctx.axioms, saved_axioms
     if new is not None or keep_axioms_on_none:
         ctx.axioms.update(added)
     cost = ctx.heartbeats - frame[0]
