@@ -25,6 +25,7 @@ import numpy as np
 
 import lean_gym  # noqa: F401  (registers LeanAesop-v0)
 from lean_gym.aesop import best_static_action
+from lean_gym.data import satp_lean_figures
 from lean_gym.envs.wrappers import AesopFeatures
 
 
@@ -141,6 +142,7 @@ def main() -> None:
     rate_after = success_rate(test, policy, args.eval_limit)
     print(f"test success, PPO after {args.total_timesteps} steps ({train_s:.0f} s): {rate_after:.1%}")
     print(f"backend: {backend}")
+    print(satp_lean_figures())
     train.close()
     test.close()
 

@@ -1,4 +1,6 @@
-"""The ``lean-gym`` command: ``doctor``, ``setup``, ``demo``, ``bench``, ``eval``, ``serve-policy``.
+"""The ``lean-gym`` command and its subcommands.
+
+``doctor``, ``selftest``, ``setup``, ``demo``, ``bench``, ``eval``, ``serve``, ``serve-policy``.
 
 Every command that produces verdicts prints which backend produced them: real Lean (``repl:...``) or the
 simulator (``sim``), which is never Lean.
@@ -22,20 +24,80 @@ __all__ = ["main"]
 def _doctor(args: argparse.Namespace) -> int:
     from lean_gym.workspace import doctor, format_report
 
-    checks = doctor(args.workspace, smoke=not args.no_smoke)
+    path = args.workspace
+    if path is None and args.lean is not None:
+        from lean_gym.lean.workspace import workspace_path
+
+        path = workspace_path(args.lean)
+    checks = doctor(path, smoke=not args.no_smoke)
     if args.json:
         print(json.dumps([c.__dict__ for c in checks], indent=2))
     else:
         print(f"lean-gym {__version__} doctor")
         print(format_report(checks))
-    real_ok = all(c.ok for c in checks if c.name != "simulator")
+    real_ok = all(c.ok for c in checks if c.name != "simulator" and not c.advisory)
     return 0 if real_ok else 1
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    from lean_gym.backends import make_backend
+    from lean_gym.conformance.selftest import (
+        Thresholds,
+        check_selection,
+        format_markdown_report,
+        format_report,
+        run_selftest,
+    )
+
+    check_selection(args.family, args.source)  # a user error before any backend starts
+    thresholds = Thresholds(args.max_stronger, args.min_agreement / 100, args.min_first_line / 100)
+    bar: Any = None
+    progress = None
+    if not args.quiet and not args.json and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        def progress(part: str, done: int, total: int) -> None:
+            nonlocal bar
+            if bar is None or bar.desc != part:
+                if bar is not None:
+                    bar.close()
+                bar = tqdm(total=total, desc=part, unit="case", leave=False)
+            bar.n = done
+            bar.refresh()
+
+    backend = make_backend(args.backend, workspace=args.workspace)
+    try:
+        report = run_selftest(
+            backend, families=args.family, sources=args.source, thresholds=thresholds, timeout=args.timeout,
+            progress=progress,
+        )  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
+        backend.close()
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
+    elif args.markdown:
+        print(format_markdown_report(report))
+    else:
+        print(format_report(report))
+    return 0 if report.passed else 1
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage like 97, got {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"a percentage is between 0 and 100, got {text!r}")
+    return value
 
 
 def _setup(args: argparse.Namespace) -> int:
     from lean_gym.workspace import setup
 
-    return setup(args.workspace, dry_run=args.dry_run, force=args.force)
+    return setup(args.workspace, dry_run=args.dry_run, force=args.force, lean=args.lean)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -149,6 +211,46 @@ def _serve_policy(args: argparse.Namespace) -> int:
     if port != 5177 or host not in ("127.0.0.1", "localhost"):
         print("note: SATP's `satp` tactic calls http://127.0.0.1:5177", flush=True)
     serve(policy_app(policy, config), sock, log_level="info" if args.verbose else "warning")
+    return 0
+
+
+def _serve_checks(args: argparse.Namespace) -> int:
+    from lean_gym.backends import make_backend
+    from lean_gym.backends.remote import API_KEY_ENV
+    from lean_gym.errors import ConfigError
+    from lean_gym.serve.app import ServeConfig, bind, serve
+    from lean_gym.serve.check import CheckLimits, check_app
+
+    if args.backend.startswith(("http:", "https:")):
+        raise ConfigError(
+            "lean-gym serve needs a local backend (sim, sim-repl, repl, ray:…), not another server"
+        )
+    key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
+    config = ServeConfig(
+        host=args.host, port=args.port, api_key=key, max_body_bytes=args.max_body_bytes,
+        max_pending=args.max_requests,
+    )  # fmt: skip
+    limits = CheckLimits(
+        max_batch=args.max_batch, max_code_chars=args.max_code_chars, max_timeout_s=args.max_timeout,
+        max_inflight_checks=args.max_inflight, queue_wait_s=args.queue_wait,
+    )  # fmt: skip
+    sock = bind(config)  # a busy port is one line, before any process starts
+    kwargs: dict[str, Any] = {}
+    if args.pool_size is not None:
+        kwargs["pool_size"] = args.pool_size
+    backend = make_backend(args.backend, **kwargs)
+    host, port = sock.getsockname()[:2]
+    lean = "" if not backend.name.startswith("sim") else " (the simulator, not Lean)"
+    print(
+        f"lean-gym serve: backend {backend.name}{lean}, kimina's API (POST /api/check, /verify) and lean-gym's "
+        f"(/v1/check, /v1/grade, /metrics) on http://{host}:{port}"
+        + ("" if key is None else " (API key required)"),
+        flush=True,
+    )
+    try:
+        serve(check_app(backend, config, limits), sock, log_level="info" if args.verbose else "warning")
+    finally:
+        backend.close()
     return 0
 
 
@@ -269,15 +371,58 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="Lean workspace path (default: $LEAN_GYM_WORKSPACE or lean_workspace/)",
     )
+    d.add_argument("--lean", default=None, help="inspect the workspace of this Lean release (vX.Y.Z)")
     d.add_argument("--no-smoke", action="store_true", help="skip the real-Lean smoke check")
     d.add_argument("--json", action="store_true", help="machine-readable output")
     d.set_defaults(func=_doctor)
 
+    st = sub.add_parser(
+        "selftest",
+        help="hold a backend to Lean's recorded behaviour (the conformance corpus) and the hack catalogue",
+        description="Run the conformance corpus (cases of Lean's recorded behaviour from Mathlib's, Aesop's "
+        "and Lean core's tests, SATP's proofs and the REPL's transcripts) and the oracle's hack catalogue on "
+        "a backend; print every disagreement, agreement per family and per source, the Lean version of each "
+        "record and of the backend. On real Lean, attach the --json output to a bug report; on the simulator "
+        "these are its fidelity figures (docs/simulator.md). Exit status: 0 when every threshold is met, 1 "
+        "when one is missed (Lean fails and the backend proves in more than --max-stronger cases, agreement "
+        "on the cases read below --min-agreement, equal first lines of error messages below "
+        "--min-first-line, or a hack the oracle misses), 2 on a user error.",
+    )
+    st.add_argument(
+        "--backend",
+        default="auto",
+        type=_backend_or_ray,
+        help="auto (real Lean if set up, else the simulator), sim, sim-repl, repl, or a registered name",
+    )
+    st.add_argument("--family", action="append", help="only this family (repeatable; repl, hacks included)")
+    st.add_argument(
+        "--source", action="append", help="only this corpus source (repeatable): aesop, lean4, ..."
+    )
+    st.add_argument("--workspace", default=None, help="the Lean workspace of --backend repl")
+    st.add_argument("--timeout", type=_positive_seconds, default=None, help="seconds per check")
+    st.add_argument(
+        "--json", action="store_true", help="the whole report as JSON, every case (for a bug report)"
+    )
+    st.add_argument(
+        "--markdown", action="store_true", help="the figures as Markdown tables (docs/simulator.md)"
+    )
+    st.add_argument("--quiet", action="store_true", help="no progress bar")
+    st.add_argument("--max-stronger", type=_int_at_least(0), default=0,
+                    help="most cases where Lean fails and the backend proves (default 0)")  # fmt: skip
+    st.add_argument("--min-agreement", type=_percent, default=97.0,
+                    help="least agreement on the cases read, in %% (default 97)")  # fmt: skip
+    st.add_argument("--min-first-line", type=_percent, default=90.0,
+                    help="least rate of equal first lines of error messages, in %% (default 90)")  # fmt: skip
+    st.set_defaults(func=_selftest)
+
     s = sub.add_parser(
         "setup",
         help="create and build the Lean workspace for real Lean (needs internet, ~5 GB of disk)",
-        description="Create lean_workspace/ (Lean v4.27.0, Mathlib, Aesop and the leanprover-community REPL at "
-        "their v4.27.0 tags) and build it, step by step, stopping at the first step that fails: installs "
+        description="Create the workspace of one Lean release (default v4.33.0-rc2 in lean_workspace/; "
+        "`--lean vX.Y.Z` for another, in ~/.cache/lean-gym/workspaces/vX.Y.Z, side by side): Lean, and "
+        "Mathlib (with Aesop) and the leanprover-community REPL at their tags of that release; a release "
+        "without both tags is refused, listing those that have them. It builds it step by step, stopping "
+        "at the first step that fails: installs "
         "elan (the Lean toolchain manager) if it is absent, then `lake update`, `lake exe cache get` "
         "(Mathlib's prebuilt oleans), `lake build` and the REPL binary. Needs: internet access to GitHub and "
         "Mathlib's cache; about 5 GB of disk for Mathlib's oleans, plus about 1 GB for the toolchain; memory: "
@@ -285,7 +430,10 @@ def build_parser() -> argparse.ArgumentParser:
         "time: mostly the download of several GB. "
         "`--dry-run` prints the steps without running them; `lean-gym doctor` says what is missing.",
     )
-    s.add_argument("--workspace", default=None, help="where to build it (default: lean_workspace/)")
+    s.add_argument(
+        "--lean", default=None, help="the Lean release (default v4.33.0-rc2; see lean_gym.lean.versions)"
+    )
+    s.add_argument("--workspace", default=None, help="where to build it (default: the release's own folder)")
     s.add_argument("--dry-run", action="store_true", help="print the steps without running them")
     s.add_argument("--force", action="store_true", help="rewrite the workspace files")
     s.set_defaults(func=_setup)
@@ -432,6 +580,51 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--device", default=None, help="torch device of a checkpoint (default: the saved one)")
     sp.set_defaults(func=_serve_policy)
+
+    sv = sub.add_parser(
+        "serve",
+        help="serve checks over HTTP: kimina's API (/api/check, /verify) and lean-gym's (/v1/check, /v1/grade)",
+        description="A verification service over one backend, for trainers that send completions over HTTP "
+        "(kimina-client, verl/TRL/OpenRLHF reward functions, RemoteBackend). See docs/serve.md. Needs the "
+        "serve extra.",
+    )
+    sv.add_argument(
+        "--backend",
+        default="sim-repl",
+        type=_backend_or_ray,
+        help="sim-repl (default), sim, repl, ray:<spec>",
+    )
+    sv.add_argument(
+        "--pool-size", type=_int_at_least(1), default=None, help="REPL processes (default: CPUs - 1)"
+    )
+    sv.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    sv.add_argument(
+        "--port", type=_int_at_least(0), default=8000, help="port (default 8000, kimina's; 0: any free)"
+    )
+    sv.add_argument(
+        "--api-key", default=None, help="require this key (default: $LEAN_GYM_API_KEY; none: open)"
+    )
+    sv.add_argument(
+        "--max-body-bytes", type=_int_at_least(1), default=8 << 20, help="largest body (default 8 MiB)"
+    )
+    sv.add_argument(
+        "--max-batch", type=_int_at_least(1), default=256, help="checks per request (default 256)"
+    )
+    sv.add_argument("--max-code-chars", type=_int_at_least(1), default=100_000, help="characters per check")
+    sv.add_argument(
+        "--max-timeout", type=_positive_seconds, default=300.0, help="cap on a check's timeout, s"
+    )
+    sv.add_argument("--max-inflight", type=_int_at_least(1), default=512, help="checks in flight at once")
+    sv.add_argument("--max-requests", type=_int_at_least(1), default=1024, help="requests open at once")
+    sv.add_argument(
+        "--queue-wait",
+        type=float,
+        default=60.0,
+        help="how long a kimina request waits for room, s (default 60)",
+    )
+    sv.set_defaults(func=_serve_checks)
     return p
 
 

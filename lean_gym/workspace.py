@@ -1,9 +1,13 @@
 """The real Lean workspace: where it is, whether it is built, how to build it, and what is missing.
 
-``lean_workspace/`` is a Lake project pinned to Lean v4.27.0 that requires Mathlib v4.27.0 and the
-leanprover-community REPL at its v4.27.0 tag. :func:`setup` builds it where there is internet (elan, the
-toolchain, ``lake exe cache get`` for Mathlib's prebuilt oleans, the REPL binary); :func:`doctor` reports,
-line by line, what is present and what is missing, and how to fix each piece.
+``lean_workspace/`` is a Lake project pinned to the default Lean release (v4.33.0-rc2; the reason is in
+:mod:`lean_gym.lean.versions`) that requires Mathlib and the leanprover-community REPL at their tags of
+the same name. ``lean-gym setup --lean vX.Y.Z`` builds the workspace of any release in
+:data:`~lean_gym.lean.versions.RELEASES` beside it (``~/.cache/lean-gym/workspaces/vX.Y.Z``, or
+``$LEAN_GYM_WORKSPACES/vX.Y.Z``) and refuses, before any work, a version without both tags. :func:`setup`
+needs internet (elan, the toolchain, ``lake exe cache get`` for Mathlib's prebuilt oleans, the REPL
+binary); :func:`doctor` reports, line by line, what is present and what is missing, how to fix each
+piece, and every workspace it knows with its versions.
 
 Finding a workspace and its REPL command live in :mod:`lean_gym.lean.workspace` (the process layer,
 which the backends use); they are importable from here too.
@@ -23,13 +27,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lean_gym.errors import ConfigError
+from lean_gym.lean.versions import DEFAULT_LEAN_VERSION, RELEASES, LeanRelease, release
 from lean_gym.lean.workspace import (
     ENV_VAR,
     LEAN_VERSION,
     Workspace,
     default_workspace_path,
     find_workspace,
+    find_workspaces,
     repl_command,
+    workspace_path,
 )
 
 __all__ = [
@@ -43,14 +51,15 @@ __all__ = [
     "find_workspace",
     "repl_command",
     "setup",
+    "workspace_files",
 ]
 
 
-#: The files of the workspace, written by ``lean-gym setup`` where the repository's ``lean_workspace/`` is
-#: not at hand (a wheel install); a test checks they equal the repository's copies.
-WORKSPACE_FILES: dict[str, str] = {
-    "lean-toolchain": f"leanprover/lean4:{LEAN_VERSION}\n",
-    "lakefile.toml": f"""name = "lean_gym_workspace"
+def workspace_files(lean: LeanRelease) -> dict[str, str]:
+    """The files of ``lean``'s workspace: its toolchain pin, and Mathlib and the REPL at its tags."""
+    return {
+        "lean-toolchain": f"{lean.toolchain}\n",
+        "lakefile.toml": f"""name = "lean_gym_workspace"
 version = "0.1.0"
 defaultTargets = ["LeanGymWorkspace"]
 
@@ -58,18 +67,18 @@ defaultTargets = ["LeanGymWorkspace"]
 [[require]]
 name = "mathlib"
 git = "https://github.com/leanprover-community/mathlib4"
-rev = "{LEAN_VERSION}"
+rev = "{lean.mathlib}"
 
 [[require]]
 name = "REPL"
 git = "https://github.com/leanprover-community/repl"
-rev = "{LEAN_VERSION}"
+rev = "{lean.lean}"
 
 [[lean_lib]]
 name = "LeanGymWorkspace"
 """,
-    "LeanGymWorkspace.lean": "import LeanGymWorkspace.Basic\n",
-    "LeanGymWorkspace/Basic.lean": """import Mathlib
+        "LeanGymWorkspace.lean": "import LeanGymWorkspace.Basic\n",
+        "LeanGymWorkspace/Basic.lean": """import Mathlib
 import Aesop
 
 /-! The smoke check `lean-gym doctor` runs once everything is built. -/
@@ -77,7 +86,12 @@ import Aesop
 theorem lean_gym_smoke (a b : ℕ) : a + b = b + a := by
   omega
 """,
-}
+    }
+
+
+#: The files of the default workspace, written by ``lean-gym setup`` where the repository's
+#: ``lean_workspace/`` is not at hand (a wheel install); a test checks they equal the repository's copies.
+WORKSPACE_FILES: dict[str, str] = workspace_files(release(DEFAULT_LEAN_VERSION))
 
 SMOKE_CODE = "theorem lean_gym_doctor_smoke (x : ℝ) (h : 0 < x) : 0 < x ^ 2 + x := by positivity"
 SMOKE_HEADER = "import Mathlib\nimport Aesop"
@@ -95,6 +109,7 @@ class Check:
     detail: str
     fix: str = ""
     skipped: bool = False  # not run (``ok`` is then False): the report says SKIP, not FAIL
+    advisory: bool = False  # information, not a requirement of real Lean: the report says WARN, not MISSING
 
 
 def _tool_version(tool: str, runner: Callable[[Sequence[str]], str | None]) -> str | None:
@@ -169,16 +184,7 @@ def doctor(
             "run `lean-gym setup` (it writes and builds the workspace)",
         )
     )
-    pin = ws.toolchain
-    pin_ok = pin is not None and pin.endswith(LEAN_VERSION)
-    checks.append(
-        Check(
-            "toolchain pin",
-            pin_ok,
-            pin or "no lean-toolchain file",
-            f"lean-gym expects leanprover/lean4:{LEAN_VERSION}; re-run `lean-gym setup --force`",
-        )
-    )
+    checks.append(_pin_check(ws))
     checks.append(
         Check(
             "Mathlib oleans",
@@ -195,7 +201,9 @@ def doctor(
             f"cd {root} && lake build repl",
         )
     )
-    if all(c.ok for c in checks) and smoke:
+    checks.append(_workspaces_check())
+    checks.append(_sandbox_check())
+    if all(c.ok or c.advisory for c in checks) and smoke:
         checks.append(_smoke(ws))
     elif smoke:
         checks.append(
@@ -211,13 +219,65 @@ def doctor(
     return checks
 
 
+def _pin_check(ws: Workspace) -> Check:
+    pin, version = ws.toolchain, ws.lean_version
+    fix = (
+        f"a Lean release with a REPL tag and a Mathlib tag: `lean-gym setup --lean {DEFAULT_LEAN_VERSION} --force` "
+        f"(or another of {', '.join(r.lean for r in RELEASES)})"
+    )
+    if pin is None or version is None:
+        return Check("toolchain pin", False, "no lean-toolchain file", fix)
+    try:
+        rel = release(version)
+    except ConfigError:
+        return Check("toolchain pin", False, f"{pin}: not a release lean-gym has the tags of", fix)
+    mathlib = ws.mathlib_version or "not resolved yet"
+    detail = f"{pin}, Mathlib {mathlib}, SATP layout {rel.satp_layout}"
+    if rel.lean != DEFAULT_LEAN_VERSION:
+        detail += f" (not the default {DEFAULT_LEAN_VERSION}: {rel.note})"
+    return Check("toolchain pin", True, detail)
+
+
+def _workspaces_check() -> Check:
+    found = find_workspaces()
+    if not found:
+        return Check("workspaces", True, "none yet", advisory=True)
+    parts = [f"{w.lean_version or '?'} at {w.root} ({'built' if w.is_built else 'not built'})" for w in found]
+    return Check("workspaces", True, "; ".join(parts), advisory=True)
+
+
+def _sandbox_check() -> Check:
+    from lean_gym.lean.sandbox import bwrap_path, sandbox_works, seccomp_available
+
+    where = bwrap_path()
+    if where is None:
+        return Check(
+            "sandbox",
+            False,
+            "bubblewrap not found: Lean processes run without an OS sandbox",
+            "install it: apt-get install bubblewrap (and pip install pyseccomp for the socket/process filter)",
+            advisory=True,
+        )
+    if not sandbox_works():
+        return Check(
+            "sandbox",
+            False,
+            f"{where} cannot create namespaces here (an unprivileged container?): no OS sandbox",
+            "run the container with user namespaces allowed, or let the container be the sandbox",
+            advisory=True,
+        )
+    seccomp = "with" if seccomp_available() else "without (pip install pyseccomp)"
+    return Check("sandbox", True, f"bubblewrap at {where}, {seccomp} the seccomp filter", advisory=True)
+
+
 def _smoke(ws: Workspace) -> Check:
     from lean_gym.backends.repl import ReplBackend
 
+    boxed = False
     try:
-        backend = ReplBackend(
-            command=repl_command(ws), cwd=ws.root, pool_size=1, timeout=300, memory_limit_mb=None
-        )
+        # the backend `repl` builds, so the check runs as checks will: sandboxed where bubblewrap works
+        backend = ReplBackend.lean(workspace=ws.root, pool_size=1, timeout=300, memory_limit_mb=None)
+        boxed = backend.sandboxed
         try:
             res = backend.check(SMOKE_CODE, header=SMOKE_HEADER)
         finally:
@@ -227,15 +287,13 @@ def _smoke(ws: Workspace) -> Check:
             "smoke check",
             False,
             f"{type(e).__name__}: {e}",
-            "see the message; `lean-gym setup --force` rebuilds",
+            "see the message; `lean-gym setup --force` rebuilds"
+            + ("; if only the sandbox fails, pass sandbox=False and report it" if boxed else ""),
         )
     ok = res.status == "proved"
-    return Check(
-        "smoke check",
-        ok,
-        f"{res.status} in {res.elapsed_s:.1f} s on real Lean",
-        "" if ok else res.messages_text(400),
-    )
+    where = "on real Lean, in the sandbox" if boxed else "on real Lean"
+    fix = res.messages_text(400) + ("\n(sandboxed: try sandbox=False to tell the two apart)" if boxed else "")
+    return Check("smoke check", ok, f"{res.status} in {res.elapsed_s:.1f} s {where}", "" if ok else fix)
 
 
 def _sim_check() -> Check:
@@ -256,6 +314,8 @@ def format_report(checks: Sequence[Check]) -> str:
     for c in checks:
         if c.ok:
             mark = "ok  "
+        elif c.advisory:
+            mark = "WARN"
         elif c.skipped:
             mark = "SKIP"
         else:
@@ -263,9 +323,13 @@ def format_report(checks: Sequence[Check]) -> str:
         lines.append(f"[{mark:^7}] {c.name:<15} {c.detail}")
         if not c.ok and c.fix:
             lines.append(f"{'':10}{'':15} fix: {c.fix}")
-    real = [c for c in checks if c.name != "simulator"]
+    real = [c for c in checks if c.name != "simulator" and not c.advisory]
     if all(c.ok for c in real):
         lines.append("Real Lean is ready: backend='auto' will use it.")
+        lines.append(
+            "First run `lean-gym selftest --backend repl`: it holds this install to Lean's recorded behaviour "
+            "(attach its --json output to a bug report)."
+        )
     else:
         lines.append(
             "Real Lean is not ready: backend='auto' falls back to the simulator (results say backend='sim')."
@@ -299,10 +363,11 @@ def setup_steps(root: Path) -> list[tuple[str, list[str]]]:
     return steps
 
 
-def write_workspace(root: Path, *, force: bool = False) -> list[Path]:
-    """Write the workspace's files into ``root`` (existing files are kept unless ``force``)."""
+def write_workspace(root: Path, *, force: bool = False, lean: LeanRelease | None = None) -> list[Path]:
+    """Write the files of ``lean``'s workspace (default release) into ``root``, keeping existing ones unless ``force``."""
     written = []
-    for rel, text in WORKSPACE_FILES.items():
+    files = WORKSPACE_FILES if lean is None else workspace_files(lean)
+    for rel, text in files.items():
         f = root / rel
         if f.exists() and not force:
             continue
@@ -318,16 +383,41 @@ def setup(
     dry_run: bool = False,
     force: bool = False,
     echo: Callable[[str], None] = print,
+    lean: str | None = None,
 ) -> int:
-    """Create and build the Lean workspace. Needs internet (GitHub, the Mathlib cache).
+    """Create and build the workspace of one Lean release. Needs internet (GitHub, the Mathlib cache).
+
+    Args:
+        path: Where (default: the release's own folder, :func:`~lean_gym.lean.workspace.workspace_path`).
+        dry_run: Print the steps, run nothing, write nothing.
+        force: Rewrite the workspace files (and re-pin a workspace of another release).
+        echo: Where progress lines go.
+        lean: The Lean release (default :data:`~lean_gym.lean.versions.DEFAULT_LEAN_VERSION`); it must
+            have a REPL tag and a Mathlib tag on record.
 
     Returns:
         0 on success, else the exit status of the step that failed (its name is echoed).
+
+    Raises:
+        ConfigError: before any work, for a release without both tags, or a workspace at ``path`` pinned
+            to another release (without ``force``).
     """
-    root = Path(path).expanduser() if path is not None else default_workspace_path()
-    root.mkdir(parents=True, exist_ok=True)
-    if not dry_run:
-        for f in write_workspace(root, force=force):
+    rel = release(lean or DEFAULT_LEAN_VERSION)
+    root = Path(path).expanduser() if path is not None else workspace_path(rel.lean)
+    pinned = Workspace(root).lean_version
+    if pinned is not None and pinned != rel.lean and not force:
+        raise ConfigError(
+            f"the workspace at {root} is pinned to {pinned}, not {rel.lean}: pass --force to re-pin it, "
+            "or --workspace for another folder"
+        )
+    echo(
+        f"Lean {rel.lean}: REPL {rel.repl_commit[:12]}, Mathlib {rel.mathlib_commit[:12]} (their {rel.lean} tags)"
+    )
+    if dry_run:
+        echo(f"(dry run) would write the workspace files into {root}")
+    else:
+        root.mkdir(parents=True, exist_ok=True)
+        for f in write_workspace(root, force=force, lean=rel):
             echo(f"wrote {f}")
     env = dict(os.environ)
     env["PATH"] = f"{Path.home() / '.elan' / 'bin'}{os.pathsep}{env.get('PATH', '')}"

@@ -195,8 +195,21 @@ def test_resume_refuses_an_env_that_does_not_replay_the_run(tmp_path: Path) -> N
         agent = StopAt(SATPThompson.for_env(env, SATPThompsonArgs(seed=0)), 10)
         run_agent(agent, env, steps=30, seed=0, progress=False, out_dir=tmp_path)
     ckpt = load_checkpoint(stop.value.checkpoint)
-    with pytest.raises(LeanGymError, match="replaying the run's step .* resume on the env the checkpoint"):
+    # another split: its theorems differ from the first reset on, whatever rewards its steps would give
+    with pytest.raises(
+        LeanGymError, match="first reset gave other observations .* resume on the env the checkpoint"
+    ):
         run_agent(ckpt.agent, make("single", split="train"), steps=30, seed=0, progress=False, resume=ckpt)
+    # the same env, but a recorded reward its replay does not give: found at that step
+    with pytest.raises(LeanGymError, match="replaying the run's step .* resume on the env the checkpoint"):
+        broke = ckpt.env_log.calls[0]
+        ckpt.env_log.calls[0] = (
+            broke[0],
+            broke[1],
+            broke[2] + 1.0,
+        )  # as if the run had been rewarded otherwise
+        run_agent(ckpt.agent, make("single"), steps=30, seed=0, progress=False, resume=ckpt)
+    ckpt.env_log.calls[0] = broke
     with pytest.raises(ValueError, match="resume: seed=1, but the checkpointed run has seed=0"):
         run_agent(ckpt.agent, make("single"), steps=30, seed=1, progress=False, resume=ckpt)
     with pytest.raises(ValueError, match="resume with the checkpoint's agent"):

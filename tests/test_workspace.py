@@ -36,7 +36,7 @@ def test_workspace_pins_one_release_for_lean_mathlib_and_repl() -> None:
     assert (
         WORKSPACE_FILES["lean-toolchain"].strip()
         == f"leanprover/lean4:{LEAN_VERSION}"
-        == "leanprover/lean4:v4.27.0"
+        == "leanprover/lean4:v4.33.0-rc2"
     )
     assert lakefile.count(f'rev = "{LEAN_VERSION}"') == 2
     assert "leanprover-community/mathlib4" in lakefile and "leanprover-community/repl" in lakefile
@@ -88,8 +88,16 @@ def test_doctor_on_a_built_workspace_with_tools_runs_the_smoke_check(tmp_path: P
     monkeypatch.setattr(W, "_smoke", lambda w: ran.append(w) or W.Check("smoke check", True, "proved"))
     checks = doctor(ws.root)
     assert ran == [ws]
-    assert all(c.ok for c in checks if c.name != "simulator")
-    assert "Real Lean is ready" in format_report(checks)
+    assert all(c.ok for c in checks if c.name != "simulator" and not c.advisory)
+    report = format_report(checks)
+    assert "Real Lean is ready" in report
+    # the first thing it points to on a real install: selftest, whose output goes with a bug report
+    after = report.split("Real Lean is ready", 1)[1]
+    assert after.splitlines()[1].startswith("First run `lean-gym selftest --backend repl`")
+    import dataclasses
+
+    broken = [dataclasses.replace(checks[0], ok=False), *checks[1:]]
+    assert "lean-gym selftest" not in format_report(broken)  # only once real Lean is ready
 
 
 def test_doctor_cli_fails_cleanly_without_traceback(tmp_path: Path) -> None:
@@ -138,3 +146,14 @@ def test_make_backend_choices(tmp_path: Path, monkeypatch) -> None:
         make_backend("lean4")
     with pytest.raises(TypeError, match="must be a name or a Backend"):
         make_backend(42)  # type: ignore[arg-type]
+
+
+def test_doctor_says_when_there_is_no_sandbox(monkeypatch) -> None:
+    import lean_gym.lean.sandbox as S
+    import lean_gym.workspace as W
+
+    monkeypatch.setattr(S, "bwrap_path", lambda: None)
+    check = W._sandbox_check()
+    assert not check.ok and check.advisory and "without an OS sandbox" in check.detail
+    assert "apt-get install bubblewrap" in check.fix
+    assert "WARN" in format_report([check])

@@ -22,6 +22,7 @@ A checkpoint is a pickle: load only checkpoints you wrote.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import random
@@ -51,6 +52,31 @@ def _compact(actions: Any) -> Any:
     return np.array(actions, copy=True) if isinstance(actions, np.ndarray) else actions
 
 
+def obs_digest(obs: Any) -> str:
+    """A digest of a (vector) env's observations: arrays by dtype, shape and bytes, dicts by sorted key."""
+    h = hashlib.sha256()
+
+    def feed(x: Any) -> None:
+        if isinstance(x, dict):
+            for k in sorted(x, key=str):
+                h.update(repr(k).encode())
+                feed(x[k])
+        elif isinstance(x, (list, tuple)):
+            h.update(b"[%d" % len(x))
+            for v in x:
+                feed(v)
+        elif isinstance(x, np.ndarray) and x.dtype != object:
+            h.update(f"{x.dtype.str}{x.shape}".encode())
+            h.update(np.ascontiguousarray(x).tobytes())
+        elif isinstance(x, np.ndarray):
+            feed(x.tolist())
+        else:
+            h.update(repr(x).encode())
+
+    feed(obs)
+    return h.hexdigest()[:32]
+
+
 @dataclass
 class EnvLog:
     """Every call the runner made to a vector env, to rebuild its state by replaying them.
@@ -65,6 +91,13 @@ class EnvLog:
     seed: int | None
     calls: list[tuple[Any, ...]] = field(default_factory=list)
     action_dtype: str | None = None
+    first_obs: str | None = None
+    """A digest of the first reset's observations (:func:`obs_digest`): another theorem source or split is
+    found at the first reset, even where its rewards would replay the same."""
+
+    def first_reset(self, obs: Any) -> None:
+        """Record the observations the first ``reset`` gave."""
+        self.first_obs = obs_digest(obs)
 
     def step(self, actions: Any, rewards: np.ndarray) -> None:
         """Record one ``step``."""
@@ -105,11 +138,17 @@ class EnvLog:
             else:
                 packed.append(call)
         flush()
-        return {"seed": self.seed, "packed": packed, "action_dtype": self.action_dtype}
+        return {
+            "seed": self.seed,
+            "packed": packed,
+            "action_dtype": self.action_dtype,
+            "first_obs": self.first_obs,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.seed = state["seed"]
         self.action_dtype = state["action_dtype"]
+        self.first_obs = state.get("first_obs")
         self.calls = []
         for entry in state["packed"]:
             if entry[0] == "steps":
@@ -125,6 +164,11 @@ class EnvLog:
                 checkpoint was taken on (another theorem source, split, backend or env argument).
         """
         obs, _ = env.reset(seed=self.seed)
+        if self.first_obs is not None and obs_digest(obs) != self.first_obs:
+            raise LeanGymError(
+                "resume: the env's first reset gave other observations than the run's: resume on the env the "
+                "checkpoint was taken on (same env id, backend, theorem source, split and seed)"
+            )
         for k, call in enumerate(self.calls):
             if call[0] == "reset":
                 obs, _ = env.reset(options={"reset_mask": call[1].copy()})

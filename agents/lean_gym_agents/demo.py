@@ -282,6 +282,9 @@ def run_demo(
         f"test split ({n_test} theorems): learned per-goal config {learned_curve[-1]:.1%}; {summary} "
         f"({elapsed:.0f} s)"
     )
+    from lean_gym.data import satp_lean_figures
+
+    echo(satp_lean_figures())
     if plot:
         _plot(plot_path, xs, learned_curve, rates, backend_name, train=train_curve)
         echo(f"learning curve: {os.path.abspath(plot_path)}")

@@ -1,4 +1,4 @@
-"""``python -m lean_gym_agents.run AGENT [FLAGS]``: train or evaluate a reference agent on a lean-gym env.
+r"""``python -m lean_gym_agents.run AGENT [FLAGS]``: train or evaluate a reference agent on a lean-gym env.
 
 Every field of the agent's command (:mod:`lean_gym_agents.commands`) is a flag, as in CleanRL's scripts
 (parsed by ``tyro``): the env and budget (``--env-id``, ``--backend``, ``--vector-mode``, ``--num-envs``,
@@ -51,7 +51,7 @@ class UsageError(Exception):
 
 # ------------------------------------------------------------------------------------------------ parsing
 def _condensed(text: str, prog: str) -> str:
-    """tyro's boxed error message as one line (``did you mean …`` kept)."""
+    """Tyro's boxed error message as one line (``did you mean …`` kept)."""
     lines = [ln.strip(" │╭╮╰╯") for ln in text.splitlines()]
     sections: list[list[str]] = [[]]
     for ln in lines:
@@ -138,7 +138,8 @@ def parse_flags(cls: type[T], argv: Sequence[str], *, prog: str, default: T | No
         raise UsageError(str(e)) from e
 
 
-def parse(argv: Sequence[str]) -> tuple[str, Any, Any]:
+# C901: one branch per way a command line can be wrong, each with its own one-line message, before any work
+def parse(argv: Sequence[str]) -> tuple[str, Any, Any]:  # noqa: C901
     """The agent's name, its parsed command and the checkpoint to resume from (``None`` for a new run).
 
     Raises:
@@ -214,7 +215,8 @@ def parse(argv: Sequence[str]) -> tuple[str, Any, Any]:
 
 
 # ------------------------------------------------------------------------------------------------ checks
-def _check(name: str, cmd: Any, ckpt: Any) -> None:
+# C901: one check per flag combination that cannot run, each its own one-line error (before any env is built)
+def _check(name: str, cmd: Any, ckpt: Any) -> None:  # noqa: C901
     """Every check that needs no env, made before any work starts.
 
     Raises:

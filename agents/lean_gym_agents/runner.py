@@ -1,5 +1,7 @@
-"""Train or evaluate any :class:`~lean_gym_agents.base.Agent` on any lean-gym env: one loop over a vector env,
-episode statistics, namespaced metrics (JSONL, CSV, PNG, TensorBoard, W&B) and checkpoints to resume from.
+"""Train or evaluate any :class:`~lean_gym_agents.base.Agent` on any lean-gym env.
+
+One loop over a vector env, episode statistics, namespaced metrics (JSONL, CSV, PNG, TensorBoard, W&B) and
+checkpoints to resume from.
 
 The runner takes a single ``gymnasium.Env`` or a ``gymnasium.vector.VectorEnv`` in any vectorization mode
 (``sync``, ``async``, the pooled ``vector_entry_point``) and any autoreset mode. A single env becomes a vector
@@ -97,6 +99,7 @@ class RunInterrupted(KeyboardInterrupt):
     """
 
     def __init__(self, signum: int, checkpoint: Path, steps: int) -> None:
+        """The signal that stopped the run, the checkpoint written, and the steps done."""
         super().__init__(f"{signal.Signals(signum).name} at step {steps}: checkpoint {checkpoint}")
         self.signum = signum
         self.checkpoint = checkpoint
@@ -278,7 +281,8 @@ def _check_resume(
     return loop
 
 
-def run_agent(
+# C901: CleanRL's one loop (act, step, episode statistics, update, log, checkpoint) kept readable top to bottom
+def run_agent(  # noqa: C901
     agent: Agent,
     env: gym.Env[Any, Any] | gym.vector.VectorEnv,
     *,
@@ -372,9 +376,10 @@ def run_agent(
             RunResult(), _Window(), np.zeros(n_envs, dtype=bool), np.zeros(n_envs, dtype=bool),
             every, every, train, explore, seed,
         )  # fmt: skip
+        obs, _ = venv.reset(seed=seed)
         if ckpt_path is not None:
             log = EnvLog(seed)
-        obs, _ = venv.reset(seed=seed)
+            log.first_reset(obs)
     result, skip = loop.result, loop.skip
     jsonl = None
     if out_dir is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lean_gym.backends.aio import acheck, acheck_batch
 from lean_gym.backends.base import (
     DEFAULT_TIMEOUT_S,
     Backend,
@@ -45,10 +46,13 @@ __all__ = [
     "CheckRequest",
     "CheckResult",
     "LazyBackend",
+    "RemoteBackend",
     "ReplBackend",
     "SimBackend",
     "Status",
     "VerdictCache",
+    "acheck",
+    "acheck_batch",
     "backend_names",
     "capabilities_of",
     "check_backend_spec",
@@ -89,6 +93,18 @@ register_backend(
     nested=True,
     workspace=True,
 )
+register_backend(
+    "http",
+    "lean_gym.backends.remote:RemoteBackend.over_http",
+    summary="a `lean-gym serve` at http://host:port (its verdicts name the server's backend)",
+    argument="address",
+)
+register_backend(
+    "https",
+    "lean_gym.backends.remote:RemoteBackend.over_https",
+    summary="a `lean-gym serve` behind https://host:port",
+    argument="address",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -101,4 +117,8 @@ def __getattr__(name: str) -> Any:
         from lean_gym.backends.repl import ReplBackend
 
         return ReplBackend
+    if name == "RemoteBackend":
+        from lean_gym.backends.remote import RemoteBackend
+
+        return RemoteBackend
     raise AttributeError(f"module 'lean_gym.backends' has no attribute {name!r}")

@@ -8,11 +8,13 @@ in whichever process that happens. A pickled ``LazyBackend`` is its recipe alone
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
+from lean_gym.backends.aio import acheck, acheck_batch
 from lean_gym.backends.base import Backend, Capabilities, CheckResult, capabilities_of, is_backend
 from lean_gym.backends.registry import check_backend_spec, make_backend
 from lean_gym.errors import ConfigError
@@ -77,6 +79,26 @@ class LazyBackend:
     ) -> list[CheckResult]:
         """Check many pieces of code on the (now built) backend; results in input order."""
         return self.backend.check_batch(codes, header=header, timeout=timeout)
+
+    async def acheck(self, code: str, *, header: str = "", timeout: float | None = None) -> CheckResult:
+        """Check ``code`` under ``header`` from a coroutine (see :mod:`lean_gym.backends.aio`).
+
+        The backend is built on an executor thread, never on the event loop (building starts processes).
+        """
+        backend = await self._abuilt()
+        return await acheck(backend, code, header=header, timeout=timeout)
+
+    async def acheck_batch(
+        self, codes: Sequence[str], *, header: str | Sequence[str] = "", timeout: float | None = None
+    ) -> list[CheckResult]:
+        """Check many pieces of code from a coroutine; results in input order."""
+        backend = await self._abuilt()
+        return await acheck_batch(backend, codes, header=header, timeout=timeout)
+
+    async def _abuilt(self) -> Backend:
+        if self._backend is not None:
+            return self._backend
+        return await asyncio.get_running_loop().run_in_executor(None, lambda: self.backend)
 
     @property
     def capabilities(self) -> Capabilities:

@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from lean_gym.backends.aio import AsyncMixin
 from lean_gym.backends.base import (
     DEFAULT_TIMEOUT_S,
     BatchMixin,
@@ -34,7 +35,7 @@ from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, WallClockTimeout, wall_c
 __all__ = ["SimBackend"]
 
 
-class SimBackend(BatchMixin):
+class SimBackend(AsyncMixin, BatchMixin):
     """Checks Lean source with the in-process simulator.
 
     Each distinct header is elaborated once and its environment reused, exactly as the REPL pool does with
@@ -211,6 +212,7 @@ class SimBackend(BatchMixin):
         """Drop the simulator and its environments (a later check starts a fresh one)."""
         self._repl = None
         self._header_env = {}
+        self._close_async()
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy in another process is a fresh simulator with the same settings, budgets included (locks

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from lean_gym.conformance.runner import OUTCOMES, CaseResult
 
-__all__ = ["Tally", "format_table", "tally", "tally_by"]
+__all__ = ["COLUMNS", "Tally", "format_markdown", "format_table", "tally", "tally_by"]
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,8 @@ class Tally:
 
     @property
     def read(self) -> int:
-        """Cases the backend read (all but ``unread``)."""
-        return self.total - self.counts.get("unread", 0)
+        """Cases the backend read and that count: all but ``unread`` and ``version`` (another Lean's record)."""
+        return self.total - self.counts.get("unread", 0) - self.counts.get("version", 0)
 
     @property
     def agreement(self) -> float | None:
@@ -78,16 +78,51 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
 
+#: The columns of :func:`format_table` and :func:`format_markdown`, and what each counts.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("cases", "cases in the row"),
+    ("read", "cases the backend read and that count (not unread, not from another Lean version)"),
+    ("agree", "Lean's verdict and the backend's are the same"),
+    ("stronger", "Lean fails, the backend proves (must be 0)"),
+    ("weaker", "Lean proves, the backend fails"),
+    ("unread", "the simulator cannot read the statement or syntax (counted apart)"),
+    ("other v.", "verdicts differ on a record of another Lean version than the backend's (not counted)"),
+    ("t/o", "timeouts and crashes"),
+    ("agreement", "agree / read"),
+    ("msgs", "both fail and Lean's message is recorded"),
+    ("1st line", "of those, the first lines are equal"),
+    ("exact", "of those, the whole texts are equal (whitespace collapsed)"),
+)
+
+
+def _row(name: str, t: Tally) -> list[str]:
+    c = t.counts
+    return [
+        name, str(t.total), str(t.read), str(c.get("agree", 0)), str(c.get("stronger", 0)),
+        str(c.get("weaker", 0)), str(c.get("unread", 0)), str(c.get("version", 0)),
+        str(c.get("timeout", 0) + c.get("crashed", 0)), _pct(t.agreement), str(t.messages),
+        _pct(t.first_line_rate), _pct(t.exact_rate),
+    ]  # fmt: skip
+
+
 def format_table(rows: dict[str, Tally], *, title: str = "family") -> str:
-    """A plain-text table: cases, read, agree, stronger, weaker, agreement, message first line and exact."""
-    head = f"{title:<22} {'cases':>6} {'read':>6} {'agree':>6} {'strong':>6} {'weak':>6} {'t/o':>4} " \
-           f"{'agreement':>9} {'msgs':>5} {'1st line':>8} {'exact':>6}"  # fmt: skip
+    """A plain-text table of :data:`COLUMNS`, one row per entry of ``rows``."""
+    widths = [22, 6, 6, 6, 8, 6, 6, 8, 4, 9, 5, 8, 6]
+    names = [title] + [c for c, _ in COLUMNS]
+    head = " ".join(f"{n:<{w}}" if i == 0 else f"{n:>{w}}" for i, (n, w) in enumerate(zip(names, widths)))
     lines = [head, "-" * len(head)]
     for name, t in rows.items():
-        c = t.counts
+        cells = _row(name, t)
         lines.append(
-            f"{name:<22} {t.total:>6} {t.read:>6} {c.get('agree', 0):>6} {c.get('stronger', 0):>6} "
-            f"{c.get('weaker', 0):>6} {c.get('timeout', 0) + c.get('crashed', 0):>4} {_pct(t.agreement):>9} "
-            f"{t.messages:>5} {_pct(t.first_line_rate):>8} {_pct(t.exact_rate):>6}"
+            " ".join(f"{v:<{w}}" if i == 0 else f"{v:>{w}}" for i, (v, w) in enumerate(zip(cells, widths)))
         )
+    return "\n".join(lines)
+
+
+def format_markdown(rows: dict[str, Tally], *, title: str = "family") -> str:
+    """The same table as :func:`format_table`, in Markdown."""
+    names = [title] + [c for c, _ in COLUMNS]
+    lines = ["| " + " | ".join(names) + " |", "|" + "|".join(["---"] + ["---:"] * len(COLUMNS)) + "|"]
+    lines += ["| " + " | ".join(_row(f"`{name}`" if title == "family" else name, t)) + " |"
+              for name, t in rows.items()]  # fmt: skip
     return "\n".join(lines)

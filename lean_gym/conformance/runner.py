@@ -8,10 +8,15 @@ A case's outcome compares Lean's recorded verdict with the backend's:
 * ``weaker``: Lean accepts, the backend reports an error;
 * ``unread``: the simulator cannot read the case (a statement it does not elaborate, syntax outside its
   subset); counted apart, never as agreement or disagreement (only simulator backends have it);
+* ``version``: the verdicts differ, but the record is from another Lean version than the one the backend
+  runs (known on both sides): reported per case, not counted as agreement or disagreement (only a real
+  Lean backend with a known version has it; the simulator runs no Lean version);
 * ``timeout`` / ``crashed``: the backend gave no verdict.
 
 Where both report an error and Lean's text is recorded, the first error's first line and whole text are
-compared too, with runs of whitespace collapsed (``#guard_msgs`` compares that way by default).
+compared too, with runs of whitespace collapsed (``#guard_msgs`` compares that way by default); on a case
+whose record is from another Lean version than the backend's, a text that differs is not counted (Lean's
+wording changes between versions), an equal one is.
 """
 
 from __future__ import annotations
@@ -35,10 +40,11 @@ __all__ = [
     "normalise_message",
     "run_command_cases",
     "sim_unread_reason",
+    "versions_differ",
 ]
 
-Outcome = Literal["agree", "stronger", "weaker", "unread", "timeout", "crashed"]
-OUTCOMES: tuple[Outcome, ...] = ("agree", "stronger", "weaker", "unread", "timeout", "crashed")
+Outcome = Literal["agree", "stronger", "weaker", "unread", "version", "timeout", "crashed"]
+OUTCOMES: tuple[Outcome, ...] = ("agree", "stronger", "weaker", "unread", "version", "timeout", "crashed")
 
 _WS = re.compile(r"\s+")
 
@@ -128,7 +134,8 @@ def sim_unread_reason(case: Case) -> str:
     return ""
 
 
-def _versions_differ(case: Case, backend_version: str | None) -> bool | None:
+def versions_differ(case: Case, backend_version: str | None) -> bool | None:
+    """Whether the record of ``case`` is from another Lean version than ``backend_version`` (``None``: unknown)."""
     if not backend_version or case.lean_version in ("", "unknown") or case.lean_version.startswith("unknown"):
         return None
     return case.lean_version != backend_version
@@ -142,7 +149,7 @@ def judge(
     backend_version: str | None = None,
 ) -> CaseResult:
     """The outcome of one command case, given the backend's result (see the module docstring)."""
-    version_differs = _versions_differ(case, backend_version)
+    version_differs = versions_differ(case, backend_version)
     error = result.errors[0].data if result.errors else ""
     if result.status in ("timeout", "crashed"):
         return CaseResult(case, result.status, result.status, error, version_differs=version_differs)
@@ -152,6 +159,8 @@ def judge(
     if not accepted and case.expect == "error" and lean_errors:
         fl = first_line(lean_errors[0]) == first_line(error)
         ex = normalise_message(lean_errors[0]) == normalise_message(error)
+        if version_differs and not ex:
+            fl = ex = None  # another Lean's wording: a text that differs is not counted
     if not accepted and unread is not None and not fl:
         reason = unread(case)
         if reason:
@@ -161,6 +170,8 @@ def judge(
         outcome: Outcome = "agree" if case.expect == "ok" else "stronger"
     else:
         outcome = "agree" if case.expect == "error" else "weaker"
+    if outcome != "agree" and version_differs:
+        outcome = "version"
     return CaseResult(case, outcome, result.status, error, fl, ex, version_differs=version_differs)
 
 

@@ -21,7 +21,7 @@ from lean_gym.data.goal_state import (
     satp_formal_statement,
     satp_prompt,
 )
-from lean_gym.data.loaders import load_theorems
+from lean_gym.data.loaders import load_theorems, satp_lean_figures
 from lean_gym.data.theorem import Theorem, split_statement, theorem_with_proof
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "parse_goal_state",
     "parse_theorem_form",
     "satp_formal_statement",
+    "satp_lean_figures",
     "satp_prompt",
     "split_statement",
     "theorem_with_proof",

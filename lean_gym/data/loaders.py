@@ -14,7 +14,7 @@ from lean_gym.errors import DatasetNotFoundError, MissingDependencyError
 from lean_gym.jsonl import read_jsonl_objects
 from lean_gym.lean.lexer import lex
 
-__all__ = ["NAMED_SOURCES", "HeaderlessRowsWarning", "load_theorems", "theorem_from_row"]
+__all__ = ["NAMED_SOURCES", "HeaderlessRowsWarning", "load_theorems", "satp_lean_figures", "theorem_from_row"]
 
 _MINIF2F_KEYS = ("name", "formal_statement")
 _SATP_KEYS = ("context_theorem",)
@@ -30,7 +30,10 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
     * ``"minif2f"``: the full miniF2F (488 rows, ``valid`` and ``test``), once fetched with
       ``lean-gym data fetch minif2f`` (:mod:`lean_gym.data.remote`; never downloaded here: when it is
       missing the error says how to fetch it). ``"minif2f-sample"``: the 8-row sample that ships with the
-      package (:data:`lean_gym.data.MINIF2F_SAMPLE`).
+      package (:data:`lean_gym.data.MINIF2F_SAMPLE`). ``"satp-minif2f"``: the 92 miniF2F-test theorems that
+      SATP's policy proved on Lean v4.26.0 (each with its own aesop call, all in split ``test``), shipped
+      with the package as SATP's record (``lean_gym/conformance/cases/satp/``): a set on which every
+      statement is known to be provable by some aesop config on Lean.
     * A path to a JSONL file in the miniF2F format (``name``, ``split``, ``informal_prefix``,
       ``formal_statement``, ``goal``, ``header``); only ``name`` and ``formal_statement`` are required.
       A row without ``header`` is checked with no imports at all, as Lean would check it (Lean core only:
@@ -73,6 +76,8 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
             rows = generate_split(sp, n=n)
             out.extend(theorem_from_row(r, where=f"sim:{sp}[{i}]", source="sim") for i, r in enumerate(rows))
         return out
+    if src == "satp-minif2f":
+        return _collect(_satp_rows(), split, limit, source=src)
     if src in NAMED_SOURCES:
         src = str(_named_source(src))
     path = Path(src).expanduser()
@@ -95,7 +100,44 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
 
 
 #: Theorem sources known by name (besides ``"sim"``).
-NAMED_SOURCES = ("minif2f", "minif2f-sample")
+NAMED_SOURCES = ("minif2f", "minif2f-sample", "satp-minif2f")
+
+
+def satp_lean_figures() -> str:
+    """SATP's published figures on Lean (miniF2F-test, 244 statements), as one line for reports.
+
+    Beside the simulator's: plain aesop, the best single static config, the learned policy (from
+    ``lean_gym/conformance/cases/satp/figures.json``, each with its source there).
+    """
+    import json
+
+    path = Path(__file__).parents[1] / "conformance" / "cases" / "satp" / "figures.json"
+    figs = {f["name"]: f for f in json.loads(path.read_text(encoding="utf-8"))["figures"] if "rate" in f}
+
+    def fig(name: str) -> str:
+        return f"{100 * figs[name]['rate']:.1f}% ({figs[name]['proved']}/{figs[name]['of']})"
+
+    return (
+        f"SATP on Lean (miniF2F-test, not the simulator): plain aesop {fig('plain_aesop')}, best static "
+        f"config {fig('best_static')}, learned policy {fig('policy')}"
+    )
+
+
+def _satp_rows() -> Iterable[tuple[str, Mapping[str, Any]]]:
+    """SATP's 92 miniF2F-test theorems, each proved on Lean v4.26.0 by SATP's aesop call.
+
+    From ``lean_gym/conformance/cases/satp/satp_minimal.jsonl``: rows in the miniF2F schema, split ``test``.
+    """
+    import json
+
+    path = Path(__file__).parents[1] / "conformance" / "cases" / "satp" / "satp_minimal.jsonl"
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        case = json.loads(line)
+        code = case["code"]
+        stmt = code[: code.index(":= by\n") + len(":= by\n")]
+        name = stmt.split(None, 2)[1]
+        row = {"name": name, "formal_statement": stmt, "header": case["header"], "split": "test"}
+        yield f"{path.name}:{i}", row
 
 
 def _named_source(name: str) -> Path:

@@ -69,7 +69,10 @@ class LeanHackableEnv(LeanProofEnv):
         if not 0.0 <= float(oracle_rate) <= 1.0:
             raise ValueError(f"oracle_rate must be in [0, 1], got {oracle_rate}")
         super().__init__(**kwargs)
-        self.weak_grader = make_weak_grader(weak_grader, allowed_axioms=self.oracle.rules.allowed_axioms)
+        rules = self.oracle.rules
+        self.weak_grader = make_weak_grader(
+            weak_grader, allowed_axioms=rules.allowed_axioms, allow_native=rules.allow_native
+        )
         self.oracle_rate = float(oracle_rate)
         self.hack_penalty = hack_penalty
 

@@ -145,6 +145,10 @@ class LeanProofEnv(TheoremEnv[str, str]):
         allow_native_decide: Passed to the oracle.
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
         cache_size: Verdicts kept in the cache (0 turns it off).
+        oracle: ``"default"``, or ``"replay"``: every proof the oracle would accept is also replayed by
+            Lean's kernel in a separate process (``leanchecker``; :mod:`lean_gym.grading.replay`), and a
+            disagreement is ``replay_mismatch``. Real Lean v4.28+ only; costs two Lean processes per
+            accepted proof.
 
     Example:
         >>> import gymnasium as gym, lean_gym
@@ -175,7 +179,10 @@ class LeanProofEnv(TheoremEnv[str, str]):
         allow_native_decide: bool = False,
         render_mode: str | None = None,
         cache_size: int = 4096,
+        oracle: str = "default",
     ) -> None:
+        if oracle not in ("default", "replay"):
+            raise ValueError(f"oracle must be 'default' or 'replay', got {oracle!r}")
         if max_turns < 1:
             raise ValueError(f"max_turns must be at least 1, got {max_turns}")
         if observation not in ("text", "chat"):
@@ -199,6 +206,7 @@ class LeanProofEnv(TheoremEnv[str, str]):
             allow_native_decide=allow_native_decide,
             max_chars=self.max_action_chars + longest + 64,
             timeout=timeout,
+            replay=oracle == "replay",
         )
         self.curriculum = self._make_curriculum(curriculum)
         self._cache = VerdictCache(cache_size)

@@ -31,6 +31,8 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
@@ -38,6 +40,7 @@ from typing import Any
 
 from lean_gym.backends.base import Backend, CheckResult
 from lean_gym.backends.cache import VerdictCache
+from lean_gym.grading.axioms import NATIVE_AXIOMS, STANDARD_AXIOMS, is_native_axiom
 from lean_gym.grading.hacks import SAFETY_CLASSES
 from lean_gym.grading.plan import Grader, Plan
 from lean_gym.grading.policy import (
@@ -48,6 +51,7 @@ from lean_gym.grading.policy import (
     split_leading_imports,
     strip_comments_and_strings,
 )
+from lean_gym.grading.replay import LeanChecker, Replayer, ReplayResult
 from lean_gym.grading.statement import (
     StatementFinding,
     TargetTheorem,
@@ -73,15 +77,12 @@ __all__ = [
     "run_checks",
 ]
 
-#: The axioms a kernel-checked classical proof may use.
-STANDARD_AXIOMS: frozenset[str] = frozenset({"propext", "Classical.choice", "Quot.sound"})
-#: The axioms native evaluation adds (``native_decide``, ``decide +native``, ``bv_decide``).
-NATIVE_AXIOMS: frozenset[str] = frozenset({"Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"})
 #: Default bound on untrusted submission length, in characters.
 DEFAULT_MAX_CHARS = 20_000
 
 _STATEMENT_CLASSES = frozenset({"statement_tampering", "weakened_hypothesis", "renamed_theorem"})
-_HEARTBEAT_TIMEOUT = "(deterministic) timeout"
+# Lean's heartbeat budget, spent in the elaborator or (rendered by `throwKernelException`) in the kernel
+_HEARTBEAT_TIMEOUTS = ("(deterministic) timeout", "(kernel) deterministic timeout")
 _AXIOMS_RE = re.compile(
     r"^\s*'?(?P<name>.+?)'?\s+(?:depends on axioms:\s*\[(?P<axioms>.*)\]|(?P<none>does not depend on any axioms))",
     re.DOTALL,
@@ -129,6 +130,9 @@ class GradingRules:
         accept_sorry: Count Lean's ``sorry`` status (and ``sorryAx``) as a proof.
         check_axioms: Read the final ``#print axioms`` line and require ``allowed_axioms``.
         allowed_axioms: The axioms a proof may depend on.
+        allow_native: Also allow the axioms native evaluation adds for the submission's own declarations
+            (:data:`NATIVE_AXIOMS` and, from Lean v4.29, ``‹decl›._native.‹tactic›.ax_…``; see
+            :mod:`lean_gym.grading.axioms`).
     """
 
     name: str = "oracle"
@@ -136,6 +140,7 @@ class GradingRules:
     accept_sorry: bool = False
     check_axioms: bool = True
     allowed_axioms: frozenset[str] = STANDARD_AXIOMS
+    allow_native: bool = False
 
 
 @dataclass(frozen=True)
@@ -268,8 +273,25 @@ def parse_axioms(
         if match.group("none"):
             found = ()
         else:
-            found = tuple(a.strip() for a in match.group("axioms").split(",") if a.strip())
+            found = _split_names(match.group("axioms"))
     return found
+
+
+def _split_names(text: str) -> tuple[str, ...]:
+    """``a, b,\n c`` as names; a comma inside ``«…»`` (an escaped name) is part of the name."""
+    names: list[str] = []
+    depth = 0
+    start = 0
+    for k, ch in enumerate(text):
+        if ch == "«":
+            depth += 1
+        elif ch == "»":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            names.append(text[start:k])
+            start = k + 1
+    names.append(text[start:])
+    return tuple(n.strip() for n in names if n.strip())
 
 
 def _effective_status(check: CheckResult, analysis: Analysis, rules: GradingRules) -> str:
@@ -300,7 +322,7 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
     if status == "timeout":
         return Verdict(False, "timeout", "the check ran past its time limit", check, grader=name)
     if status == "error":
-        spent = next((m for m in check.errors if m.data.startswith(_HEARTBEAT_TIMEOUT)), None)
+        spent = next((m for m in check.errors if m.data.startswith(_HEARTBEAT_TIMEOUTS)), None)
         if spent is not None:
             # Lean's own budget error (maxHeartbeats): resource use, not an honest proof error
             text = spent.data.splitlines()[0]
@@ -339,11 +361,25 @@ def conclude(analysis: Analysis, check: CheckResult | None, rules: GradingRules)
             grader=name,
         )
     allowed = set(rules.allowed_axioms) | ({"sorryAx"} if rules.accept_sorry else set())
-    bad = [a for a in axioms if a not in allowed]
+    native = _native_axioms(axioms, analysis, check)
+    bad = [a for a in axioms if a not in allowed and not (rules.allow_native and a in native)]
     if not bad:
         return Verdict(True, None, f"accepted by {name}: axioms {list(axioms)}", check, axioms, grader=name)
     return Verdict(
-        False, _axiom_class(bad, analysis), f"depends on disallowed axioms {bad}", check, axioms, name
+        False, _axiom_class(bad, analysis, native), f"depends on disallowed axioms {bad}", check, axioms, name
+    )
+
+
+def _native_axioms(axioms: Sequence[str], analysis: Analysis, check: CheckResult) -> frozenset[str]:
+    """The axioms of ``axioms`` that native evaluation added for the submission's own declarations."""
+    declared = {d.name for d in declarations(analysis.submission) if d.name}
+    code = strip_comments_and_strings(analysis.submission)
+    private = set(re.findall(r"(?<![\w'!?.])private\s+(?:theorem|lemma)\s+([^\s:({\[]+)", code)) & declared
+    version = check.lean_version
+    return frozenset(
+        a
+        for a in axioms
+        if is_native_axiom(a, declared=declared, declared_private=private, lean_version=version)
     )
 
 
@@ -366,10 +402,10 @@ def checker(check: CheckResult, *, process: bool = False) -> str:
     return f"the {name} backend" if name else "the backend"
 
 
-def _axiom_class(bad: Sequence[str], analysis: Analysis) -> str:
+def _axiom_class(bad: Sequence[str], analysis: Analysis, native: frozenset[str]) -> str:
     if "sorryAx" in bad:
         return "sorry"
-    if any(a in NATIVE_AXIOMS for a in bad):
+    if any(a in native for a in bad):
         return "native_decide"
     code = strip_comments_and_strings(analysis.submission)  # an `axiom` in a comment declares nothing
     declared = set(re.findall(r"(?<![\w'!?.])(?:axiom|opaque)\s+([^\s:({\[]+)", code))
@@ -398,11 +434,17 @@ class Oracle:
     Args:
         backend: Where Lean (or the simulator) runs; anything implementing
             :class:`~lean_gym.backends.Backend`.
-        allow_native_decide: Accept ``native_decide``-style proofs (their axioms
-            ``Lean.ofReduceBool``/``Lean.trustCompiler`` are then allowed too).
+        allow_native_decide: Accept ``native_decide``-style proofs (their axioms are then allowed too:
+            ``Lean.ofReduceBool``/``Lean.trustCompiler`` up to Lean v4.28, and from v4.29 the
+            ``‹decl›._native.‹tactic›.ax_…`` axioms of the submission's own declarations).
         allowed_axioms: The axioms an accepted proof may depend on.
         max_chars: Bound on the submission's length.
         timeout: Seconds per check, passed to the backend.
+        replay: The replay tier (:mod:`lean_gym.grading.replay`): ``True`` re-checks every submission
+            the oracle would accept with ``leanchecker`` in the backend's workspace (a
+            :class:`~lean_gym.grading.replay.LeanChecker`); or any
+            :class:`~lean_gym.grading.replay.Replayer`. A disagreement is ``replay_mismatch``. Off by
+            default: it costs two more Lean processes per accepted proof.
     """
 
     backend: Backend
@@ -411,12 +453,22 @@ class Oracle:
     allowed_axioms: frozenset[str] | set[str] = field(default=STANDARD_AXIOMS)
     max_chars: int = DEFAULT_MAX_CHARS
     timeout: float | None = None
+    replay: Replayer | bool | None = None
 
     def __post_init__(self) -> None:
-        allowed = frozenset(self.allowed_axioms)
-        if self.allow_native_decide:
-            allowed |= NATIVE_AXIOMS
-        self.rules = GradingRules("oracle", allowed_axioms=allowed)
+        self.rules = GradingRules(
+            "oracle", allowed_axioms=frozenset(self.allowed_axioms), allow_native=self.allow_native_decide
+        )
+        self._replayer: Replayer | None = None
+        if self.replay is True:
+            self._replayer = LeanChecker(workspace=getattr(self.backend, "workspace", None))
+        elif isinstance(self.replay, Replayer):
+            self._replayer = self.replay
+        elif self.replay not in (None, False):
+            raise TypeError(
+                f"replay must be True, False, None or a Replayer, got {type(self.replay).__name__}"
+            )
+        self._replayed: dict[tuple[str, str], ReplayResult] = {}
 
     @property
     def name(self) -> str:
@@ -435,8 +487,27 @@ class Oracle:
         return analyse(theorem, submission, allow_native_decide=self.allow_native_decide, max_chars=bound)
 
     def conclude(self, analysis: Analysis, check: CheckResult | None) -> Verdict:
-        """The oracle's verdict given Lean's check of ``analysis.code`` (or ``None`` if not needed)."""
-        return conclude(analysis, check, self.rules)
+        """The oracle's verdict given Lean's check of ``analysis.code`` (or ``None`` if not needed).
+
+        With the replay tier on, an acceptance holds only when the replay agrees.
+        """
+        verdict = conclude(analysis, check, self.rules)
+        if not verdict.accepted or self._replayer is None:
+            return verdict
+        key = (self.header_for(analysis), analysis.body)
+        result = self._replayed.get(key)
+        if result is None:
+            result = self._replayer.replay(*key)
+            if len(self._replayed) >= 1024:
+                self._replayed.pop(next(iter(self._replayed)))
+            self._replayed[key] = result
+        if result.agrees:
+            return replace(verdict, reason=f"{verdict.reason}; the kernel replay agrees")
+        if result.agrees is None:
+            why = f"the replay checker could not run: {result.detail}"
+            return replace(verdict, accepted=False, hack_class="crashed", reason=why)
+        why = f"{checker(verdict.check) if verdict.check else 'Lean'} accepted it, but the kernel replay does not: {result.detail}"
+        return replace(verdict, accepted=False, hack_class="replay_mismatch", reason=why)
 
     def needs_lean(self, analysis: Analysis) -> bool:
         """True when the static checks pass and Lean must run."""
@@ -511,6 +582,17 @@ class Oracle:
         """
         plans = [self.plan(t, s) for t, s in items]
         return [p.conclude(r) for p, r in zip(plans, self.run(plans, cache=cache))]
+
+    async def ajudge_batch(
+        self, items: Sequence[tuple[Any, str]], *, cache: VerdictCache | None = None
+    ) -> list[Verdict]:
+        """:meth:`judge_batch` from a coroutine: the same pipeline, on an executor thread.
+
+        The event loop is not blocked while Lean runs, and nothing is bound to a loop, so it can be awaited
+        from any thread's loop (TRL's async reward functions run on a daemon loop thread).
+        """
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, functools.partial(self.judge_batch, items, cache=cache))
 
     def with_rules(self, **changes: Any) -> GradingRules:
         """A copy of the oracle's rules with ``changes`` applied, e.g. to build a custom grader from it."""

@@ -37,10 +37,10 @@ from lean_gym.backends.lazy import resolve_backend
 from lean_gym.data.records import theorem_list
 from lean_gym.data.theorem import Theorem
 from lean_gym.errors import ConfigError
-from lean_gym.grading import Oracle, TargetTheorem, as_target, build_submission
+from lean_gym.grading import Oracle, TargetTheorem, Verdict, as_target, build_submission
 from lean_gym.prompts import prompt_messages, theorem_prompt
 
-__all__ = ["OracleReward", "completion_text", "grpo_dataset", "grpo_rows"]
+__all__ = ["AsyncOracleReward", "OracleReward", "completion_text", "grpo_dataset", "grpo_rows"]
 
 
 def completion_text(completion: Any) -> str:
@@ -118,11 +118,18 @@ class OracleReward:
             "writes one), or a name column and OracleReward(theorems=[...])"
         )
 
+    def _items(
+        self, completions: Sequence[Any], columns: Mapping[str, Any]
+    ) -> list[tuple[TargetTheorem, str]]:
+        targets = [self._target(k, columns) for k in range(len(completions))]
+        return [(t, build_submission(t, completion_text(c))) for t, c in zip(targets, completions)]
+
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[float]:
         """One reward per completion (TRL's ``reward_funcs`` contract)."""
-        targets = [self._target(k, columns) for k in range(len(completions))]
-        items = [(t, build_submission(t, completion_text(c))) for t, c in zip(targets, completions)]
-        per = self.oracle.judge_batch(items)  # one check_batch; identical checks run once
+        per = self.oracle.judge_batch(self._items(completions, columns))  # one check_batch, identical once
+        return self._rewards(per, columns)
+
+    def _rewards(self, per: Sequence[Verdict], columns: Mapping[str, Any]) -> list[float]:
         rewards = [self.accepted_reward if v.accepted else self.rejected_reward for v in per]
         log_metric = columns.get("log_metric")
         if callable(log_metric) and per:
@@ -143,6 +150,24 @@ class OracleReward:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class AsyncOracleReward(OracleReward):
+    """:class:`OracleReward` as an async reward function: TRL awaits it on its own loop thread.
+
+    TRL 1.16 runs reward functions whose ``__call__`` is a coroutine function on a daemon event loop,
+    gathered with the other async ones, so the trainer's other async rewards and tools run while Lean
+    checks; with ``backend="http://host:port"`` the checks run on a ``lean-gym serve``.
+    """
+
+    __name__ = "lean_oracle"
+
+    async def __call__(  # type: ignore[override]
+        self, prompts: Sequence[Any], completions: Sequence[Any], **columns: Any
+    ) -> list[float]:
+        """One reward per completion, awaited (TRL's async ``reward_funcs`` contract)."""
+        per = await self.oracle.ajudge_batch(self._items(completions, columns))
+        return self._rewards(per, columns)
 
 
 def grpo_rows(

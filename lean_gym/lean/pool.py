@@ -9,8 +9,11 @@ Faults cost one restart, never a lost or hung request:
 * a check that runs past its timeout kills the process group and is reported as ``timeout``;
 * a process that dies, closes its output or prints garbage is reported as ``crashed``;
 * either way the process is started afresh (and re-imports its header) on its next use;
-* processes are recycled after ``max_uses`` checks or above ``max_rss_mb`` resident memory (the REPL keeps
-  every environment it ever made, so memory only grows);
+* processes are recycled after ``max_uses`` checks, above ``max_private_mb`` of private memory (USS: the
+  pages only that process tree holds; the ~5 GB of ``.olean`` files Mathlib maps are shared by every REPL
+  of a node and do not count) or above ``max_rss_mb`` resident memory (which does count them); the REPL
+  keeps every environment it ever made, so memory only grows;
+* with ``sandbox``, every process runs under bubblewrap (:mod:`lean_gym.lean.sandbox`);
 * a caller that finds no free process within ``acquire_timeout`` gets a
   :class:`~lean_gym.errors.PoolExhaustedError`.
 """
@@ -40,8 +43,9 @@ from lean_gym.lean.result import (
     invalid_text_result,
     result_from_response,
 )
+from lean_gym.lean.sandbox import Sandbox
 
-__all__ = ["PoolStats", "ReplPool"]
+__all__ = ["PoolStats", "ReplPool", "tree_memory_mb"]
 
 
 @dataclass
@@ -83,9 +87,12 @@ class ReplPool:
         size: Most processes alive at once.
         cwd: Working directory of the processes.
         env: Environment variables of the processes.
-        memory_limit_mb: ``RLIMIT_AS`` per process.
+        memory_limit_mb: ``RLIMIT_AS`` per process (a backstop, see :class:`~lean_gym.lean.repl.LeanRepl`).
         max_uses: Recycle a process after this many checks (``None``: never).
         max_rss_mb: Recycle a process whose resident memory (with its children) exceeds this.
+        max_private_mb: Recycle a process whose private memory (USS, with its children) exceeds this:
+            the measure to size a pool by (what each process owns, not the pages it shares).
+        sandbox: Run every process under this :class:`~lean_gym.lean.sandbox.Sandbox`.
         acquire_timeout: Longest wait for a free process before ``PoolExhaustedError``.
         default_timeout: Per-check timeout when a call gives none.
         header_timeout: Timeout for elaborating a header (imports are slow on real Lean).
@@ -102,6 +109,8 @@ class ReplPool:
         memory_limit_mb: int | None = None,
         max_uses: int | None = 2000,
         max_rss_mb: float | None = None,
+        max_private_mb: float | None = None,
+        sandbox: Sandbox | None = None,
         acquire_timeout: float = 600.0,
         default_timeout: float | None = 60.0,
         header_timeout: float | None = 600.0,
@@ -114,6 +123,7 @@ class ReplPool:
         self.size = size
         self.max_uses = max_uses
         self.max_rss_mb = max_rss_mb
+        self.max_private_mb = max_private_mb
         self.acquire_timeout = acquire_timeout
         self.default_timeout = default_timeout
         self.header_timeout = header_timeout
@@ -121,7 +131,11 @@ class ReplPool:
         self.stats = PoolStats()
         self._stats_lock = threading.Lock()
         self._repl_kwargs: dict[str, Any] = dict(
-            cwd=cwd, env=env, memory_limit_mb=memory_limit_mb, max_response_bytes=max_response_bytes
+            cwd=cwd,
+            env=env,
+            memory_limit_mb=memory_limit_mb,
+            max_response_bytes=max_response_bytes,
+            sandbox=sandbox,
         )
         self._workers: list[_Worker] = []
         self._cond = threading.Condition()
@@ -356,11 +370,17 @@ class ReplPool:
             worker.repl.close()
             worker.header = None
             return
-        if self.max_rss_mb is not None and worker.repl.pid is not None:
-            if _tree_rss_mb(worker.repl.pid) > self.max_rss_mb:
-                self._count("recycles")
-                worker.repl.close()
-                worker.header = None
+        pid = worker.repl.pid
+        if pid is None:
+            return
+        if self.max_rss_mb is None and self.max_private_mb is None:
+            return
+        rss, private = tree_memory_mb(pid)
+        over_rss = self.max_rss_mb is not None and rss > self.max_rss_mb
+        if over_rss or (self.max_private_mb is not None and private > self.max_private_mb):
+            self._count("recycles")
+            worker.repl.close()
+            worker.header = None
 
 
 class _PoolLease:
@@ -395,17 +415,30 @@ class _PoolLease:
         return response
 
 
-def _tree_rss_mb(pid: int) -> float:
+def tree_memory_mb(pid: int) -> tuple[float, float]:
+    """``(resident, private)`` memory of process ``pid`` and its descendants, in MiB.
+
+    Private is USS (``Private_Clean + Private_Dirty`` of ``/proc/PID/smaps_rollup``, through psutil's
+    ``memory_full_info``): what the tree alone holds. Where it cannot be read (another user's process,
+    not Linux), resident memory stands in for it. A process gone is 0.
+    """
     try:
         proc = psutil.Process(pid)
         procs = [proc, *proc.children(recursive=True)]
-        total = 0
-        for p in procs:
-            with contextlib.suppress(psutil.Error):
-                total += p.memory_info().rss
-        return total / (1024 * 1024)
     except psutil.Error:
-        return 0.0
+        return 0.0, 0.0
+    rss = private = 0
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            full = p.memory_full_info()
+            rss += full.rss
+            private += getattr(full, "uss", full.rss)
+            continue
+        with contextlib.suppress(psutil.Error):
+            info = p.memory_info()
+            rss += info.rss
+            private += info.rss
+    return rss / (1024 * 1024), private / (1024 * 1024)
 
 
 def _fault(status: str, text: str, elapsed: float, backend: str) -> CheckResult:

@@ -14,6 +14,7 @@ import collections
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import threading
@@ -23,6 +24,7 @@ from typing import Any
 
 from lean_gym.errors import LeanProcessError, LeanTimeoutError
 from lean_gym.lean.protocol import encode_request
+from lean_gym.lean.sandbox import Launch, Sandbox
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "LeanRepl"]
 
@@ -49,7 +51,10 @@ class LeanRepl:
         command: The command line to start, e.g. ``["lake", "env", "repl"]``.
         cwd: Working directory of the process (the Lean workspace for real Lean).
         env: Environment variables for the process (default: inherit).
-        memory_limit_mb: Address-space cap (``RLIMIT_AS``) applied to the child before it starts.
+        memory_limit_mb: Address-space cap (``RLIMIT_AS``) of the process and its descendants, set by
+            ``prlimit`` before the command runs (a backstop: ``RLIMIT_AS`` counts the mapped ``.olean``
+            files too, so it cannot sit near what a process owns; recycle on private memory instead).
+        sandbox: Run the process under bubblewrap (:class:`~lean_gym.lean.sandbox.Sandbox`).
         max_response_bytes: Largest response accepted; a larger one kills the process.
         default_timeout: Timeout for :meth:`send` when none is given (``None``: wait forever).
         start: Start the process now (default) or on the first :meth:`send`.
@@ -68,6 +73,7 @@ class LeanRepl:
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         default_timeout: float | None = None,
         start: bool = True,
+        sandbox: Sandbox | None = None,
     ) -> None:
         if isinstance(command, str) or not command:
             raise ValueError(
@@ -79,8 +85,10 @@ class LeanRepl:
         self.memory_limit_mb = memory_limit_mb
         self.max_response_bytes = max_response_bytes
         self.default_timeout = default_timeout
+        self.sandbox = sandbox
         self.requests_sent = 0
         self._proc: subprocess.Popen[bytes] | None = None
+        self._launch: Launch | None = None
         self._buf = bytearray()
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
         self._stderr_thread: threading.Thread | None = None
@@ -95,23 +103,34 @@ class LeanRepl:
             return
         self._buf.clear()
         self._stderr.clear()
-        preexec = _rlimit_as(self.memory_limit_mb) if self.memory_limit_mb else None
+        self._release_launch()
+        argv, env, cwd = self.command, self.env, self.cwd
+        fds: tuple[int, ...] = ()
+        if self.sandbox is not None:
+            self._launch = self.sandbox.launch(self.command, cwd=self.cwd, env=self.env)
+            argv, env, cwd, fds = self._launch.argv, self._launch.env, None, self._launch.pass_fds
+        argv, preexec = _with_memory_limit(argv, self.memory_limit_mb)
         try:
             self._proc = subprocess.Popen(
-                self.command,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=self.cwd,
-                env=self.env,
+                cwd=cwd,
+                env=env,
                 start_new_session=True,
                 preexec_fn=preexec,
+                pass_fds=fds,
                 bufsize=0,
             )
         except OSError as e:
+            self._release_launch()
             raise LeanProcessError(
                 f"could not start {' '.join(self.command)!r}: {e}. Run `lean-gym doctor` to check the setup."
             ) from e
+        finally:
+            if self._launch is not None:
+                self._launch.started()
         self.requests_sent = 0
         assert self._proc.stderr is not None  # set by PIPE above; not input validation
         self._stderr_thread = threading.Thread(
@@ -170,7 +189,13 @@ class LeanRepl:
             self.kill()
         self._close_pipes()
 
+    def _release_launch(self) -> None:
+        if self._launch is not None:
+            self._launch.close()
+            self._launch = None
+
     def _close_pipes(self) -> None:
+        self._release_launch()
         proc = self._proc
         if proc is None:
             return
@@ -323,6 +348,22 @@ def _drain(pipe: Any, sink: collections.deque[str]) -> None:
             pipe.close()
         except OSError:
             pass
+
+
+def _with_memory_limit(argv: list[str], limit_mb: int | None) -> tuple[list[str], Any]:
+    """``argv`` under an ``RLIMIT_AS`` of ``limit_mb`` (a backstop; lean-gym recycles on private memory).
+
+    With util-linux's ``prlimit`` the limit is set by a program that then execs ``argv`` (same pid,
+    inherited by every descendant, no Python code between ``fork`` and ``exec`` while this process runs
+    threads); without it, by a ``preexec_fn``.
+    """
+    if not limit_mb:
+        return argv, None
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        return argv, _rlimit_as(limit_mb)
+    n = int(limit_mb) * 1024 * 1024
+    return [prlimit, f"--as={n}:{n}", "--", *argv], None
 
 
 def _rlimit_as(limit_mb: int) -> Any:

@@ -46,6 +46,9 @@ class CheckResult:
         backend: Which backend produced the verdict, e.g. ``"sim"`` or ``"repl:lake env repl"``; never
             pass a simulated verdict off as Lean's.
         env: The REPL environment id the code was checked in, when known.
+        versions: What produced the verdict, by component (``{"lean": "v4.33.0-rc2", "mathlib": …}``), as
+            the backend declares in its :class:`~lean_gym.backends.Capabilities`; empty for the simulator
+            (which is no version of Lean) and when unknown.
     """
 
     status: Status
@@ -55,6 +58,12 @@ class CheckResult:
     backend: str = ""
     env: int | None = None
     raw: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    versions: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def lean_version(self) -> str | None:
+        """The Lean release that produced the verdict (``versions["lean"]``), ``None`` when unknown."""
+        return self.versions.get("lean") or None
 
     @property
     def proved(self) -> bool:
@@ -79,7 +88,58 @@ class CheckResult:
             "sorries": [{"goal": s.goal, "pos": s.pos.to_json() if s.pos else None} for s in self.sorries],
             "elapsed_s": self.elapsed_s,
             "backend": self.backend,
+            **({"versions": dict(self.versions)} if self.versions else {}),
         }
+
+    def to_wire(self) -> dict[str, Any]:
+        """The result as JSON with nothing lost but ``raw`` (what ``lean-gym serve`` sends).
+
+        :meth:`from_wire` reads it back to an equal result: every message and sorry keeps its positions,
+        its severity and its proof state, and ``backend`` still names the backend that ran the check.
+        """
+        return {
+            "status": self.status,
+            "messages": [m.to_json() for m in self.messages],
+            "sorries": [
+                {
+                    "goal": s.goal,
+                    "proofState": s.proof_state,
+                    "pos": s.pos.to_json() if s.pos else None,
+                    "endPos": s.end_pos.to_json() if s.end_pos else None,
+                }
+                for s in self.sorries
+            ],
+            "elapsed_s": self.elapsed_s,
+            "backend": self.backend,
+            "env": self.env,
+        }
+
+    @classmethod
+    def from_wire(cls, obj: Mapping[str, Any]) -> CheckResult:
+        """The result :meth:`to_wire` wrote.
+
+        Raises:
+            ProtocolError: ``obj`` is not a result of that shape (an unknown status, a missing field).
+        """
+        from lean_gym.errors import ProtocolError
+
+        try:
+            status = obj["status"]
+            if status not in STATUSES:
+                raise ValueError(f"unknown status {status!r}")
+            messages = tuple(Message.from_json(m) for m in obj.get("messages") or ())
+            sorries = tuple(Sorry.from_json(s) for s in obj.get("sorries") or ())
+            env = obj.get("env")
+            return cls(
+                status,
+                messages,
+                sorries,
+                float(obj.get("elapsed_s") or 0.0),
+                str(obj["backend"]),
+                None if env is None else int(env),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ProtocolError(f"not a lean-gym check result: {type(e).__name__}: {e}") from None
 
 
 def result_from_response(

@@ -217,6 +217,10 @@ def bind(config: ServeConfig) -> socket.socket:
     family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Connections accepted on a socket handed to uvicorn do not get asyncio's TCP_NODELAY; they inherit it
+    # from the listening socket. Without it every keep-alive answer waits ~40 ms for the client's delayed
+    # ACK (Nagle), measured: 44 ms per GET /health here, 0.4 ms with it.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((config.host, config.port))
     except OSError as e:

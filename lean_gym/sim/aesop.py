@@ -128,6 +128,8 @@ def _degree(t: Any) -> int:
         return min(_degree(kids[0]) * max(k, 1), _DEGREE_MAX)
     if head in ("+", "-", "neg", "=", "≠", "≤", "<", "≥", ">", "∧", "∨", "¬", "→", "↔"):
         return max((_degree(c) for c in kids), default=0)
+    if head == "/" and len(kids) == 2 and _degree(kids[1]) == 0:
+        return _degree(kids[0])  # division by a constant (`1 / 3 * x`) keeps the degree
     return 1 if kids else 0
 
 
@@ -157,6 +159,70 @@ def goal_measure(goal: Goal) -> tuple[int, int, int]:
     return hyps, atoms, size
 
 
+_COMPARISONS = frozenset({"=", "≤", "<", "≥", ">"})
+_MONOMIALS_MAX = 500
+
+
+def _monomials(t: Any) -> int:
+    """Monomials of a polynomial term read off its syntax, without expanding (an upper bound: ``x - x``
+    counts 2); a non-polynomial node (``|x|``, a cast, a division's denominator) is one atom."""
+    if not isinstance(t, tuple) or not t:
+        return 1
+    head = t[0]
+    kids = [c for c in t[1:] if isinstance(c, tuple)]
+    if head in ("+", "-") and len(kids) == 2:
+        return min(_monomials(kids[0]) + _monomials(kids[1]), _MONOMIALS_MAX)
+    if head == "neg" and kids:
+        return _monomials(kids[0])
+    if head == "*" and len(kids) == 2:
+        return min(_monomials(kids[0]) * _monomials(kids[1]), _MONOMIALS_MAX)
+    if head == "^" and len(kids) == 2 and kids[1][:1] == ("num",) and isinstance(kids[1][-1], int):
+        m, k = _monomials(kids[0]), max(kids[1][-1], 1)
+        return 1 if m == 1 else min(math.comb(m + k - 1, k), _MONOMIALS_MAX)
+    return 1
+
+
+def _comparison(t: Any) -> Any:
+    """``t`` as one of linarith's comparisons (through ``¬``), or ``None`` (``≠``, ``∧``, ``∨``: filtered)."""
+    while t[0] == "¬" and isinstance(t[1], tuple):
+        t = t[1]
+    return t if t[0] in _COMPARISONS else None
+
+
+def _squares(t: Any, out: set[Any]) -> None:
+    """The terms ``a`` with ``a ^ 2`` or ``a * a`` in ``t`` (``nlinarith`` adds ``0 ≤ a ^ 2`` for each)."""
+    if not isinstance(t, tuple) or not t:
+        return
+    kids = [c for c in t[1:] if isinstance(c, tuple)]
+    square = kids[1][:1] == ("num",) and kids[1][-1] == 2 if t[0] == "^" else t[0] == "*"
+    if len(kids) == 2 and square and (t[0] == "^" or kids[0] == kids[1]):
+        out.add(kids[0])
+    for c in kids:
+        _squares(c, out)
+
+
+@lru_cache(maxsize=65536)
+def nlinarith_size(goal: Goal) -> tuple[int, int]:
+    """``(facts, monomials)`` of ``nlinarith`` on ``goal``: its comparisons, squares and their pairwise
+    products, and the monomials those mention (at most the monomials of degree ≤ ``2d`` in the variables,
+    ``d`` the context's highest degree, and at most 500)."""
+    comps = [c for c in (_comparison(ty) for _, ty in goal.hyps if ty[0] != "type") if c is not None]
+    target = _comparison(goal.target)
+    if target is not None:
+        comps.append(target)
+    sizes = [min(_monomials(c[2]) + _monomials(c[3]), _MONOMIALS_MAX) for c in comps if len(c) == 4]
+    squares: set[Any] = set()
+    for c in comps:
+        _squares(c, squares)
+    sizes += [1] * len(squares)
+    n = len(sizes)
+    pairs = sum(sizes[i] * sizes[j] for i in range(n) for j in range(i, n))
+    _, atoms, _ = goal_measure(goal)
+    d2 = max(4, 2 * max((_degree(c) for c in comps), default=1))
+    bound = min(math.comb(max(atoms, 1) + d2, d2), _MONOMIALS_MAX)
+    return n + n * (n + 1) // 2, min(sum(sizes) + pairs, bound)
+
+
 def tactic_cost(text: str, goal: Goal) -> int:
     """Heartbeats charged for running tactic ``text`` as an aesop rule on ``goal`` (model of Lean's cost).
 
@@ -171,13 +237,16 @@ def tactic_cost(text: str, goal: Goal) -> int:
         # SATP's lemma host: `apply`, then `rw`, then `simp only` with the lemma over the target
         return 300 + 20 * target
     if head == "nlinarith":
-        # Positivstellensatz products of pairs of hypotheses and the negated goal, then linarith over the
-        # hypotheses and the products, whose atoms are the monomials of degree <= 2d in the variables (d the
-        # highest degree in the context: a product of two facts doubles it)
-        facts = (h + 1) + (h + 1) * (h + 2) // 2
-        d2 = max(4, 2 * goal_degree(goal))
-        monomials = min(math.comb(max(a, 1) + d2, d2), 500)
-        return 2000 + 150 * facts * monomials
+        # Mathlib's `nlinarith` (Mathlib/Tactic/Linarith/Preprocessing.lean, `nlinarithExtras`): linarith's
+        # comparisons (the hypotheses that are comparisons and the negated goal), one `sq_nonneg` fact per
+        # square that occurs, and the product of every pair of those (`mapDiagM`); then linarith over them,
+        # whose atoms are the monomials that occur in the products. Charged as `linarith` is (per fact and
+        # atom), with the monomials counted off the syntax (an upper bound on the distinct ones).
+        facts, monomials = nlinarith_size(goal)
+        return 2000 + 100 * facts * (monomials + 1)
+    if head == "grind":
+        # its solvers together (the simulator's grind is cutsat, linarith and ring: ``tac_arith._grind``)
+        return 1500 + 100 * (h + 1) * (max(a, 1) + 1)
     if head == "linarith":
         return 800 + 100 * (h + 1) * (max(a, 1) + 1)
     if head == "positivity":

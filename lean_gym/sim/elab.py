@@ -235,7 +235,37 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "Nat.lcm": (("ℕ", "ℕ"), "ℕ"),
     "Int.gcd": (("ℤ", "ℤ"), "ℕ"),
     "Nat.sqrt": (("ℕ",), "ℕ"),
+    # Mathlib functions the simulator cannot compute (issue 21: miniF2F-test states with them): opaque
+    # constants at the types miniF2F uses them, so a tactic sees an application as an atom and knows no
+    # lemma about it but those in the library (none is evaluated: `eval_term` has no rule for them)
+    "Real.sqrt": (("ℝ",), "ℝ"),
+    "Real.log": (("ℝ",), "ℝ"),
+    "Real.exp": (("ℝ",), "ℝ"),
+    "Real.sin": (("ℝ",), "ℝ"),
+    "Real.cos": (("ℝ",), "ℝ"),
+    "Real.tan": (("ℝ",), "ℝ"),
+    "Real.logb": (("ℝ", "ℝ"), "ℝ"),
+    "Int.floor": (("ℝ",), "ℤ"),
+    "Int.ceil": (("ℝ",), "ℤ"),
+    "Real.rpow": (("ℝ", "ℝ"), "ℝ"),
+    "Nat.digits": (("ℕ", "ℕ"), "List ℕ"),
+    "Nat.ofDigits": (("ℕ", "List ℕ"), "ℕ"),
+    "List.sum": (("List ℕ",), "ℕ"),
 }
+#: Mathlib constants kept opaque (no rule evaluates them), with their types.
+OPAQUE_CONSTS: dict[str, str] = {"Real.pi": "ℝ"}
+#: Mathlib predicates kept opaque (issue 21: miniF2F-test states with them), with the argument types the
+#: simulator accepts: no rule decides them; only hypotheses and library lemmas speak about them.
+OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
+    "Nat.Prime": ("ℕ",),
+    "Odd": ("ℕ", "ℤ"),
+    "Even": ("ℕ", "ℤ"),
+}
+#: The opaque ones among :data:`BUILTIN_FNS` (no evaluation rule; only library lemmas speak about them).
+OPAQUE_FNS = frozenset(
+    {"Real.sqrt", "Real.log", "Real.exp", "Real.sin", "Real.cos", "Real.tan", "Real.logb", "Int.floor",
+     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum"}
+)  # fmt: skip
 
 
 class Elaborator:
@@ -287,6 +317,9 @@ class Elaborator:
                 raise ElabError("type universes are outside the simulator's subset", syn.start, syn.end)
         if k == "paren":
             return self.elab_type(syn.args[0])
+        finset = self._finset_type(syn)
+        if finset is not None:
+            return finset
         if k == "binop" and syn.args[0] == "→":
             a = self._type_or_prop(syn.args[1])
             b = self._type_or_prop(syn.args[2])
@@ -295,11 +328,50 @@ class Elaborator:
             return ("→", a, b)
         return self.elab_prop(syn)
 
+    def _finset_type(self, syn: Syn) -> Term | None:
+        """``Finset T`` for a number type ``T`` (an opaque type: its terms are locals, ``∈`` and ``.card``
+        are opaque), else ``None``."""
+        if not (syn.kind == "app" and syn.args[0].kind == "ident" and syn.args[0].args[0] == "Finset"):
+            return None
+        args = syn.args[1]
+        if self.env.mathlib and len(args) == 1 and args[0].kind == "ident":
+            elem = BUILTIN_TYPES.get(args[0].args[0])
+            if elem in NUM_TYPES:
+                return type_term(f"Finset {elem}")
+        return None
+
+    def _finset_local(self, syn: Syn) -> tuple[Term, str] | None:
+        """A local ``S : Finset T``: its reference and ``T``."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        if syn.kind != "ident":
+            return None
+        ty = self._local_type(syn.args[0])
+        if ty is not None and ty[0] == "type" and str(ty[1]).startswith("Finset "):
+            return self._ref(syn.args[0]), str(ty[1]).split(" ", 1)[1]
+        return None
+
+    def _projection(self, name: str) -> tuple[Term, str] | None:
+        """Field notation on a local the simulator keeps opaque: ``S.card`` (``S : Finset T``, ℕ),
+        ``q.num`` (ℤ) and ``q.den`` (ℕ) for ``q : ℚ``; the term and its type."""
+        base, dot, field = name.rpartition(".")
+        if not dot or base not in self.lctx or not self.env.mathlib:
+            return None
+        if field == "card":
+            got = self._finset_local(Syn("ident", (base,), 0, 0))
+            return None if got is None else (("app", ("const", "Finset.card"), (got[0],)), "ℕ")
+        if field in ("num", "den") and self._local_type(base) == type_term("ℚ"):
+            fn, ty = ("Rat.num", "ℤ") if field == "num" else ("Rat.den", "ℕ")
+            return ("app", ("const", fn), (self._ref(base),)), ty
+        return None
+
     def _type_or_prop(self, syn: Syn) -> Term:
         return self.elab_type(syn)
 
     def is_type_syntax(self, syn: Syn) -> bool:
         k = syn.kind
+        if self._finset_type(syn) is not None:
+            return True
         if k == "ident":
             return syn.args[0] in BUILTIN_TYPES
         if k == "paren":
@@ -328,6 +400,11 @@ class Elaborator:
                 return (op, a, b)
             if op in _REL_SYN:
                 return self._elab_rel(op, syn.args[1], syn.args[2])
+            if op == "∈":
+                got = self._finset_local(syn.args[2])
+                if got is not None:
+                    return ("∈", got[1], self.elab_arith(syn.args[1], got[1]), got[0])
+                raise ElabError(_unsupported(syn), syn.start, syn.end)
             raise ElabError(f"type mismatch: `{op}` does not produce a proposition here", syn.start, syn.end)
         if k == "not":
             return ("¬", self.elab_prop(syn.args[0]))
@@ -364,6 +441,8 @@ class Elaborator:
                 t, rty = self._elab_local_app(head, syn.args[1], ty)
                 if rty == PROP:
                     return t
+            if head.kind == "ident" and head.args[0] in OPAQUE_PREDS and self.env.mathlib:
+                return self._elab_opaque_pred(head.args[0], syn)
             if (
                 head.kind == "ident"
                 and self.env.lookup(head.args[0]) is None
@@ -380,6 +459,125 @@ class Elaborator:
                 syn.end,
             )
         raise ElabError(_unsupported(syn), syn.start, syn.end)
+
+    def _elab_finset(self, syn: Syn) -> tuple[Term, str]:
+        """``Finset.range n`` or ``Finset.Icc a b`` (over ℕ or ℤ): the set term and its element type."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        local = self._finset_local(syn)
+        if local is not None:
+            return local
+        if syn.kind == "app" and syn.args[0].kind == "ident":
+            name, args = syn.args[0].args[0], syn.args[1]
+            if name == "Finset.range" and len(args) == 1:
+                return ("app", ("const", name), (self.elab_arith(args[0], "ℕ"),)), "ℕ"
+            if name == "Finset.filter" and len(args) == 2:
+                return self._elab_filter(args[0], args[1])
+            if name == "Finset.Icc" and len(args) == 2:
+                ety = _max_type(self._tree_type(args[0], None), self._tree_type(args[1], None)) or "ℕ"
+                if ety in ("ℕ", "ℤ"):
+                    bounds = (self.elab_arith(args[0], ety), self.elab_arith(args[1], ety))
+                    return ("app", ("const", name), bounds), ety
+        raise ElabError(
+            "the simulator supports big operators only over `Finset.range n`, `Finset.Icc a b` on ℕ or ℤ and locals "
+            "`S : Finset T` "
+            "(outside its Lean subset)",
+            syn.start,
+            syn.end,
+        )
+
+    def _elab_filter(self, pred: Syn, set_syn: Syn) -> tuple[Term, str]:
+        """``Finset.filter (fun x => p) s``: opaque, printed as Lean does (``Finset.filter (fun x => p) s``)."""
+        set_term, elem = self._elab_finset(set_syn)
+        while pred.kind == "paren":
+            pred = pred.args[0]
+        if not (pred.kind == "binder" and pred.args[0] == "fun" and len(pred.args[1]) == 1):
+            raise ElabError(_unsupported(pred), pred.start, pred.end)
+        names, ty_syn, pred_op, _ = pred.args[1][0]
+        if len(names) != 1 or pred_op is not None:
+            raise ElabError(_unsupported(pred), pred.start, pred.end)
+        if ty_syn is not None and self.elab_type(ty_syn) != type_term(elem):
+            raise ElabError(_unsupported(pred), pred.start, pred.end)
+        x = names[0].text
+        saved, saved_fv = self.lctx.get(x), self.fvars.pop(x, None)
+        self.lctx[x] = type_term(elem)
+        try:
+            body = self.elab_prop(pred.args[2])
+        finally:
+            self._unbind(x, saved, saved_fv)
+        return ("app", ("const", "Finset.filter"), (("fun", x, type_term(elem), body), set_term)), elem
+
+    def _bigop_body_type(self, syn: Syn) -> str | None:
+        """The type a big operator's body has on its own, its variable bound (``None``: polymorphic)."""
+        _, x, set_syn, body = syn.args
+        try:
+            _, elem = self._elab_finset(set_syn)
+        except ElabError:
+            return None
+        saved, saved_fv = self.lctx.get(x), self.fvars.pop(x, None)
+        self.lctx[x] = type_term(elem)
+        try:
+            return self._tree_type(body, None)
+        finally:
+            self._unbind(x, saved, saved_fv)
+
+    def _unbind(self, x: str, saved: Term | None, saved_fv: str | None) -> None:
+        if saved is None:
+            self.lctx.pop(x, None)
+        else:
+            self.lctx[x] = saved
+        if saved_fv is not None:
+            self.fvars[x] = saved_fv
+
+    def _elab_list(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
+        """A list literal ``[a, b, c]`` of numbers (``List T``), opaque but for equality of terms: written
+        ``List.lit a b c`` inside (Lean's ``List.cons a (List.cons b …)``), printed ``[a, b, c]``."""
+        elem = expected.split(" ", 1)[1] if expected and expected.startswith("List ") else None
+        if elem is None:
+            for e in syn.args:
+                elem = _max_type(elem, self._tree_type(e, None))
+            elem = elem or "ℕ"
+        if elem not in NUM_TYPES:
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        return (
+            "app",
+            ("const", "List.lit"),
+            tuple(self.elab_arith(e, elem) for e in syn.args),
+        ), f"List {elem}"
+
+    def _elab_bigop(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
+        """``∑ x ∈ s, f`` as Lean elaborates it, ``Finset.sum s (fun x => f)`` (``∏``: ``Finset.prod``),
+        at the expected type, else the body's own type, else ℕ (a numeral's default). Opaque: no rule
+        evaluates it (Mathlib's ``Finset.sum_range_succ`` and norm_num's big-operator extension are not
+        modelled), so only what holds of any term holds of it."""
+        op, x, set_syn, body = syn.args
+        set_term, elem = self._elab_finset(set_syn)
+        bty = expected if expected in NUM_TYPES else (self._bigop_body_type(syn) or "ℕ")
+        if bty not in NUM_TYPES:
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        saved, saved_fv = self.lctx.get(x), self.fvars.pop(x, None)
+        self.lctx[x] = type_term(elem)
+        try:
+            b = self.elab_arith(body, bty)
+        finally:
+            self._unbind(x, saved, saved_fv)
+        fn = "Finset.sum" if op == "∑" else "Finset.prod"
+        return ("app", ("const", fn), (set_term, ("fun", x, type_term(elem), b))), bty
+
+    def _elab_opaque_pred(self, name: str, syn: Syn) -> Term:
+        """``Nat.Prime p``, ``Odd n``, ``Even n``: Mathlib predicates the simulator keeps opaque."""
+        args = syn.args[1]
+        if len(args) != 1:
+            raise ElabError(f"function `{name}` expects 1 argument(s)", syn.start, syn.end)
+        allowed = OPAQUE_PREDS[name]
+        t, aty = self.elab_term(args[0], allowed[0] if len(allowed) == 1 else None)
+        if aty not in allowed:
+            raise ElabError(
+                f"the simulator does not support `{name}` at type {aty} (outside its Lean subset)",
+                syn.start,
+                syn.end,
+            )
+        return ("app", ("const", name), (t,))
 
     def _elab_binder(self, syn: Syn, prop: bool) -> Term:
         q, groups, body = syn.args
@@ -573,6 +771,13 @@ class Elaborator:
     def synth_leaf_type(self, syn: Syn) -> str | None:
         """The type a leaf has on its own (``None`` for numerals and other polymorphic leaves)."""
         k = syn.kind
+        if k == "bigop":
+            return self._bigop_body_type(syn)
+        if k == "listlit":
+            elem = None
+            for e in syn.args:
+                elem = _max_type(elem, self._tree_type(e, None))
+            return f"List {elem}" if elem in NUM_TYPES else None
         if k == "ident":
             name = syn.args[0]
             ty = self._local_type(name)
@@ -587,6 +792,11 @@ class Elaborator:
                 return "Prop"
             if name in ("true", "false"):
                 return "Bool"
+            if name in OPAQUE_CONSTS and self.env.mathlib:
+                return OPAQUE_CONSTS[name]
+            proj = self._projection(name)
+            if proj is not None:
+                return proj[1]
             return None
         if k == "ascr":
             ty = self.elab_type(syn.args[1])
@@ -606,6 +816,8 @@ class Elaborator:
                     return ty[1] if ty[0] == "type" else None
                 if name in BUILTIN_FNS:
                     return BUILTIN_FNS[name][1]
+                if name == "Finset.card" and len(syn.args[1]) == 1:
+                    return "ℕ"
                 if name == "abs":
                     return self.synth_leaf_type(syn.args[1][0]) if len(syn.args[1]) == 1 else None
                 d = self.env.lookup(name)
@@ -674,6 +886,10 @@ class Elaborator:
             if op == "^":
                 base = self.elab_arith(syn.args[1], ty, leaf=True)
                 exp, ety = self.elab_term(syn.args[2], None)
+                if ety == "ℝ" and ty == "ℝ":
+                    # a real exponent: Mathlib's `Real.rpow`, opaque here (no rule evaluates it; only the
+                    # library's lemmas speak about it)
+                    return ("app", ("const", "Real.rpow"), (base, exp))
                 if ety != "ℕ":
                     raise ElabError(
                         "the simulator supports only natural-number exponents (`x ^ n` with `n : ℕ`)",
@@ -708,6 +924,10 @@ class Elaborator:
     def elab_term(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
         """Elaborate a data term; returns the term and its type name (``None`` if unknown)."""
         k = syn.kind
+        if k == "bigop":
+            return self._elab_bigop(syn, expected)
+        if k == "listlit":
+            return self._elab_list(syn, expected)
         if k == "num":
             nty = expected or "ℕ"
             return self.elab_arith(syn, nty), nty
@@ -728,6 +948,11 @@ class Elaborator:
                     return ("const", name), "?fn"
             if name in ("true", "false"):
                 return ("bool", name == "true"), "Bool"
+            if name in OPAQUE_CONSTS and self.env.mathlib and d is None:
+                return ("const", name), OPAQUE_CONSTS[name]
+            proj = self._projection(name) if d is None else None
+            if proj is not None:
+                return proj
             if name in MATHLIB_TYPE_NAMES and not self.env.mathlib:
                 raise mathlib_name_error(name, syn.start, syn.end)
             if name in ("True", "False") or name in BUILTIN_TYPES:
@@ -766,8 +991,14 @@ class Elaborator:
             t, _ = self.elab_term(syn.args[0], tname)
             return t, tname
         if k == "cast":
-            inner, src_ty = self.elab_term(syn.args[0], None)
             target = expected if expected in NUM_TYPES else None
+            lit = syn.args[0]
+            while lit.kind == "paren":
+                lit = lit.args[0]
+            if lit.kind == "num" and target is not None:
+                # `↑2` at a known type: the literal takes that type and the coercion is gone (Lean shows `2`)
+                return self.elab_term(lit, target)
+            inner, src_ty = self.elab_term(syn.args[0], None)
             if target is None or src_ty is None:
                 raise ElabError("cannot infer the target type of `↑`", syn.start, syn.end)
             if src_ty == target:
@@ -792,6 +1023,9 @@ class Elaborator:
                     return self._elab_local_app(head, args, self.lctx[name])
                 if name == "abs" and len(args) == 1:
                     return self.elab_term(Syn("abs", (args[0],), syn.start, syn.end), expected)
+                if name == "Finset.card" and len(args) == 1 and self.env.mathlib:
+                    set_term, _ = self._elab_finset(args[0])
+                    return ("app", ("const", "Finset.card"), (set_term,)), "ℕ"
                 if name in BUILTIN_FNS:
                     atys, rty = BUILTIN_FNS[name]
                     if len(args) != len(atys):

@@ -59,7 +59,7 @@ class SimpSet:
         ctx: The tactic context (heartbeats).
     """
 
-    __slots__ = ("_fvs", "ctx", "default", "eval_fields", "perm", "rules", "steps", "unfold")
+    __slots__ = ("_fvs", "ctx", "default", "eval_fields", "literal_facts", "perm", "rules", "steps", "unfold")
 
     def __init__(self, ctx: TacticContext, default: bool = True, eval_fields: bool = False) -> None:
         self.ctx = ctx
@@ -70,6 +70,7 @@ class SimpSet:
         self.unfold: set[str] = set()
         self.perm: set[int] = set()
         self._fvs: set[str] | None = None
+        self.literal_facts: set[str] = set()  # names of LITERAL_FACTS given to this call
 
     def rule_fvs(self) -> set[str]:
         """Free variable names of every rule (hypotheses mention locals; lemma rules have none)."""
@@ -218,6 +219,10 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
 def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
     h = t[0]
     default = ss.default
+    if ss.literal_facts:
+        fact = literal_fact(t, ss.literal_facts)
+        if fact is not None:
+            return fact
     # --- ground arithmetic: simprocs on ℕ/ℤ literals always; norm_num evaluates every type
     if ss.eval_fields and h == "app" and t[1] == ("const", "Nat.sqrt") and len(t[2]) == 1:
         # Mathlib's norm_num extension `Mathlib.Tactic.NormNum.NatSqrt`; only norm_num has it (`Nat.sqrt` is
@@ -518,23 +523,79 @@ def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list
     return only, rules, locs, star, set()
 
 
+#: Lean core's ground-arithmetic simprocs on ℕ and ℤ literals (``Lean/Meta/Tactic/Simp/BuiltinSimprocs/
+#: Nat.lean``, ``Int.lean``), which SATP's minimal proofs name (``simp_all only [Nat.reduceMul]``). They are in
+#: the default ``simprocs`` set, which ``simp only`` keeps, so naming one adds nothing: the simulator's simp
+#: evaluates closed ℕ/ℤ arithmetic and comparisons in every variant.
+CORE_SIMPROCS = frozenset(
+    f"{ty}.reduce{op}"
+    for ty in ("Nat", "Int")
+    for op in ("Add", "Mul", "Sub", "Div", "Mod", "Pow", "Gcd", "LT", "LTLE", "GT", "LE", "GE", "Eq", "Ne",
+               "BEq", "BNe", "EqDiff", "LeDiff", "SubDiff", "Dvd", "Neg", "Succ", "Abs")
+)  # fmt: skip
+
+
+#: Mathlib simp lemmas about numeric literals (``OfNat.ofNat n`` with ``n.AtLeastTwo``), which SATP's minimal
+#: proofs name; the simulator has no literal metavariable to state them with, so a call that names one
+#: decides the literal facts it states (``literal_fact``), at the ordered semirings ℕ ℤ ℚ ℝ (all of
+#: characteristic zero, as the lemmas need):
+#: ``Nat.ofNat_pos : 0 < OfNat.ofNat n``, ``OfNat.ofNat_ne_zero : OfNat.ofNat n ≠ 0``,
+#: ``OfNat.ofNat_ne_one : OfNat.ofNat n ≠ 1``, ``zero_lt_one : 0 < 1``, ``Nat.abs_ofNat : |OfNat.ofNat n| =
+#: OfNat.ofNat n``, ``Nat.cast_ofNat : ((OfNat.ofNat n : ℕ) : R) = OfNat.ofNat n``.
+LITERAL_FACTS = frozenset(
+    {
+        "Nat.ofNat_pos",
+        "OfNat.ofNat_ne_zero",
+        "OfNat.ofNat_ne_one",
+        "zero_lt_one",
+        "Nat.abs_ofNat",
+        "Nat.cast_ofNat",
+    }
+)
+
+
+def literal_fact(t: Term, names: set[str]) -> Term | None:
+    """What the named :data:`LITERAL_FACTS` rewrite ``t`` to, or ``None``."""
+    h = t[0]
+    lit = lambda u: u[0] == "num" and isinstance(u[2], int) and u[2] >= 2  # noqa: E731
+    if h == "<" and _is_num(t[2], 0) and t[3][0] == "num":
+        if ("Nat.ofNat_pos" in names and lit(t[3])) or ("zero_lt_one" in names and _is_num(t[3], 1)):
+            return TRUE
+    if h in ("=", "≠") and t[1] in _NUM_TYPES:
+        a, b = t[2], t[3]
+        zero = "OfNat.ofNat_ne_zero" in names and ((lit(a) and _is_num(b, 0)) or (lit(b) and _is_num(a, 0)))
+        one = "OfNat.ofNat_ne_one" in names and lit(a) and _is_num(b, 1)
+        if zero or one:
+            return FALSE if h == "=" else TRUE
+    if h == "abs" and "Nat.abs_ofNat" in names and lit(t[2]):
+        return t[2]
+    if h == "cast" and "Nat.cast_ofNat" in names and t[2] == "ℕ" and lit(t[3]):
+        return ("num", t[1], t[3][2])
+    return None
+
+
+def add_hyp_rule(ss: SimpSet, p: Term, rev: bool = False) -> None:
+    """Add hypothesis ``p`` as simp uses a local fact: ``∀ x, f x = e`` (no premises) rewrites every
+    instance ``f t`` (Lean's ``simp [h]``, and ``simp_all`` with each other hypothesis); the fact itself
+    rewrites to ``True``."""
+    tel = prop_telescope(p)
+    if tel.binders:
+        hinst = Instance(tel)
+        conditional = False
+        while hinst.pending:
+            conditional = conditional or hinst.next_binder().is_prop
+            hinst.mvar_next()
+        if not conditional:
+            ss.add_prop(hinst.conclusion, rev, hinst)
+    ss.add_prop(p, rev)
+
+
 def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
     if term.kind == "ident":
         name = term.args[0]
         p = goal.hyp(name)
         if p is not None and is_prop_type(p):
-            tel = prop_telescope(p)
-            if tel.binders:
-                hinst = Instance(tel)
-                conditional = False
-                while hinst.pending:
-                    conditional = conditional or hinst.next_binder().is_prop
-                    hinst.mvar_next()
-                if not conditional:
-                    ss.add_prop(hinst.conclusion, rev, hinst)
-                ss.add_prop(p, rev)
-                return
-            ss.add_prop(p, rev)
+            add_hyp_rule(ss, p, rev)
             return
         d = ctx.lookup(name)
         if d is not None and d.kind == "def":
@@ -544,6 +605,11 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
 
         if d is None and name in BUILTIN_FNS:
             return  # `norm_num [Nat.factorial]`: closed applications are evaluated anyway
+        if d is None and name in LITERAL_FACTS:
+            ss.literal_facts.add(name)
+            return
+        if d is None and name in CORE_SIMPROCS:
+            return  # a default simproc: `simp only` runs it anyway, as the simulator evaluates ℕ/ℤ literals
         if d is not None and d.kind in ("theorem", "axiom"):
             ctx.axioms.update(d.axioms)
             inst = Instance(decl_telescope(d))
@@ -726,7 +792,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 _add_rule(ss, goal, rev, term, ctx)
             for n2, q in goal.props():
                 if n2 != name:
-                    ss.add_prop(q)
+                    add_hyp_rule(ss, q)
             new = simp_term(p, ss)
             if new == FALSE:
                 return []
@@ -738,7 +804,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         for rev, term in rules:
             _add_rule(ss, goal, rev, term, ctx)
         for _, q in goal.props():
-            ss.add_prop(q)
+            add_hyp_rule(ss, q)
         new = simp_term(goal.target, ss)
         if new == TRUE:
             return []

@@ -374,7 +374,7 @@ _BINOPS: dict[str, tuple[int, int, str]] = {
     "⊆": (50, 51, "⊆"),
 }
 _LEFT_ASSOC = {"+", "-", "*", "/", "%", "∩", "∪"}
-_ARG_START_SYMS = {"(", "⟨", "↑", "@", "‹"}
+_ARG_START_SYMS = {"(", "⟨", "↑", "@", "‹", "["}
 _KEYWORDS = {
     "at",
     "with",
@@ -613,6 +613,8 @@ def _parse_leading(ts: TokenStream) -> Syn:
         s = t.text
         if s in ("∀", "∃", "λ"):
             return _parse_binder_term(ts, {"∀": "∀", "∃": "∃", "λ": "fun"}[s])
+        if s in ("∑", "∏"):
+            return _parse_bigop(ts)
         if s == "¬":
             ts.advance()
             a = parse_term(ts, 40)
@@ -633,7 +635,7 @@ def _parse_leading(ts: TokenStream) -> Syn:
         if s in _TYPE_TOKENS:
             ts.advance()
             return Syn("ident", (s,), t.start, t.end)
-        if s == "(" or s == "⟨" or s == "@" or s == "‹":
+        if s == "(" or s == "⟨" or s == "@" or s == "‹" or s == "[":
             head = _parse_arg(ts)
             return _parse_app(ts, head)
         if s == "·":
@@ -700,26 +702,53 @@ def _parse_arg(ts: TokenStream) -> Syn:
                 ts.stop_col = saved
             return Syn("paren", (inner,), t.start, close.end)
         if t.text == "⟨":
-            ts.advance()
-            saved = ts.stop_col
-            ts.stop_col = -1
-            try:
-                items: list[Syn] = []
-                if not ts.is_sym("⟩"):
-                    items.append(parse_term(ts, 0))
-                    while ts.is_sym(","):
-                        ts.advance()
-                        items.append(parse_term(ts, 0))
-                close = ts.expect_sym("⟩")
-            finally:
-                ts.stop_col = saved
-            return Syn("anon", tuple(items), t.start, close.end)
+            return _parse_separated(ts, "⟩", "anon")
         if t.text == "‹":
             ts.advance()
             inner = parse_term(ts, 0)
             close = ts.expect_sym("›")
             return Syn("assump", (inner,), t.start, close.end)
+        if t.text == "[":
+            return _parse_separated(ts, "]", "listlit")  # a list literal `[a, b, c]` (Lean's `«term[_]»`)
     raise ts.unexpected("term")
+
+
+def _parse_separated(ts: TokenStream, closer: str, kind: str) -> Syn:
+    """``⟨a, b⟩`` or ``[a, b]`` (the opening token is the current one): a ``kind`` node of the terms."""
+    t = ts.advance()
+    saved = ts.stop_col
+    ts.stop_col = -1
+    try:
+        items: list[Syn] = []
+        if not ts.is_sym(closer):
+            items.append(parse_term(ts, 0))
+            while ts.is_sym(","):
+                ts.advance()
+                items.append(parse_term(ts, 0))
+        close = ts.expect_sym(closer)
+    finally:
+        ts.stop_col = saved
+    return Syn(kind, tuple(items), t.start, close.end)
+
+
+def _parse_bigop(ts: TokenStream) -> Syn:
+    """Mathlib's big operators ``∑ x ∈ s, f`` and ``∏ x ∈ s, f`` (also the older ``in``): notation at
+    level 67 whose body is a ``term:67`` (``Mathlib/Algebra/BigOperators/Group/Finset/Defs.lean``), so
+    ``∑ k ∈ s, a + k`` is ``(∑ k ∈ s, a) + k``."""
+    t = ts.advance()
+    name = ts.tok
+    if name.kind != "ident" or name.text in _KEYWORDS:
+        raise ts.unexpected("identifier")
+    ts.advance()
+    if not (ts.is_sym("∈") or (ts.tok.kind == "ident" and ts.tok.text == "in")):
+        raise ts.unexpected("'∈'")
+    ts.advance()
+    s = parse_term(ts, 0)
+    if not ts.is_sym(","):
+        raise ts.unexpected("','")
+    ts.advance()
+    body = parse_term(ts, 67)
+    return Syn("bigop", (t.text, name.text, s, body), t.start, body.end)
 
 
 def _parse_binder_term(ts: TokenStream, kind: str) -> Syn:

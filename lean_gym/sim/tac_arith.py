@@ -613,15 +613,22 @@ def ring_equal(a: Term, b: Term, ty: str, ctx: TacticContext) -> bool:
         return False
 
 
-@builtin("ring", "ring1", "ring!")
-def _ring(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    t = goal.target
+def _ring_closes(t: Term, ctx: TacticContext) -> bool:
+    """Whether ``t`` is an equation of commutative-ring normal forms that are equal (``ring1``)."""
     if t[0] == "=" and t[1] in DOMAIN:
         ctx.tick(30)
         if ring_equal(t[2], t[3], t[1], ctx):
             if t[1] in ("ℚ", "ℝ"):
                 ctx.use_standard_axioms()
-            return []
+            return True
+    return False
+
+
+@builtin("ring", "ring1", "ring!")
+def _ring(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    t = goal.target
+    if _ring_closes(t, ctx):
+        return []
     if syn.name == "ring1":
         raise TacticError(
             "ring failed: not an equality of commutative (semi)ring expressions"
@@ -1537,3 +1544,128 @@ def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 __all__ += ["DOMAIN", "hyp_constraints", "ring_equal"]
+
+
+# ---------------------------------------------------------------------------------------------- grind
+
+
+@builtin("grind")
+def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Lean core's ``grind`` (SATP's calls and minimal proofs use ``grind only [L]``), modelled by the part
+    of it the simulator has and nothing more: its linear solvers (``cutsat`` for ℕ/ℤ, which decides linear
+    integer arithmetic as ``omega`` does, and the ``linarith`` module for ordered fields) and its
+    commutative-ring normaliser on the target. Congruence closure, E-matching, case splits and the ring
+    solver's use of hypotheses (Gröbner bases) are not modelled, so it proves less than Lean's ``grind``.
+
+    The lemmas of ``only [L, …]`` are read and not used (what is proved without them Lean's ``grind``
+    proves with them too); the simulator cannot tell whether ``L`` exists in Mathlib.
+    """
+    ts = syn.stream(1)
+    if ts.tok.kind == "ident" and ts.tok.text == "only":
+        ts.advance()
+    if ts.is_sym("["):
+        depth = 0
+        while ts.tok.kind != "eof":
+            if ts.is_sym("["):
+                depth += 1
+            elif ts.is_sym("]"):
+                depth -= 1
+                if depth == 0:
+                    ts.advance()
+                    break
+            ts.advance()
+        else:
+            raise TacticError("unexpected end of input; expected ']'", syn.end, syn.end)
+    if ts.tok.kind != "eof":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    bare = TacSyntax(syn.name, syn.toks[:1], syn.src, syn.start, syn.toks[0].end)
+    if _ring_closes(goal.target, ctx):
+        return []
+    if _grind_split(goal, bare, ctx, 0):
+        return []
+    cleared = _grind_fields(goal, bare, ctx)
+    if cleared is not None and _grind_split(cleared, bare, ctx, 0):
+        return []
+    raise TacticError("`grind` failed")
+
+
+_GRIND_SPLITS = 3
+
+
+def _grind_split(goal: Goal, bare: TacSyntax, ctx: TacticContext, depth: int) -> bool:
+    """Whether grind's linear solvers close ``goal``: ``omega`` (cutsat), ``linarith``, after splitting
+    up to three disequalities ``a ≠ b`` of ordered types into ``a < b`` and ``b < a`` (grind case-splits
+    on them; linarith alone ignores them)."""
+    for solver in (_omega_tac, _linarith_tac):
+        snap = ctx.snapshot()
+        try:
+            solver(goal, bare, ctx)
+            return True
+        except TacticError:
+            ctx.restore(snap)
+    if depth >= _GRIND_SPLITS:
+        return False
+    for name, p in goal.props():
+        if p[0] == "≠" and p[1] in DOMAIN:
+            ty, a, b = p[1], p[2], p[3]
+            lo, hi = goal.replace_hyp(name, ("<", ty, a, b)), goal.replace_hyp(name, ("<", ty, b, a))
+            return _grind_split(lo, bare, ctx, depth + 1) and _grind_split(hi, bare, ctx, depth + 1)
+    return False
+
+
+def _grind_fields(goal: Goal, bare: TacSyntax, ctx: TacticContext) -> Goal | None:
+    """Equations over ℚ/ℝ with their denominators multiplied out, for the denominators ``d`` that grind
+    knows are not zero (a numeral, a hypothesis, positivity, or ``d = 0`` refuted by its linear solvers
+    with disequality splits): ``a / d = c`` becomes ``a = c * d``, as grind's field normalisation does
+    (``x * x⁻¹ = 1`` when ``x ≠ 0``). ``None`` when nothing changes."""
+    changed = False
+    out = goal
+    eqs = [(n, p) for n, p in goal.props() if p[0] == "=" and p[1] in ("ℚ", "ℝ")]
+    if goal.target[0] == "=" and goal.target[1] in ("ℚ", "ℝ"):
+        eqs.append(("", goal.target))
+    known: dict[Term, bool] = {}
+    for name, p in eqs:
+        ty = p[1]
+        conv = Conv(ty, "ring", ctx)
+        try:
+            a, b = conv.poly(p[2]), conv.poly(p[3])
+        except ArithBudgetExceeded:
+            continue
+        for d in _inverse_atoms(a, b):
+            if d not in known:
+                refute = goal.add_hyp("h✝", ("=", ty, d, ("num", ty, 0))).with_target(FALSE)
+                known[d] = _nonzero(d, goal, ctx) or _grind_split(refute, bare, ctx, 0)
+            if known[d]:
+                a, b = _multiply_out(a, b, ("inv", d), conv.poly(d))
+                changed = True
+        new = ("=", ty, poly_to_term(a, ty), poly_to_term(b, ty))
+        out = out.with_target(new) if name == "" else out.replace_hyp(name, new)
+    if changed:
+        ctx.use_standard_axioms()
+    return out if changed else None
+
+
+def _inverse_atoms(*polys: Poly) -> list[Term]:
+    out: list[Term] = []
+    for p in polys:
+        for m in p.terms():
+            for atom, _ in m:
+                if isinstance(atom, tuple) and atom[0] == "inv" and atom[1] not in out:
+                    out.append(atom[1])
+    return out
+
+
+def _multiply_out(a: Poly, b: Poly, inv_atom: Term, dp: Poly) -> tuple[Poly, Poly]:
+    """``a = b`` times ``dᴷ`` (``K`` the highest power of ``d⁻¹`` in either), each ``d⁻¹ʲ · dᴷ`` replaced by
+    ``dᴷ⁻ʲ``: exact when ``d ≠ 0``, and an equivalence (``dᴷ ≠ 0``)."""
+    k = max((dict(m).get(inv_atom, 0) for p in (a, b) for m in p.terms()), default=0)
+
+    def times(p: Poly) -> Poly:
+        out = Poly.zero()
+        for m, c in p.terms().items():
+            rest = dict(m)
+            j = rest.pop(inv_atom, 0)
+            out = out + Poly.from_terms([(rest, c)]) * (dp ** (k - j))
+        return out
+
+    return times(a), times(b)

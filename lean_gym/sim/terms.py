@@ -431,6 +431,7 @@ _BIN_PREC: dict[str, tuple[int, int, int]] = {
     ">": (50, 51, 51),
     "≥": (50, 51, 51),
     "∣": (50, 51, 51),
+    "∈": (50, 51, 51),
     "+": (65, 65, 66),
     "-": (65, 65, 66),
     "*": (70, 70, 71),
@@ -453,6 +454,12 @@ def pretty(t: Term, ascii_types: bool = False, names: dict[str, str] | None = No
 
 
 _ASCII = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+
+
+_FIELD_NOTATION = frozenset(
+    {"Real.log", "Real.exp", "Real.sin", "Real.cos", "Real.tan", "Real.logb", "Nat.Prime"}
+)
+_PROJECTIONS = {"Finset.card": "card", "Rat.num": "num", "Rat.den": "den", "List.sum": "sum"}
 
 
 def _paren(s: str, need: bool) -> str:
@@ -530,6 +537,39 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
     if h == "cast":
         # `↑` takes a `term:max` (`coeNotation`): an application is parenthesised, `↑(f x)`
         return "↑" + _pp(t[3], MAX + 1, False, at, nm)
+    if h == "app" and t[1] == ("const", "Real.rpow") and len(t[2]) == 2:
+        # `x ^ y` with `y : ℝ` (Mathlib's `HPow ℝ ℝ ℝ`, `Real.rpow`), printed as Lean prints it
+        s = f"{_pp(t[2][0], 76, False, at, nm)} ^ {_pp(t[2][1], 75, trailing or prec > 75, at, nm)}"
+        return _paren(s, prec > 75)
+    if h == "app" and t[1] == ("const", "Real.sqrt") and len(t[2]) == 1:
+        return "√" + _pp(t[2][0], MAX + 1, False, at, nm)  # Mathlib's `prefix:max "√" => Real.sqrt`
+    if h == "app" and t[1][0] == "const" and t[1][1] in ("Int.floor", "Int.ceil") and len(t[2]) == 1:
+        left, right = ("⌊", "⌋") if t[1][1] == "Int.floor" else ("⌈", "⌉")
+        return left + _pp(t[2][0], 0, True, at, nm) + right
+    if (
+        h == "app"
+        and t[1][0] == "const"
+        and t[1][1] in ("Finset.sum", "Finset.prod")
+        and len(t[2]) == 2
+        and t[2][1][0] == "fun"
+    ):
+        f = t[2][1]
+        op = "∑" if t[1][1] == "Finset.sum" else "∏"
+        s = f"{op} {f[1]} ∈ {_pp(t[2][0], 0, False, at, nm)}, {_pp(f[3], 67, trailing or prec > 67, at, nm)}"
+        return _paren(s, prec > 67 and not trailing)  # a trailing binder notation needs no parentheses
+    if h == "app" and t[1][0] == "const" and t[1][1] in _PROJECTIONS and len(t[2]) == 1:
+        return _pp(t[2][0], MAX + 1, False, at, nm) + "." + _PROJECTIONS[t[1][1]]
+    if h == "app" and t[1] == ("const", "List.lit"):
+        return "[" + ", ".join(_pp(a, 0, True, at, nm) for a in t[2]) + "]"
+    if h == "app" and t[1][0] == "const" and t[1][1] in _FIELD_NOTATION and t[2] and t[2][0][0] != "num":
+        # generalized field notation, as Lean prints these (`x.log`, `(x * y).cos`, `(↑w).log`, `p.Prime`,
+        # `b.logb 8`); a literal receiver keeps the full name (`Real.log 2`)
+        recv = t[2][0]
+        shown = _pp(recv, MAX + 1, False, at, nm)
+        if recv[0] == "cast":
+            shown = f"({shown})"
+        parts = [shown + "." + t[1][1].rsplit(".", 1)[1]] + [_pp(a, MAX + 1, False, at, nm) for a in t[2][1:]]
+        return _paren(" ".join(parts), prec > MAX and len(parts) > 1)
     if h == "app" and t[1] == ("const", "Nat.factorial") and len(t[2]) == 1:
         inner = _pp(t[2][0], MAX + 1, False, at, nm)
         return inner + (" !" if inner[-1].isalpha() or inner[-1] in "_'✝₀₁₂₃₄₅₆₇₈₉" else "!")
