@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("simp",),  # the tactic families, registering into the core's table
     ("tac_arith",),
     ("tac_basic",),
+    ("tac_choose", "tac_lincomb", "tac_tauto"),  # Mathlib's choose, linear_combination and tauto
     ("aesop_syntax",),
     ("aesop",),
     ("families_text",),  # goal families written as Lean text (parsed by the core)

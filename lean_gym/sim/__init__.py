@@ -22,6 +22,9 @@ from lean_gym.sim import library as _library  # noqa: F401
 from lean_gym.sim import simp as _simp  # noqa: F401
 from lean_gym.sim import tac_arith as _tac_arith  # noqa: F401
 from lean_gym.sim import tac_basic as _tac_basic  # noqa: F401
+from lean_gym.sim import tac_choose as _tac_choose  # noqa: F401
+from lean_gym.sim import tac_lincomb as _tac_lincomb  # noqa: F401
+from lean_gym.sim import tac_tauto as _tac_tauto  # noqa: F401
 
 if TYPE_CHECKING:
     from lean_gym.sim.repl import SimRepl

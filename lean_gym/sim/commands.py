@@ -280,6 +280,14 @@ class _Runner:
             names: list[str] = []
             while ts.tok.kind == "ident" and ts.tok.text != "in":
                 names.append(ts.advance().text)
+                if ts.is_sym("(") and names:
+                    # `open Complex (abs)` opens only the names listed: the simulator's names never live in
+                    # those namespaces, so it opens nothing (an explicit name would only add an overload)
+                    names.pop()
+                    ts.advance()
+                    while ts.tok.kind == "ident":
+                        ts.advance()
+                    ts.expect_sym(")")
             if ts.is_word("in"):
                 ts.advance()
                 saved_opens = self.env.opens

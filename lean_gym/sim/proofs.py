@@ -9,6 +9,7 @@ argument, a hypothesis of the right shape, or a new goal (``apply``/``refine``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -138,6 +139,11 @@ class Instance:
         return None
 
 
+#: Term-level macros that the tactic families define (``mod_cast e``): name → ``check(checker, arg, expected)``.
+#: The families register here, as they register their tactics in the core's table.
+TERM_MACROS: dict[str, Callable[[ProofChecker, Syn, Term], None]] = {}
+
+
 class ProofChecker:
     """Checks proof terms in a goal's context.
 
@@ -205,6 +211,10 @@ class ProofChecker:
         if k == "app" and syn.args[0].kind == "ident":
             head = syn.args[0].args[0]
             args = syn.args[1]
+            macro = TERM_MACROS.get(head)
+            if macro is not None and len(args) == 1 and self.goal.find(head) is None:
+                macro(self, args[0], expected)
+                return None
             if head in ("Or.inl", "Or.inr") and len(args) == 1 and expected[0] == "∨":
                 self.check(args[0], expected[1] if head == "Or.inl" else expected[2])
                 return None
@@ -563,8 +573,7 @@ class ProofChecker:
             btype = instantiate(b.type, inst.asg)
             if (arg.kind == "ident" and arg.args[0] == "_") or arg.kind == "mvar":
                 m = inst.mvar_next()
-                if b.is_prop:
-                    holes.append((m[1], b))
+                holes.append((m[1], b))
                 continue
             if b.is_prop:
                 if _has_mvars(btype):
@@ -604,6 +613,17 @@ class ProofChecker:
                 if b.is_prop and any(mv == h for h, _ in holes):
                     raise ElabError(
                         f"don't know how to synthesize placeholder for argument '{user_name(b.name)}'\ncontext:\n{self.goal.pretty()}",
+                        syn.start,
+                        syn.end,
+                    )
+                if not b.is_prop and any(mv == h for h, _ in holes):
+                    # an explicit `_` the user wrote: Lean names it a placeholder, shown with its type
+                    hole_ty = instantiate(b.type, inst.asg)
+                    # (a type still unknown is not shown: its metavariable's number is no part of Lean's text)
+                    hole_goal = self.goal if _has_mvars(hole_ty) else self.goal.with_target(hole_ty)
+                    raise ElabError(
+                        f"don't know how to synthesize placeholder for argument '{user_name(b.name)}'\ncontext:\n"
+                        f"{hole_goal.pretty()}",
                         syn.start,
                         syn.end,
                     )

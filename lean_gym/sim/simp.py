@@ -14,9 +14,11 @@ it never rewrites with anything false.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 
+from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
@@ -222,6 +224,23 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
         if fact is not None:
             return fact
     # --- ground arithmetic: simprocs on ℕ/ℤ literals always; norm_num evaluates every type
+    if ss.eval_fields and h == "app" and t[1] == ("const", "Nat.sqrt") and len(t[2]) == 1:
+        # Mathlib's norm_num extension `Mathlib.Tactic.NormNum.NatSqrt`; only norm_num has it (`Nat.sqrt` is
+        # defined by well-founded recursion, which `decide` and `rfl` do not unfold)
+        from lean_gym.sim.arith import EvalTooExpensive
+        from lean_gym.sim.evaluate import eval_term
+
+        try:
+            arg_v = eval_term(t[2][0], ss.ctx, unfold=True)
+        except (EvalTooExpensive, ValueError, ArithmeticError):
+            arg_v = None
+        if isinstance(arg_v, int) and arg_v >= 0:
+            _tick(ss)
+            try:
+                return mk_num("ℕ", math.isqrt(arg_v))
+            except NumeralTooLarge:
+                ss.ctx.numeral_too_large = True  # as for the other closed terms below
+                return None
     if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "const"):
         ty = t[1] if h != "app" else None
         if (ty in ("ℕ", "ℤ") and h != "app") or ss.eval_fields:
@@ -606,8 +625,6 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
             ss.add_prop(inst.conclusion, rev, inst)
             return
         if p is None and d is None:
-            from lean_gym.sim.elab import ElabError
-
             raise ElabError(f"Unknown identifier `{name}`", term.start, term.end)
     p = ProofChecker(goal, ctx).infer(term)
     tel = prop_telescope(p)
@@ -869,29 +886,31 @@ def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 # ---------------------------------------------------------------------------------------------- casts
 
 
-def _push_cast(t: Term) -> Term:
+def _push_cast(t: Term, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
+    """``push_cast``: casts moved to the leaves. ``le`` holds the ℕ facts ``b ≤ a`` given as simp arguments
+    (``zify [hab]``), under which ``Nat.cast_sub`` moves ``↑(a - b)`` to ``↑a - ↑b``."""
     h = t[0]
     if h == "cast":
-        to, frm, a = t[1], t[2], _push_cast(t[3])
+        to, frm, a = t[1], t[2], _push_cast(t[3], le)
         ha = a[0]
         if ha == "num":
             return ("num", to, a[2])
-        if ha in ("+", "*") or (ha == "-" and frm != "ℕ"):
-            return (ha, to, _push_cast(("cast", to, frm, a[2])), _push_cast(("cast", to, frm, a[3])))
+        if ha in ("+", "*") or (ha == "-" and (frm != "ℕ" or (a[3], a[2]) in le)):
+            return (ha, to, _push_cast(("cast", to, frm, a[2]), le), _push_cast(("cast", to, frm, a[3]), le))
         if ha == "neg":
-            return ("neg", to, _push_cast(("cast", to, frm, a[2])))
+            return ("neg", to, _push_cast(("cast", to, frm, a[2]), le))
         if ha == "^":
-            return ("^", to, _push_cast(("cast", to, frm, a[2])), a[3])
+            return ("^", to, _push_cast(("cast", to, frm, a[2]), le), a[3])
         if ha == "cast":
-            return _push_cast(("cast", to, a[2], a[3]))
+            return _push_cast(("cast", to, a[2], a[3]), le)
         return ("cast", to, frm, a)
     if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
         return t
     if h == "app":
-        return ("app", t[1], tuple(_push_cast(a) for a in t[2]))
+        return ("app", t[1], tuple(_push_cast(a, le) for a in t[2]))
     if h in ("∀", "∃", "fun"):
-        return (h, t[1], t[2], _push_cast(t[3]))
-    return tuple(_push_cast(c) if type(c) is tuple else c for c in t)
+        return (h, t[1], t[2], _push_cast(t[3], le))
+    return tuple(_push_cast(c, le) if type(c) is tuple else c for c in t)
 
 
 def _uncast(t: Term, frm: str) -> Term | None:
@@ -957,18 +976,35 @@ def cast_normalize(t: Term) -> Term:
     return _norm_cast_rel(_push_cast(t))
 
 
-def _zify_rel(t: Term, to: str) -> Term:
+def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
     h = t[0]
-    if (h in ("=", "≠", "<", "≤", ">", "≥") and t[1] == "ℕ") or (
-        to in ("ℚ", "ℝ") and h in ("=", "≠", "<", "≤", ">", "≥") and t[1] == "ℤ"
+    if h in ("=", "≠", "<", "≤", ">", "≥") and (
+        t[1] == "ℕ" or (to in ("ℚ", "ℝ") and t[1] == "ℤ") or (to == "ℝ" and t[1] == "ℚ")
     ):
         frm = t[1]
-        return (h, to, _push_cast(("cast", to, frm, t[2])), _push_cast(("cast", to, frm, t[3])))
+        return (h, to, _push_cast(("cast", to, frm, t[2]), le), _push_cast(("cast", to, frm, t[3]), le))
+    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] == to and le:
+        return (h, to, _push_cast(t[2], le), _push_cast(t[3], le))
     if h in ("∧", "∨", "→", "↔"):
-        return (h, _zify_rel(t[1], to), _zify_rel(t[2], to))
+        return (h, _zify_rel(t[1], to, le), _zify_rel(t[2], to, le))
     if h == "¬":
-        return ("¬", _zify_rel(t[1], to))
+        return ("¬", _zify_rel(t[1], to, le))
     return t
+
+
+def _nat_le_facts(facts: list[Term]) -> frozenset[tuple[Term, Term]]:
+    """The pairs ``(b, a)`` of the ℕ facts ``b ≤ a`` (or ``a ≥ b``, ``b < a``) among ``facts``."""
+    out: set[tuple[Term, Term]] = set()
+    for f in facts:
+        if f[0] in ("≤", "<") and f[1] == "ℕ":
+            out.add((f[2], f[3]))
+        elif f[0] in ("≥", ">") and f[1] == "ℕ":
+            out.add((f[3], f[2]))
+    return frozenset(out)
+
+
+def _closed_by_rfl(t: Term) -> bool:
+    return (t[0] == "↔" and t[1] == t[2]) or (t[0] == "=" and t[2] == t[3])
 
 
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
@@ -976,17 +1012,32 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     from lean_gym.sim.tactics import _parse_location
 
     ts = syn.stream(1)
+    facts: list[Term] = []
+    if name in ("zify", "qify", "rify", "push_cast") and ts.is_sym("["):
+        from lean_gym.sim.proofs import ProofChecker
+
+        ts.advance()
+        while not ts.is_sym("]") and ts.tok.kind != "eof":
+            try:
+                facts.append(ProofChecker(goal, ctx).infer(parse_term(ts, 0)))
+            except (ElabError, TacticError):
+                # a simp lemma the simulator does not know: it is not used (weaker than Lean)
+                while ts.tok.kind != "eof" and not ts.is_sym(",") and not ts.is_sym("]"):
+                    ts.advance()
+            if ts.is_sym(","):
+                ts.advance()
     while ts.tok.kind != "eof" and not ts.is_word("at"):
         ts.advance()
     locs = _parse_location(ts)
+    le = _nat_le_facts(facts)
     fn: Callable[[Term], Term]
     if name == "norm_cast":
         fn = cast_normalize
     elif name == "push_cast":
-        fn = _push_cast
+        fn = lambda t: _push_cast(t, le)  # noqa: E731
     elif name in ("zify", "qify", "rify"):
         to = {"zify": "ℤ", "qify": "ℚ", "rify": "ℝ"}[name]
-        fn = lambda t: _zify_rel(t, to)  # noqa: E731
+        fn = lambda t: _zify_rel(t, to, le)  # noqa: E731
     elif name == "field_simp":
         ss = SimpSet(ctx, default=True)
         fn = lambda t: simp_term(t, ss)  # noqa: E731
@@ -995,8 +1046,9 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     changed = False
     if locs is None or "⊢" in locs or locs == ["*"]:
         new = fn(goal.target)
-        if new == TRUE:
-            return []
+        if new == TRUE or (new != goal.target and _closed_by_rfl(new)):
+            ctx.use_standard_axioms()
+            return []  # simp closes a goal its rewriting turned into `a ↔ a` or `a = a`
         if new != goal.target:
             goal = goal.with_target(new)
             changed = True
@@ -1021,7 +1073,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
         if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
             return []
     if not changed and name in ("field_simp",):
-        raise TacticError("simp made no progress")
+        raise TacticError("field_simp made no progress on goal")
     if not changed and name in ("norm_cast", "push_cast"):
         return [goal]
     return [goal]

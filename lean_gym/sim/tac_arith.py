@@ -16,6 +16,7 @@ The term → polynomial conversion lives here and is where soundness is decided:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 from typing import cast as cast_domain
@@ -38,7 +39,7 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import FALSE, TRUE, Term, mk_num, pretty, subst
+from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, mk_num, pretty, subst
 from lean_gym.sim.unify import canon
 
 __all__ = ["Conv", "decide_closed", "eval_term", "poly_to_term", "rfl_closes", "to_constraint"]
@@ -291,16 +292,77 @@ def _goal_type(goal: Goal) -> str | None:
     return None
 
 
-def _extra_facts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Term]:
-    """The ``[t₁, t₂]`` terms after linarith/nlinarith/positivity, as propositions."""
+@dataclass(frozen=True)
+class _LinarithArgs:
+    """``linarith (config := {…}) only [t₁, t₂]``: the options the simulator reads (``LinarithConfig``)."""
+
+    facts: tuple[Term, ...] = ()
+    only: bool = False
+    split_ne: bool = False
+    exfalso: bool = True
+    split_hypotheses: bool = True
+
+
+_BOOL_FIELDS = {"splitNe": "split_ne", "exfalso": "exfalso", "splitHypotheses": "split_hypotheses"}
+#: ``oracle``: both of Mathlib's oracles (simplex, Fourier–Motzkin) are complete for linear arithmetic over
+#: ordered fields, so either decides as the simulator's does; ``transparency`` only widens Lean's atoms.
+_IGNORED_FIELDS = {"oracle", "transparency"}
+_DEFAULT_DISCHARGER = "do Lean.Elab.Tactic.evalTactic (← `(tactic| ring1))"
+
+
+def _linarith_config(ts: Any) -> dict[str, bool]:
+    """The ``{ f := v, … }`` of ``(config := …)``: booleans of :data:`_BOOL_FIELDS`, the rest checked."""
+    out: dict[str, bool] = {}
+    ts.expect_sym("{")
+    while not ts.is_sym("}"):
+        name = ts.advance()
+        if name.kind != "ident":
+            raise TacticError(f"unexpected token '{name.text}'; expected identifier", name.start, name.end)
+        ts.expect_sym(":=")
+        vals: list[Any] = []
+        depth = 0
+        while ts.tok.kind != "eof" and not (depth == 0 and (ts.is_sym(",") or ts.is_sym("}"))):
+            if ts.tok.text in ("(", "{", "["):
+                depth += 1
+            elif ts.tok.text in (")", "}", "]"):
+                depth -= 1
+            vals.append(ts.advance())
+        text = " ".join(v.text for v in vals)
+        if name.text in _BOOL_FIELDS and text in ("true", "false"):
+            out[_BOOL_FIELDS[name.text]] = text == "true"
+        elif name.text == "discharger" and text.replace(" ", "") == _DEFAULT_DISCHARGER.replace(" ", ""):
+            pass  # ring1, the default
+        elif name.text not in _IGNORED_FIELDS:
+            raise TacticError(
+                f"linarith's `{name.text} := {text}` is outside the simulator's subset", name.start
+            )
+        if ts.is_sym(","):
+            ts.advance()
+    ts.expect_sym("}")
+    return out
+
+
+def _extra_facts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> _LinarithArgs:
+    """``(config := …)``, ``only`` and the ``[t₁, t₂]`` terms after linarith/nlinarith, as propositions."""
     ts = syn.stream(1)
     while ts.tok.kind == "sym" and ts.tok.text == "!":
+        ts.advance()
+    config: dict[str, bool] = {}
+    if ts.is_sym("(") and ts.peek().text == "config":
+        ts.advance()
+        ts.advance()
+        ts.expect_sym(":=")
+        config = _linarith_config(ts)
+        ts.expect_sym(")")
+    only = ts.is_word("only")
+    if only:
         ts.advance()
     facts: list[Term] = []
     if ts.is_sym("["):
         ts.advance()
         if not ts.is_sym("]"):
             while True:
+                _no_metavariables(ts, syn)
                 term = parse_term(ts, 0)
                 facts.append(ProofChecker(goal, ctx).infer(term))
                 if ts.is_sym(","):
@@ -310,7 +372,42 @@ def _extra_facts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Term]:
         ts.expect_sym("]")
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    return facts
+    return _LinarithArgs(tuple(facts), only, **config)
+
+
+def _no_metavariables(ts: Any, syn: TacSyntax) -> None:
+    """Mathlib's linarith refuses a term with ``?x`` holes before elaborating it (``Frontend.lean``)."""
+    end, depth = ts.i, 0
+    while ts.toks[end].kind != "eof" and not (depth == 0 and ts.toks[end].text in (",", "]")):
+        depth += {"(": 1, "[": 1, "⟨": 1, ")": -1, "]": -1, "⟩": -1}.get(ts.toks[end].text, 0)
+        end += 1
+    arg = ts.toks[ts.i : end]
+    if arg and any(t.text.startswith("?") for t in arg):
+        text = syn.src.text[arg[0].start : arg[-1].end]
+        raise TacticError(f"Argument passed to {syn.name.rstrip('!')} has metavariables:\n  {text}")
+
+
+def _split_conjunctions(props: Iterable[Term]) -> list[Term]:
+    """Mathlib's ``splitConjunctions`` preprocessing: ``P ∧ Q`` becomes ``P`` and ``Q``, recursively."""
+    out: list[Term] = []
+    stack = list(reversed(list(props)))
+    while stack:
+        p = stack.pop()
+        if p[0] == "∧":
+            stack.extend((p[2], p[1]))
+        else:
+            out.append(p)
+    return out
+
+
+def _ne_branches(hyps: list[Constraint], limit: int) -> list[list[Constraint]]:
+    """``removeNe``: each ``a ≠ b`` hypothesis becomes ``a < b`` in one branch and ``a > b`` in the other."""
+    ne = [h for h in hyps if h.op == "!="][:limit]
+    rest = [h for h in hyps if h.op != "!=" or h not in ne]
+    branches: list[list[Constraint]] = [rest]
+    for h in ne:
+        branches = [[*b, c] for b in branches for c in (Constraint(h.poly, "<"), Constraint(-h.poly, "<"))]
+    return branches
 
 
 def _linarith_failed(goal: Goal, neg: Term | None) -> str:
@@ -348,66 +445,143 @@ def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
     return out
 
 
+#: ``splitNe`` case-splits at most this many ``≠`` hypotheses (``2 ** n`` refutations).
+MAX_SPLIT_NE = 4
+
+
 def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) -> list[Goal]:
-    extra = _extra_facts(goal, syn, ctx)
+    args = _extra_facts(goal, syn, ctx)
+    extra = list(args.facts)
     target = goal.target
     tgt = _neg_rel(target) or target
     ty = _goal_type(goal)
     types: list[str]
     goal_rel: Term | None
+    context = [] if args.only else [p for _, p in goal.props()]
+    neg_shown = None
     if ty is not None and tgt[0] != "≠":
         types = [ty]
         goal_rel = tgt
+        neg_shown = _negate_for_display(goal_rel)
     else:
         goal_rel = None
+        if tgt[0] == "≠":
+            # Mathlib's frontend introduces the `a = b` of a goal `¬ a = b` (MathlibTest/linarith.lean)
+            eq = ("=", tgt[1], tgt[2], tgt[3])
+            context = [*context, eq]
+            neg_shown = eq
+        elif target != FALSE and not args.exfalso:
+            raise TacticError(lambda: _linarith_failed(goal, None))
+    if args.split_hypotheses:
+        context, extra = _split_conjunctions(context), _split_conjunctions(extra)
+    if goal_rel is None:
         types = []
-        for _, t in goal.props():
-            q = _neg_rel(t) or t
+        for q in [*context, *extra]:
+            q = _neg_rel(q) or q
             if q[0] in ("<", "≤", ">", "≥", "=") and q[1] in DOMAIN and q[1] not in types:
                 types.append(q[1])
-        for q in extra:
-            if q[0] in ("<", "≤", ">", "≥", "=") and q[1] in DOMAIN and q[1] not in types:
-                types.append(q[1])
-    neg_shown = None
-    if goal_rel is not None:
-        neg_shown = _negate_for_display(goal_rel)
     ctx.use_standard_axioms()
     for tname in types:
         conv = Conv(tname, "linarith", ctx)
-        hyps = hyp_constraints([p for _, p in goal.props()], conv)
+        hyps = hyp_constraints(context, conv)
         ex = hyp_constraints(extra, conv)
         gc = to_constraint(goal_rel, conv) if goal_rel is not None else None
         integer = tname in ("ℕ", "ℤ")
-        nonneg = conv.nat_atoms
-        ctx.tick(50 + 10 * (len(hyps) + len(ex)) ** 2)
-        sized = ctx.search_budget(100, 20_000, 5)
-        budget = sized.value
-        meter = WorkBudget(budget * 3 if nonlinear else budget)
-        try:
-            if nonlinear:
-                all_terms = (
-                    [p for _, p in goal.props()] + extra + ([goal_rel] if goal_rel is not None else [])
-                )
-                sq = _squares(all_terms, conv)
-                ok = _nlinarith(
-                    hyps,
-                    gc,
-                    extra_terms=ex,
-                    squares=sq,
-                    integer=integer,
-                    nonneg_atoms=nonneg,
-                    budget=meter,
-                )
-            else:
-                ok = _linarith([*ex, *hyps], gc, integer=integer, nonneg_atoms=nonneg, budget=meter)
-        except ArithBudgetExceeded:
-            ok = False
-            ctx.tick(budget * 5)
-        finally:
-            sized.settle(meter, 3 if nonlinear else 1)
+        nonneg_facts = _natcast_nonneg_facts(
+            context + extra + ([goal_rel] if goal_rel is not None else []), conv
+        )
+        hyps = [*nonneg_facts, *hyps]
+        branches = _ne_branches([*ex, *hyps], MAX_SPLIT_NE) if args.split_ne else [[*ex, *hyps]]
+        ok = True
+        for branch in branches:
+            ok = _refute_branch(branch, ex, gc, goal, extra, goal_rel, conv, integer, nonlinear, ctx)
+            if not ok:
+                break
         if ok:
             return []
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
+
+
+def _refute_branch(
+    hyps: list[Constraint],
+    ex: list[Constraint],
+    gc: Constraint | None,
+    goal: Goal,
+    extra: list[Term],
+    goal_rel: Term | None,
+    conv: Conv,
+    integer: bool,
+    nonlinear: bool,
+    ctx: TacticContext,
+) -> bool:
+    ctx.tick(50 + 10 * len(hyps) ** 2)
+    sized = ctx.search_budget(100, 20_000, 5)
+    budget = sized.value
+    meter = WorkBudget(budget * 3 if nonlinear else budget)
+    try:
+        if nonlinear:
+            all_terms = [p for _, p in goal.props()] + extra + ([goal_rel] if goal_rel is not None else [])
+            sq = _squares(all_terms, conv)
+            rest = [h for h in hyps if h not in ex]
+            return _nlinarith(rest, gc, extra_terms=ex, squares=sq, integer=integer, budget=meter)
+        return _linarith(hyps, gc, integer=integer, budget=meter)
+    except ArithBudgetExceeded:
+        ctx.tick(budget * 5)
+        return False
+    finally:
+        sized.settle(meter, 3 if nonlinear else 1)
+
+
+def _natcast_nonneg_facts(props: Iterable[Term], conv: Conv) -> list[Constraint]:
+    """The facts ``0 ≤ ↑t`` that Mathlib's linarith preprocessing (``natToInt``) adds.
+
+    Mathlib (``Mathlib/Tactic/Linarith/Preprocessing.lean``, ``natToInt`` and ``getNatComparisons``)
+    casts each ℕ comparison to ℤ with ``push_cast`` and then adds ``0 ≤ ↑t`` for each cast ``↑t`` that it
+    reaches from the top of either side through ``+``, ``*``, ``-`` and ``neg`` only: a cast under ``^``
+    (``↑x ^ 9890``), ``/`` or ``%`` (``push_cast`` turns ``↑(a / b)`` into ``↑a / ↑b``) gets nothing, and
+    neither does a product as a whole. The simulator's ℕ comparisons stay in ℕ, where that cast is the
+    atom itself; other comparisons keep their casts, whose pushed polynomial is the fact.
+    """
+    facts: list[Constraint] = []
+    seen: set[Term] = set()
+
+    def add(t: Term) -> None:
+        if t in seen:
+            return
+        seen.add(t)
+        p = conv.poly(t)
+        if not p.is_const():
+            facts.append(Constraint(-p, "<="))
+
+    def walk_nat(t: Term) -> None:
+        h = t[0]
+        if h in ("+", "*"):
+            walk_nat(t[2])
+            walk_nat(t[3])
+        elif h == "-":
+            a, b = conv.poly(t[2]), conv.poly(t[3])
+            if not b.is_const() or (b.const_value() != 0 and not a.is_const()):
+                add(t)  # ``↑(a - b)`` stays a cast: ``Nat.cast_sub`` needs ``b ≤ a``
+        elif h not in ("num", "^", "/", "%", "cast"):
+            add(t)
+
+    def walk(t: Term) -> None:
+        h = t[0]
+        if h in ("+", "*", "-"):
+            walk(t[2])
+            walk(t[3])
+        elif h == "neg":
+            walk(t[2])
+        elif h == "cast" and t[2] == "ℕ":
+            add(t)
+
+    for p in props:
+        q = _neg_rel(p) or p
+        if q[0] not in ("<", "≤", ">", "≥", "=") or q[1] != conv.ty:
+            continue  # ``filterComparisons`` drops ``≠`` before ``natToInt`` runs
+        for side in (q[2], q[3]):
+            (walk_nat if conv.ty == "ℕ" else walk)(side)
+    return facts
 
 
 def _negate_for_display(rel: Term) -> Term:
@@ -472,15 +646,39 @@ def _ring(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return new
 
 
+_ARITH_HEADS = frozenset({"+", "-", "*", "/", "^", "neg", "inv"})
+
+
+def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
+    """``ring_nf`` normalises every ring subterm, the arguments of applications (``f (a * c * b)``) too."""
+    h = t[0]
+    if depth > 40 or h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h == "app":
+        args = []
+        for a in t[2]:
+            a = _nf_inside(a, ctx, depth + 1)
+            if a[0] in _ARITH_HEADS and a[1] in DOMAIN:
+                a = poly_to_term(Conv(a[1], "ring", ctx).poly(a), a[1])
+            args.append(a)
+        return ("app", t[1], tuple(args))
+    if h in ("∀", "∃", "fun"):
+        return t  # under a binder: left as written (weaker than ring_nf, which works there too)
+    return tuple(_nf_inside(c, ctx, depth + 1) if type(c) is tuple else c for c in t)
+
+
 def _normalize_rel(t: Term, ctx: TacticContext) -> Term:
     h = t[0]
     if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in DOMAIN:
         conv = Conv(t[1], "ring", ctx)
-        a, b = conv.poly(t[2]), conv.poly(t[3])
+        a, b = conv.poly(_nf_inside(t[2], ctx)), conv.poly(_nf_inside(t[3], ctx))
         if h in ("=", "≠") and a == b:
             return TRUE if h == "=" else FALSE
         return (h, t[1], poly_to_term(a, t[1]), poly_to_term(b, t[1]))
-    if h in ("∧", "∨", "→", "↔"):
+    if h == "↔":
+        lhs, rhs = _normalize_rel(t[1], ctx), _normalize_rel(t[2], ctx)
+        return TRUE if lhs == rhs else ("↔", lhs, rhs)  # simp's `iff_self`
+    if h in ("∧", "∨", "→"):
         return (h, _normalize_rel(t[1], ctx), _normalize_rel(t[2], ctx))
     if h == "¬":
         return ("¬", _normalize_rel(t[1], ctx))
@@ -532,6 +730,8 @@ def _abel(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         a, b = _abel_poly(t[2], conv), _abel_poly(t[3], conv)
         if a == b:
             return []
+    elif syn.name == "abel_nf" and syn.stream(1).tok.kind == "eof":
+        raise TacticError("abel_nf made no progress")  # nothing of an additive group to normalise
     raise TacticError("abel failed to prove the goal" if syn.name != "abel_nf" else "abel_nf failed")
 
 
@@ -580,6 +780,12 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
             return "nonneg"
         if a in ("pos", "nonzero") and b in ("pos", "nonzero"):
             return "nonzero"
+        return _from_hyps(e, goal)
+    if h == "/" and ty == "ℤ":
+        # Mathlib's `evalIntDiv`: `0 ≤ a → 0 ≤ b → 0 ≤ a / b` (integer division is never more than that)
+        a, b = _sign(e[2], goal, ctx, depth + 1), _sign(e[3], goal, ctx, depth + 1)
+        if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
+            return "nonneg"
         return _from_hyps(e, goal)
     if h in ("/", "%", "-") and ty == "ℕ":
         if h == "/":
@@ -630,8 +836,13 @@ def _type_of(e: Term, goal: Goal) -> str | None:
 
 
 def _from_hyps(e: Term, goal: Goal) -> str | None:
-    """``compareHyp``: hypotheses ``0 < e``, ``0 ≤ e``, ``e ≠ 0`` (or with a non-negative numeral bound)."""
-    best: str | None = None
+    """``compareHyp`` over the hypotheses, combined as ``Positivity.orElse`` combines its results.
+
+    ``lo < e``, ``lo ≤ e`` for a numeral ``lo``, ``e = c``/``c = e`` for a numeral ``c`` (positive, zero:
+    non-negative, negative: non-zero), ``e ≠ 0``; a non-negative and a non-zero result make ``e`` positive
+    (``lt_of_le_of_ne'``), as MathlibTest/positivity.lean records.
+    """
+    nonneg = nonzero = False
     for _, p in goal.props():
         h = p[0]
         if h in (">", "≥"):
@@ -644,10 +855,22 @@ def _from_hyps(e: Term, goal: Goal) -> str | None:
             if lo > 0 or (lo == 0 and h == "<"):
                 return "pos"
             if lo == 0:
-                best = "nonneg"
+                nonneg = True
+        elif h == "=" and (p[2] == e or p[3] == e):
+            c = eval_term(p[3] if p[2] == e else p[2])
+            if c is None:
+                continue
+            if c > 0:
+                return "pos"
+            if c == 0:
+                nonneg = True
+            else:
+                nonzero = True
         elif h == "≠" and ((p[2] == e and eval_term(p[3]) == 0) or (p[3] == e and eval_term(p[2]) == 0)):
-            best = best or "nonzero"
-    return best
+            nonzero = True
+    if nonneg and nonzero:
+        return "pos"
+    return "nonneg" if nonneg else "nonzero" if nonzero else None
 
 
 @builtin("positivity")
@@ -925,13 +1148,32 @@ def _bounds_for(x: Term, goal: Goal, ty: str) -> tuple[int | None, int | None]:
 def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if len(syn.toks) < 2 or syn.toks[1].kind != "ident":
         raise TacticError("interval_cases: the simulator needs a variable, `interval_cases x`")
-    name = syn.toks[1].text
+    bounds_goal = goal
+    if syn.toks[1].text == "using":
+        # `interval_cases using h₁, h₂`: the variable and its bounds come from these two hypotheses only
+        names = [t.text for t in syn.toks[2:] if t.kind == "ident"]
+        props = [goal.hyp(n) for n in names]
+        if len(names) != 2 or any(p is None or p[0] not in ("<", "≤", ">", "≥") for p in props):
+            raise TacticError("interval_cases failed: `using` takes two bounds `h₁, h₂`")
+        sides = [{p[2], p[3]} for p in props if p is not None]
+        common = [t for t in sides[0] & sides[1] if t[0] == "fvar"]
+        if len(common) != 1:
+            raise TacticError("interval_cases failed: the bounds are not on one variable")
+        name = goal.display_names().get(common[0][1], "")
+        bounds_goal = Goal(
+            tuple(h for h in goal.hyps if not is_prop_type(h[1]) or h[1] in props),
+            goal.target,
+            None,
+            goal.ascii,
+        )
+    else:
+        name = syn.toks[1].text
     ty_t = goal.hyp(name)
     if ty_t is None or ty_t[0] != "type" or ty_t[1] not in ("ℕ", "ℤ"):
         raise TacticError(f"interval_cases failed: `{name}` is not a natural number or integer variable")
     ty = ty_t[1]
     x = goal.var(name) or TRUE
-    lo, hi = _bounds_for(x, goal, ty)
+    lo, hi = _bounds_for(x, bounds_goal, ty)
     if lo is None or hi is None:
         which = "lower" if lo is None else "upper"
         raise TacticError(f"interval_cases failed: could not find {which} bound on {name}")
@@ -951,115 +1193,196 @@ def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
 # ------------------------------------------------------------------------------------------- gcongr
 
 
-def _gcongr_split(
-    lhs: Term, rhs: Term, rel: str, goal: Goal, ctx: TacticContext, main: list[Term], side: list[Term]
-) -> bool:
-    """Decompose ``lhs rel rhs`` into main goals (differing parts) and side goals (non-negativity)."""
-    ctx.tick(2)
-    if lhs == rhs:
-        return rel == "≤"  # `a < a` is false: equal sides only discharge a non-strict relation
-    h = lhs[0]
-    if h == rhs[0] and h in ("+", "*", "^", "/") and lhs[1] == rhs[1]:
-        ty = lhs[1]
-        if h == "+":
-            if rel == "<":
-                # a + c < b + d from a < b and c ≤ d (or the other way round)
-                if lhs[3] == rhs[3]:
-                    return _gcongr_split(lhs[2], rhs[2], "<", goal, ctx, main, side)
-                if lhs[2] == rhs[2]:
-                    return _gcongr_split(lhs[3], rhs[3], "<", goal, ctx, main, side)
-                return _gcongr_split(lhs[2], rhs[2], "<", goal, ctx, main, side) and _gcongr_split(
-                    lhs[3], rhs[3], "≤", goal, ctx, main, side
-                )
-            return _gcongr_split(lhs[2], rhs[2], rel, goal, ctx, main, side) and _gcongr_split(
-                lhs[3], rhs[3], rel, goal, ctx, main, side
-            )
-        if h == "*":
-            if lhs[3] == rhs[3]:
-                side.append(("≤", ty, ("num", ty, 0), lhs[3]))
-                return (
-                    _gcongr_split(lhs[2], rhs[2], "≤" if rel == "<" else rel, goal, ctx, main, side)
-                    if rel == "≤"
-                    else _gcongr_lt_mul(lhs, rhs, ty, goal, ctx, main, side, 2)
-                )
-            if lhs[2] == rhs[2]:
-                side.append(("≤", ty, ("num", ty, 0), lhs[2]))
-                return (
-                    _gcongr_split(lhs[3], rhs[3], rel, goal, ctx, main, side)
-                    if rel == "≤"
-                    else _gcongr_lt_mul(lhs, rhs, ty, goal, ctx, main, side, 3)
-                )
+def _le_lt(t: Term) -> Term | None:
+    """``a ≥ b`` as ``b ≤ a`` and ``a > b`` as ``b < a``; ``≤``/``<`` as they are; anything else ``None``."""
+    h = t[0]
+    if h in (">", "≥"):
+        return ("<" if h == ">" else "≤", t[1], t[3], t[2])
+    if h in ("<", "≤"):
+        return t
+    return None
+
+
+class _GCongr:
+    """Mathlib's ``gcongr`` (``Mathlib/Tactic/GCongr/Core.lean``) on the simulator's arithmetic.
+
+    At each step it first tries the main-goal discharger (``gcongrForward``: a hypothesis as it is, or
+    ``le_of_lt`` of one; ``rel [h₁, …]`` uses only the terms listed), then a ``@[gcongr]`` lemma for the
+    head both sides share, with the arguments that differ as new main goals and the lemma's side goals
+    (``0 ≤ c``, ``0 < c``, ``1 ≤ a``) for ``gcongr_discharger`` (positivity), which are left to the user
+    when it fails. The lemmas: ``add_le_add(_left/_right)``, ``add_lt_add_left/right``,
+    ``sub_le_sub(_left/_right)``, ``sub_lt_sub_left/right`` (not on ℕ), ``mul_le_mul``,
+    ``mul_le_mul_of_nonneg_left/right``, ``mul_lt_mul_of_pos_left/right``, ``div_le_div_of_nonneg_right``,
+    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``neg_le_neg``,
+    ``neg_lt_neg``, the casts' ``cast_le``/``cast_lt``, and ``→`` between two relations
+    (``a ≤ b → c ≤ d`` from ``c ≤ a`` and ``b ≤ d``). A subset of Mathlib's lemmas, so never stronger.
+    """
+
+    def __init__(self, goal: Goal, ctx: TacticContext, facts: list[Term] | None) -> None:
+        self.goal = goal
+        self.ctx = ctx
+        self.facts = [f for f in ((_le_lt(p) for p in facts) if facts is not None else
+                                  (_le_lt(p) for _, p in goal.props())) if f is not None]  # fmt: skip
+        self.main: list[Term] = []
+        self.side: list[Term] = []
+
+    def discharged(self, t: Term) -> bool:
+        rel, _ty, a, b = t
+        if a == b:
+            return rel == "≤"
+        return any(f[1:] == t[1:] and (f[0] == rel or (rel == "≤" and f[0] == "<")) for f in self.facts)
+
+    def step(self, rel: str, ty: str, a: Term, b: Term, depth: int = 0) -> bool:
+        """Reduce ``a rel b``; ``False`` when no lemma applies (then it is left as a main goal)."""
+        self.ctx.tick(2)
+        t = (rel, ty, a, b)
+        if self.discharged(t):
+            return True
+        if depth > 40 or not self.lemma(rel, ty, a, b, depth):
+            self.main.append(t)
             return False
-        if h == "^" and lhs[3] == rhs[3] and rel == "≤":
-            side.append(("≤", ty, ("num", ty, 0), lhs[2]))
-            return _gcongr_split(lhs[2], rhs[2], rel, goal, ctx, main, side)
-        if h == "/" and lhs[3] == rhs[3] and ty in ("ℚ", "ℝ") and rel == "≤":
-            side.append(("≤", ty, ("num", ty, 0), lhs[3]))
-            return _gcongr_split(lhs[2], rhs[2], rel, goal, ctx, main, side)
+        return True
+
+    def lemma(self, rel: str, ty: str, a: Term, b: Term, depth: int) -> bool:
+        h = a[0]
+        if h != b[0] or (h != "cast" and (len(a) < 3 or a[1] != b[1])):
+            return False
+        d = depth + 1
+        zero = ("num", ty, 0)
+        if h in ("+", "-"):
+            if h == "-" and ty == "ℕ" and rel == "<":
+                return False
+            second = (b[3], a[3]) if h == "-" else (a[3], b[3])  # `-` is antitone in its second argument
+            if a[3] == b[3]:
+                return self.step(rel, ty, a[2], b[2], d) or True
+            if a[2] == b[2]:
+                return self.step(rel, ty, *second, d) or True
+            if rel == "≤":
+                self.step(rel, ty, a[2], b[2], d)
+                self.step(rel, ty, *second, d)
+                return True
+            return False
+        if h == "*":
+            for fixed, vary in ((3, 2), (2, 3)):
+                if a[fixed] == b[fixed]:
+                    self.side.append(("≤" if rel == "≤" else "<", ty, zero, a[fixed]))
+                    return self.step(rel, ty, a[vary], b[vary], d) or True
+            if rel == "≤":
+                self.side.extend((("≤", ty, zero, a[3]), ("≤", ty, zero, b[2])))
+                self.step(rel, ty, a[2], b[2], d)
+                self.step(rel, ty, a[3], b[3], d)
+                return True
+            return False
+        if h == "/" and ty in ("ℚ", "ℝ") and a[3] == b[3]:
+            self.side.append(("≤" if rel == "≤" else "<", ty, zero, a[3]))
+            return self.step(rel, ty, a[2], b[2], d) or True
+        if h == "^" and rel == "≤":
+            if a[3] == b[3]:
+                self.side.append(("≤", ty, zero, a[2]))
+                return self.step(rel, ty, a[2], b[2], d) or True
+            if a[2] == b[2]:
+                self.side.append(("≤", ty, ("num", ty, 1), a[2]))
+                return self.step(rel, "ℕ", a[3], b[3], d) or True
+            return False
+        if h == "neg":
+            return self.step(rel, ty, b[2], a[2], d) or True
+        if h == "cast" and a[1] == b[1] and a[2] == b[2] and a[2] in DOMAIN:
+            return self.step(rel, a[2], a[3], b[3], d) or True
         return False
-    main.append(
-        (rel, lhs[1] if lhs[0] not in ("var", "fvar", "const", "app") else _rel_ty(lhs, rhs, goal), lhs, rhs)
-    )
-    return True
 
 
-def _gcongr_lt_mul(
-    lhs: Term, rhs: Term, ty: str, goal: Goal, ctx: TacticContext, main: list, side: list, pos: int
-) -> bool:
-    side[-1] = ("<", ty, ("num", ty, 0), lhs[3] if pos == 2 else lhs[2])
-    return _gcongr_split(lhs[pos], rhs[pos], "<", goal, ctx, main, side)
-
-
-def _rel_ty(a: Term, b: Term, goal: Goal) -> str:
-    return _type_of(a, goal) or _type_of(b, goal) or "ℝ"
+def _gcongr_goals(
+    goal: Goal, syn: TacSyntax, ctx: TacticContext, facts: list[Term] | None, name: str
+) -> tuple[list[Goal], list[Goal]]:
+    """Side goals positivity left, and main goals the discharger left, of ``gcongr`` (or ``rel``)."""
+    t = goal.target
+    gc = _GCongr(goal, ctx, facts)
+    progress = False
+    if t[0] == "→" and _le_lt(t[1]) is not None and _le_lt(t[2]) is not None:
+        p, q = _le_lt(t[1]), _le_lt(t[2])
+        if p is not None and q is not None and p[0] == q[0] and p[1] == q[1]:
+            gc.step("≤", p[1], q[2], p[2])
+            gc.step("≤", p[1], p[3], q[3])
+            progress = True
+    else:
+        r = _le_lt(t)
+        if r is not None:
+            if gc.discharged(r):
+                return [], []
+            progress = gc.lemma(r[0], r[1], r[2], r[3], 0)
+    if not progress:
+        raise TacticError(f"{name} did not make progress" if name == "gcongr" else "rel failed")
+    side: list[Goal] = []
+    for s_t in gc.side:
+        g = goal.with_target(s_t).with_tag(None)
+        try:
+            _positivity(g, syn, ctx)
+        except TacticError:
+            side.append(g)
+    return side, [goal.with_target(m).with_tag(None) for m in gc.main]
 
 
 @builtin("gcongr")
 def _gcongr(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    t = goal.target
-    h = t[0]
-    if h in (">", "≥"):
-        t = ("<" if h == ">" else "≤", t[1], t[3], t[2])
-        h = t[0]
-    if h not in ("<", "≤"):
-        raise TacticError("gcongr did not make progress")
-    main: list[Term] = []
-    side: list[Term] = []
-    if not _gcongr_split(t[2], t[3], h, goal, ctx, main, side) or (len(main) == 1 and main[0] == t):
-        raise TacticError("gcongr did not make progress")
-    from lean_gym.sim.tactics import _hyp_closes
-
-    out: list[Goal] = []
-    for s in side:
-        g = goal.with_target(s)
-        try:
-            _positivity(g, syn, ctx)
-        except TacticError:
-            out.append(g.with_tag(None))
-    for m in main:
-        g = goal.with_target(m).with_tag(None)
-        if _hyp_closes(g, m) is not None:
-            continue
-        out.append(g)
+    ts = syn.stream(1)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"`gcongr {ts.tok.text} …` (a template) is outside the simulator's subset", ts.tok.start
+        )
+    side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
     ctx.use_standard_axioms()
-    return out
+    return side + main
+
+
+@builtin("rel")
+def _rel(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``rel [h₁, …]``: ``gcongr`` whose main goals only the listed terms may close; nothing may be left."""
+    ts = syn.stream(1)
+    facts: list[Term] = []
+    ts.expect_sym("[")
+    while not ts.is_sym("]"):
+        facts.append(ProofChecker(goal, ctx).infer(parse_term(ts, 0)))
+        if ts.is_sym(","):
+            ts.advance()
+    ts.expect_sym("]")
+    side, main = _gcongr_goals(goal, syn, ctx, facts, "rel")
+    if side or main:
+        raise TacticError(
+            "rel failed, cannot prove goal by 'substituting' the listed relationships. "
+            "The steps which could not be automatically justified were:\n"
+            + "\n".join(pretty(g.target) for g in side + main)
+        )
+    ctx.use_standard_axioms()
+    return []
 
 
 @builtin("bound")
 def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    ts = syn.stream(1)
+    if ts.is_sym("["):
+        ts.advance()
+        while not ts.is_sym("]"):
+            fact = ProofChecker(goal, ctx).infer(parse_term(ts, 0))
+            goal = goal.add_hyp("this", fact)  # `bound [h]` uses `h` as a hypothesis
+            if ts.is_sym(","):
+                ts.advance()
+        ts.expect_sym("]")
+    if ts.tok.kind != "eof":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
     try:
         return _positivity(goal, syn, ctx)
     except TacticError:
         pass
-    rest = _gcongr(goal, syn, ctx)
+    side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
     from lean_gym.sim.tactics import _hyp_closes
 
-    for g in rest:
+    for g in side + main:
         if _hyp_closes(g, g.target) is None:
             try:
                 _positivity(g, syn, ctx)
             except TacticError:
                 raise TacticError("bound failed to prove the goal") from None
+    ctx.use_standard_axioms()
     return []
 
 
@@ -1094,42 +1417,120 @@ def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 if isinstance(atom, tuple) and atom[0] == "inv" and atom[1] not in denoms:
                     denoms.append(atom[1])
     usable = [d for d in denoms if _nonzero(d, goal, ctx)]
-    if a == b:
+    if _same_product_form(t[2], t[3], goal, ctx):
         ctx.use_standard_axioms()
         return []
+    if a == b:
+        # ring-equal but not the same normal form: Lean's field_simp leaves the goal to `ring`
+        ctx.use_standard_axioms()
+        return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
     if not usable:
-        raise TacticError("field_simp made no progress")
+        raise TacticError("field_simp made no progress on goal")
     for d in usable:
         inv_atom = ("inv", d)
         dp = conv.poly(d)
-        a = _clear(a * dp, inv_atom, dp)
-        b = _clear(b * dp, inv_atom, dp)
+        k = max(_inv_degree(a, inv_atom), _inv_degree(b, inv_atom))
+        a, b = _clear_power(a, inv_atom, dp, k), _clear_power(b, inv_atom, dp, k)
     ctx.use_standard_axioms()
-    if a == b:
-        return []
     return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
 
 
-def _clear(p: Poly, inv_atom: Any, dp: Poly) -> Poly:
-    """Cancel ``d⁻¹ · atom`` where ``d = c · atom`` (``d ≠ 0``): the pair is worth ``1 / c``.
+_ProductForm = tuple[Fraction, dict[Term, tuple[int, int]]]
 
-    Anything else is kept as it is (multiplying both sides by ``d ≠ 0`` is an equivalence either way).
+
+def _product_form(t: Term, ctx: TacticContext, depth: int = 0) -> _ProductForm | None:
+    """``t`` as ``c · ∏ aᵢ ^ (pᵢ - nᵢ)``, the shape Mathlib's field_simp normalises products to.
+
+    Atoms are every subterm that is not ``* / ⁻¹ -(·)``, a numeral power or a numeral: a sum is an atom
+    as it stands (Lean's field_simp also works inside sums, so comparing sums as written is weaker).
+    Each atom keeps its positive and negative exponents apart, ``(pᵢ, nᵢ)``: ``x · x⁻¹`` is ``1`` only
+    for ``x ≠ 0``, which :func:`_same_product_form` decides. ``None`` when the term is too deep or needs
+    arithmetic on numerals (two numerals multiplied, a numeral raised to a power): the field_simp of
+    the records differ there by Mathlib version, so the simulator leaves those goals to ``ring``.
     """
-    if len(dp.terms()) == 1:
-        ((m, c),) = dp.terms().items()
-        if len(m) == 1 and m[0][1] == 1 and c != 0:
-            atom = m[0][0]
-            out = Poly.zero()
-            for mono, coef in p.terms().items():
-                d = dict(mono)
-                coef = Fraction(coef)
-                while d.get(inv_atom, 0) > 0 and d.get(atom, 0) > 0:
-                    d[inv_atom] -= 1
-                    d[atom] -= 1
-                    coef = coef / Fraction(c)  # d⁻¹ · atom = 1 / c because atom ≠ 0
-                out = out + Poly.from_terms([({k: v for k, v in d.items() if v}, coef)])
-            return out
-    return p
+    if depth > 60:
+        return None
+    ctx.tick(1)
+    h = t[0]
+    if h == "num":
+        return Fraction(t[2]), {}
+    if h == "neg":
+        f = _product_form(t[2], ctx, depth + 1)
+        return None if f is None else (-f[0], f[1])
+    if h in ("*", "/"):
+        f, g = _product_form(t[2], ctx, depth + 1), _product_form(t[3], ctx, depth + 1)
+        if f is None or g is None:
+            return None
+        if h == "/":
+            g = _inverse_form(g)
+        if abs(f[0]) != 1 and abs(g[0]) != 1:
+            return None  # numeral arithmetic: Mathlib's older field_simp leaves it to `ring` (ring.lean:89)
+        ex = dict(f[1])
+        for atom, (p, n) in g[1].items():
+            p0, n0 = ex.get(atom, (0, 0))
+            ex[atom] = (p0 + p, n0 + n)
+        return f[0] * g[0], ex
+    if h == "inv":
+        f = _product_form(t[2], ctx, depth + 1)
+        return None if f is None else _inverse_form(f)
+    if h == "^" and t[3][0] == "num" and 0 <= t[3][2] <= MAX_POW:
+        f = _product_form(t[2], ctx, depth + 1)
+        if f is None:
+            return None
+        k = int(t[3][2])
+        if abs(f[0]) != 1 and k > 1:
+            return None
+        return f[0] ** k, {a: (p * k, n * k) for a, (p, n) in f[1].items()}
+    return Fraction(1), {t: (1, 0)}
+
+
+def _inverse_form(f: _ProductForm) -> _ProductForm:
+    return (Fraction(0) if f[0] == 0 else 1 / f[0]), {a: (n, p) for a, (p, n) in f[1].items()}
+
+
+def _same_product_form(lhs: Term, rhs: Term, goal: Goal, ctx: TacticContext) -> bool:
+    """True when both sides have one normal form as products (then Lean's field_simp closes the goal).
+
+    A sum is compared as written and ``x ^ p · x ^ -n`` cancels only for ``x`` proved non-zero, so this
+    identifies less than Mathlib's field_simp does (``Mathlib/Tactic/FieldSimp.lean``), never more; an
+    equation that needs ``ring`` to see (the ``field_simp; ring`` examples of ``MathlibTest/ring.lean``
+    and ``MathlibTest/FieldSimp.lean``) is left open.
+    """
+    f, g = _product_form(lhs, ctx), _product_form(rhs, ctx)
+    if f is None or g is None:
+        return False
+
+    def reduce(form: _ProductForm) -> tuple[Fraction, frozenset[tuple[Term, int, int]]]:
+        c, ex = form
+        if c == 0:
+            return Fraction(0), frozenset()
+        out = []
+        for a, (p, n) in ex.items():
+            if p and n and p == n and _nonzero(a, goal, ctx):
+                p = n = 0  # ``x ^ 3 / x`` is ``x ^ 2`` only for the newer field_simp: left to `ring`
+            if p or n:
+                out.append((a, p, n))
+        return c, frozenset(out)
+
+    return reduce(f) == reduce(g)
+
+
+def _inv_degree(p: Poly, inv_atom: Any) -> int:
+    return max((dict(m).get(inv_atom, 0) for m in p.terms()), default=0)
+
+
+def _clear_power(p: Poly, inv_atom: Any, dp: Poly, k: int) -> Poly:
+    """``p · d ^ k`` with each ``d⁻¹ ^ j · d ^ k`` written ``d ^ (k - j)`` (``d ≠ 0``, ``j ≤ k``).
+
+    Multiplying both sides of an equation by ``d ^ k`` for ``d ≠ 0`` is an equivalence, and ``d⁻¹ · d = 1``
+    holds there, so the result has no ``d⁻¹`` left, whatever ``d`` is (a sum, a product).
+    """
+    out = Poly.zero()
+    for mono, coef in p.terms().items():
+        rest = dict(mono)
+        j = rest.pop(inv_atom, 0)
+        out = out + Poly.from_terms([(rest, Fraction(coef))]) * dp ** (k - j)
+    return out
 
 
 # ------------------------------------------------------------------------------------- casts (norm_cast)

@@ -10,7 +10,15 @@ from typing import Any
 
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.proofs import Binder, Instance, ProofChecker, _pi, decl_telescope, prop_telescope
+from lean_gym.sim.proofs import (
+    TERM_MACROS,
+    Binder,
+    Instance,
+    ProofChecker,
+    _pi,
+    decl_telescope,
+    prop_telescope,
+)
 from lean_gym.sim.syntax import ParseError, Syn, Token, TokenStream, parse_term
 from lean_gym.sim.tactics import (
     SorryRecord,
@@ -643,7 +651,7 @@ def _left_right(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal.with_target(t[1] if syn.name == "left" else t[2]).with_tag("h")]
 
 
-@builtin("exists", "use", "existsi")
+@builtin("exists", "use", "use!", "existsi")
 def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     terms = [parse_term(ts, 0)]
@@ -652,9 +660,11 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         terms.append(parse_term(ts, 0))
     el = ctx.elaborator(goal)
     g = goal
-    for w in terms:
+    for i, w in enumerate(terms):
         t = g.target
         if t[0] != "∃":
+            if i > 0 and syn.name in ("use", "use!"):
+                raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean
             raise TacticError(f"{syn.name} failed: the goal is not an existential\n\n{g.pretty()}")
         ty = t[2]
         if ty[0] == "type" and ty[1] in ("ℕ", "ℤ", "ℚ", "ℝ"):
@@ -662,10 +672,50 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         else:
             val = el.elab_term(w, ty[1] if ty[0] == "type" else None)[0]
         g = g.with_target(subst(t[3], t[1], val))
-    # `use` and `exists` try to close the rest with rfl / trivial
+    if syn.name == "existsi":
+        return [g]  # Mathlib's `existsi` is `refine ⟨e, …, ?_⟩`: it never closes what is left
+    if syn.name in ("use", "use!"):
+        # `use!` also applies constructors eagerly (pairs, structures): on the simulator's `∃` chains it
+        # fills the same witnesses, and runs the same discharger
+        return [] if _use_discharger_closes(g, ctx, 8) else [g]
+    # core's `exists` runs `try trivial` on what is left
     if _trivial_closes(g, ctx, 2):
         return []
     return [g]
+
+
+def _reducible_form(t: Term) -> Term:
+    """``t`` with ``a > b`` read as ``b < a`` and ``a ≥ b`` as ``b ≤ a`` (``GT.gt``/``GE.ge`` are reducible)."""
+    h = t[0]
+    if h in (">", "≥"):
+        return ("<" if h == ">" else "≤", t[1], _reducible_form(t[3]), _reducible_form(t[2]))
+    if h in ("∧", "∨", "→", "↔"):
+        return (h, _reducible_form(t[1]), _reducible_form(t[2]))
+    if h == "¬":
+        return ("¬", _reducible_form(t[1]))
+    return t
+
+
+def _use_discharger_closes(goal: Goal, ctx: TacticContext, depth: int) -> bool:
+    """Whether Mathlib's ``try with_reducible use_discharger`` closes ``goal`` (``Mathlib/Tactic/Use.lean``).
+
+    Its rules: ``apply exists_prop.mpr <;> use_discharger``, ``apply And.intro <;> use_discharger``,
+    ``rfl``, ``assumption``, ``apply True.intro``, all at reducible transparency. The simulator reads
+    ``rfl`` and ``assumption`` up to syntax (and the reducible ``>``/``≥``), which is weaker: it does no
+    literal arithmetic (``use 1, 2, 3`` leaves ``1 + 2 + 3 = 6`` open, as ``MathlibTest/Use.lean`` records).
+    """
+    ctx.tick(2)
+    t = goal.target
+    if t == TRUE:
+        return True
+    if t[0] == "∧":
+        return depth > 0 and all(_use_discharger_closes(goal.with_target(p), ctx, depth - 1) for p in t[1:3])
+    if t[0] in ("=", "↔"):
+        lhs, rhs = (t[2], t[3]) if t[0] == "=" else (t[1], t[2])
+        if _reducible_form(lhs) == _reducible_form(rhs):
+            return True
+    r = _reducible_form(t)
+    return any(is_prop_type(p) and _reducible_form(p) == r for _, p in goal.hyps)
 
 
 # ------------------------------------------------------------------------------------ exact/apply
@@ -979,15 +1029,96 @@ def _specialize(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("by_contra", "by_contra!")
 def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    name = syn.toks[1].text if len(syn.toks) > 1 else "h✝"
+    """``by_contra h`` (Batteries) and Mathlib's ``by_contra! [h] [: t]`` (``t`` checked up to push_neg)."""
+    ts = syn.stream(1)
+    bang = syn.name == "by_contra!"
+    name = "this" if bang else "h✝"
+    if ts.tok.kind == "ident":
+        name = ts.advance().text
     t = goal.target
     neg = t[1] if t[0] == "¬" else ("¬", t)
-    if syn.name == "by_contra!":
+    ascribed = None
+    if bang and ts.is_sym(":"):
+        ts.advance()
+        ascribed = ctx.elaborator(goal).elab_prop(parse_term(ts, 0))
+    if ts.tok.kind != "eof":
+        raise TacticError(f"`{syn.text}` (an rcases pattern) is outside the simulator's subset", ts.tok.start)
+    if bang:
         from lean_gym.sim.simp import push_neg_term
 
         neg = push_neg_term(neg)
+        if ascribed is not None:
+            if canon(push_neg_term(ascribed)) != canon(neg):
+                raise TacticError(
+                    lambda: (
+                        f"Type mismatch\n  h✝\nhas type\n  {pretty(neg, goal.ascii)}\nbut is expected to have "
+                        f"type\n  {pretty(ascribed, goal.ascii)}"
+                    )
+                )
+            neg = ascribed
     ctx.use_standard_axioms() if t[0] != "¬" else None
     return [goal.add_hyp(name, neg).with_target(FALSE)]
+
+
+def _negation(p: Term) -> Term:
+    """``¬p``, or ``q`` for ``p = ¬q`` (and ``a = b`` for ``a ≠ b``): contrapose's double-negation step."""
+    if p[0] == "¬":
+        return p[1]
+    if p[0] == "≠":
+        return ("=", p[1], p[2], p[3])
+    return ("¬", p)
+
+
+def _contrapose_target(goal: Goal, t: Term, push: bool, ctx: TacticContext) -> Term:
+    """Mathlib's ``contrapose`` on a target ``P → Q`` (``¬Q → ¬P``) or ``P ↔ Q`` (``¬P ↔ ¬Q``)."""
+    if t[0] == "→" and is_prop_type(t[1]) and is_prop_type(t[2]):
+        a, b = _negation(t[2]), _negation(t[1])
+        new = ("→", a, b)
+    elif t[0] == "↔":
+        if str(ctx.env.options.get("contrapose.negate_iff", "true")).lower() == "false":
+            raise TacticError(
+                lambda: (
+                    "Tactic `contrapose` failed: contraposing `↔` relations has been disabled.\n"
+                    "To enable it, use `set_option contrapose.negate_iff true`.\n\n" + goal.pretty()
+                )
+            )
+        new = ("↔", _negation(t[1]), _negation(t[2]))
+    else:
+        raise TacticError(
+            lambda: (
+                f"Tactic `contrapose` failed: the goal `{pretty(t)}` is not of the form `_ → _` or `_ ↔ _`"
+                f"\n\n{goal.pretty()}"
+            )
+        )
+    if push:
+        from lean_gym.sim.simp import push_neg_term
+
+        new = (new[0], push_neg_term(new[1]), push_neg_term(new[2]))
+    return new
+
+
+@builtin("contrapose", "contrapose!")
+def _contrapose(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``contrapose [h [with h']]`` (``Mathlib/Tactic/Contrapose.lean``); ``contrapose!`` also runs push_neg."""
+    ts = syn.stream(1)
+    push = syn.name == "contrapose!"
+    ctx.use_standard_axioms()
+    if ts.tok.kind == "eof":
+        return [goal.with_target(_contrapose_target(goal, goal.target, push, ctx))]
+    name = ts.advance()
+    new_name = name.text
+    if ts.is_word("with"):
+        ts.advance()
+        new_name = ts.advance().text
+    if ts.tok.kind != "eof" or name.kind != "ident":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    h = goal.hyp(name.text)
+    if h is None or not is_prop_type(h):
+        raise TacticError(f"unknown hypothesis '{name.text}'", name.start, name.end)
+    if goal.dependents(goal.find(name.text) or ""):
+        raise TacticError(f"contrapose: `{name.text}` has dependents (outside the simulator's subset)")
+    new = _contrapose_target(goal, ("→", h, goal.target), push, ctx)
+    return [goal.remove_hyp(name.text).add_hyp(new_name, new[1]).with_target(new[2])]
 
 
 @builtin("subst", "subst_vars")
@@ -1098,14 +1229,24 @@ def _exact_mod_cast(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
             if is_prop_type(t) and defeq(cast_normalize(t), target):
                 return []
         raise TacticError("assumption_mod_cast failed")
-    term = _term_arg(syn)
-    pc = ProofChecker(goal, ctx)
+    _check_mod_cast(ProofChecker(goal, ctx), _term_arg(syn), goal.target)
+    return []
+
+
+def _check_mod_cast(pc: ProofChecker, term: Syn, expected: Term) -> None:
+    """``exact_mod_cast e`` and the term ``mod_cast e``: ``e``'s type and ``expected`` agree after norm_cast."""
+    from lean_gym.sim.simp import cast_normalize
+
+    target = cast_normalize(expected)
     p = pc.infer(term)
     if defeq(cast_normalize(p), target):
-        return []
+        return
     raise TacticError(
-        f"Type mismatch: the normalized type\n  {pretty(cast_normalize(p), goal.ascii)}\ndoes not match the normalized goal\n  {pretty(target, goal.ascii)}"
+        f"Type mismatch: the normalized type\n  {pretty(cast_normalize(p), pc.goal.ascii)}\ndoes not match the normalized goal\n  {pretty(target, pc.goal.ascii)}"
     )
+
+
+TERM_MACROS["mod_cast"] = _check_mod_cast
 
 
 # ----------------------------------------------------------------------------------------- rewrite
