@@ -46,6 +46,10 @@ _HEADER = re.compile(r"\s*aesop(?P<config>\s*\(config\s*:=\s*\{(?P<body>[^{}]*)\
 _RULE = re.compile(r"add (safe|norm|unsafe) (-?\d+%?) \(by (.+)\)", re.DOTALL)
 
 
+def _never(name: str) -> bool:
+    return False
+
+
 def _same(text: str) -> str:
     return text
 
@@ -217,7 +221,7 @@ class TableLayout:
             if rc is not None
         }
         self._usable_memo: dict[tuple[str, ...], list[str | None]] = {}
-        self._spelling_memo: dict[tuple[tuple[str, ...], bool], dict[str, list[int]]] = {}
+        self._spelling_memo: dict[tuple[tuple[str, ...], bool, bool], dict[str, list[int]]] = {}
         self._config_by_key = {h.key: h for h in self._config_heads}
 
     # ------------------------------------------------------------------ actions
@@ -360,7 +364,18 @@ class TableLayout:
         """
         if not isinstance(text, str):
             raise BadActionError(f"{self.name}: an aesop call must be a string, got {type(text).__name__}")
-        action = self._read_rendered(text, lemmas, _RULE_SEP, None)
+        action = None
+        if self._spellings(lemmas, False) != self._spellings(lemmas, False, verbatim_only=True):
+            # a stripped name equals another slot's exact name (`" A "` and `"A"`): read the text as SATP
+            # writes it first, and keep that reading where it renders back the same in either mode
+            exact = self._read_rendered(text, lemmas, _RULE_SEP, None, verbatim_only=True)
+            if exact is not None and text in (
+                self.render(exact, lemmas, verbatim=True),
+                self.render(exact, lemmas),
+            ):
+                action = exact
+        if action is None:
+            action = self._read_rendered(text, lemmas, _RULE_SEP, None)
         if action is None:
             action = self._read_rendered(text, lemmas, " (add ", _collapse)
         if action is None:
@@ -370,7 +385,13 @@ class TableLayout:
         return action
 
     def _read_rendered(
-        self, text: str, lemmas: Sequence[str], sep: str, norm: Callable[[str], str] | None
+        self,
+        text: str,
+        lemmas: Sequence[str],
+        sep: str,
+        norm: Callable[[str], str] | None,
+        *,
+        verbatim_only: bool = False,
     ) -> np.ndarray | None:
         """``text`` read as :meth:`render` writes it (``norm``: after collapsing whitespace); ``None`` if not."""
         t = text if norm is None else norm(text)
@@ -399,7 +420,7 @@ class TableLayout:
         if not rest.startswith(sep):
             return None
         pieces = rest[len(sep) :].split(sep)
-        spell = self._spellings(lemmas, norm is not None)
+        spell = self._spellings(lemmas, norm is not None, verbatim_only=verbatim_only)
         cache: dict[tuple[int, int], list[Candidate]] = {}
 
         def read(i: int, j: int) -> list[Candidate]:
@@ -421,15 +442,23 @@ class TableLayout:
             action[c.head] = c.choice
         return action
 
-    def _spellings(self, lemmas: Sequence[str], collapsed: bool) -> dict[str, list[int]]:
-        """:func:`lemma_spellings` of ``lemmas`` (memoised: a buffer's rows share few lemma lists)."""
-        key = (tuple(lemmas), collapsed)
+    def _spellings(
+        self, lemmas: Sequence[str], collapsed: bool, *, verbatim_only: bool = False
+    ) -> dict[str, list[int]]:
+        """:func:`lemma_spellings` of ``lemmas`` (memoised: a buffer's rows share few lemma lists).
+
+        ``verbatim_only``: the names as SATP writes them, without the guarded (stripped) spellings.
+        """
+        key = (tuple(lemmas), collapsed, verbatim_only)
         got = self._spelling_memo.get(key)
         if got is None:
             if len(self._spelling_memo) >= 65536:
                 self._spelling_memo.clear()
             got = self._spelling_memo[key] = lemma_spellings(
-                lemmas, self.num_lemmas, is_lean_ident, _collapse if collapsed else _same
+                lemmas,
+                self.num_lemmas,
+                _never if verbatim_only else is_lean_ident,
+                _collapse if collapsed else _same,
             )
         return got
 
