@@ -3,7 +3,7 @@
 What it does, following Aesop (``Aesop/Search/*.lean``) on a smaller rule base:
 
 * **Rules.** Builtin rules (rule set ``builtin``): norm ``intros`` (−100), ``subst`` (−50),
-  ``destructProducts`` (0: ``∧``/``∃``/``↔`` hypotheses); safe ``assumption`` (−50), ``rfl`` (0),
+  ``destructProducts`` (0: ``∧``/``∃`` hypotheses; ``↔`` ones are ``subst``'s); safe ``assumption`` (−50), ``rfl`` (0),
   ``not_intro`` (0), ``Iff``/``splitTarget`` (100), ``And`` constructors (101), ``Or`` cases (100),
   ``splitHypotheses`` (1000), ``True`` and ``False`` closers; unsafe ``applyHyps`` (75%), ``Or``
   constructors (50%). Rules from ``(add …)`` clauses: tactic rules ``(by T)`` in any phase, ``apply``,
@@ -751,9 +751,13 @@ def _intros(goal: Goal) -> tuple[Goal, list[str]] | None:
 def _subst_step(goal: Goal) -> tuple[Goal, str] | None:
     data = {n for n, ty in goal.hyps if ty[0] == "type"}
     for i, (hn, ty) in enumerate(goal.hyps):
-        if ty[0] != "=":
+        if ty[0] == "=":
+            sides = ((ty[2], ty[3]), (ty[3], ty[2]))
+        elif ty[0] == "↔":  # Aesop's subst reads `P ↔ Q` with a local side as `P = Q` (prepareIff?)
+            sides = ((ty[1], ty[2]), (ty[2], ty[1]))
+        else:
             continue
-        for var_side, other in ((ty[2], ty[3]), (ty[3], ty[2])):
+        for var_side, other in sides:
             if var_side[0] == "fvar" and var_side[1] in data and var_side[1] not in free_vars(other):
                 x = var_side[1]
                 hyps: list[tuple[str, Term]] = []
@@ -770,13 +774,9 @@ def _subst_step(goal: Goal) -> tuple[Goal, str] | None:
 def _destruct_products(goal: Goal) -> tuple[Goal, str] | None:
     for i, (hn, ty) in enumerate(goal.hyps):
         h = ty[0]
-        if h in ("∧", "↔"):
-            if h == "∧":
-                parts = (ty[1], ty[2])
-                names = ("left", "right")
-            else:
-                parts = (("→", ty[1], ty[2]), ("→", ty[2], ty[1]))
-                names = ("mp", "mpr")
+        if h == "∧":  # Aesop's destructProducts splits And/Prod/Exists/Subtype/Sigma; never `↔`
+            parts = (ty[1], ty[2])
+            names = ("left", "right")
             rest = goal.hyps[:i] + goal.hyps[i + 1 :]
             base = Goal(rest, goal.target, goal.tag, goal.ascii)
             n1 = base.fresh_name(names[0])
@@ -1577,6 +1577,10 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
     except AesopFailure as f:
         remaining = search.safe_prefix_goals()
         initial = _indent(goal.pretty())
+        # `set_option aesop.smallErrorMessages true`: the first line only (Aesop's throwAesopEx)
+        small = ctx.env.options.get("aesop.smallErrorMessages") is True
+        if o.terminal and small:
+            raise TacticError(f"tactic 'aesop' failed, {f.message}") from None
         if o.terminal:
             suffix = ""
             if remaining:
@@ -1587,6 +1591,8 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
                 f"tactic 'aesop' failed, {f.message}\nInitial goal:\n{initial}{suffix}"
             ) from None
         if not search.made_progress():
+            if small:
+                raise TacticError("tactic 'aesop' failed, made no progress") from None
             raise TacticError(f"tactic 'aesop' failed, made no progress\nInitial goal:\n{initial}") from None
         if o.warn_on_nonterminal:
             ctx.messages.append(LogMessage("warning", f"aesop: {f.message}", start, end))

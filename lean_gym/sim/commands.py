@@ -330,6 +330,11 @@ class _Runner:
                     depth += 1
                 elif x.text == "]":
                     depth -= 1
+                elif x.text == "aesop" and depth == 1:
+                    # a global Aesop rule changes what every later `aesop` call may use: not modelled
+                    raise ParseError(
+                        "`@[aesop]` rules are outside the simulator's Lean subset", x.start, x.end
+                    )
             self.command(seg[ts.i :])
             return
         if kw == "#print":

@@ -1,0 +1,82 @@
+"""Aesop's options and builtin rules as Aesop implements them (leanprover-community/aesop at b5b9e2b).
+
+Each test attacks one cause by which the simulator's ``aesop`` proved what Lean's fails on:
+``simp only`` closing through ``true_implies``/``true_and`` (lemmas of the default simp set only:
+``AesopTest/NormSimp.lean:31``), ``destructProducts`` splitting ``↔`` (``Aesop/BuiltinRules/
+DestructProducts.lean`` splits And/Prod/Exists/Subtype/Sigma only; ``↔`` hypotheses are ``subst``'s:
+``Aesop/BuiltinRules/Subst.lean``, ``AesopTest/Subst.lean``), and the messages of
+``aesop.smallErrorMessages`` (``Aesop/Search/Main.lean``, ``throwAesopEx``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lean_gym.sim.commands import OUTSIDE_SUBSET, run_commands
+from lean_gym.sim.elab import Env
+from lean_gym.sim.memo import request
+
+HEADER = "import Aesop\nset_option aesop.smallErrorMessages true\n\n"
+FAILED = "tactic 'aesop' failed, failed to prove the goal after exhaustive search."
+
+
+def _errors(code: str, header: str = HEADER) -> list[str]:
+    with request():
+        out = run_commands(header + code, Env(), fresh=True)
+    assert not out.unread, out.unread[0].data
+    return [m.data for m in out.messages if m.severity == "error"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # NormSimp.lean:31: no default simp set, so `True → β` stays (it needs true_implies)
+        "example {α β : Prop} (ha : α) (h : α → β) : β := by\n  aesop (rule_sets := [-builtin,-default])\n"
+        "    (simp_config := { maxDischargeDepth := 0 })\n"
+        "    (config := { terminal := true, useDefaultSimpSet := false })",
+        # the same through `∧`: `True ∧ β` needs true_and
+        "example {α β : Prop} (ha : α) (h : α ∧ β → False) (hb : β) : False := by\n"
+        "  aesop (rule_sets := [-builtin,-default])\n"
+        "    (config := { terminal := true, useDefaultSimpSet := false })",
+        # Subst.lean: without the subst rule and simp_all, `↔` hypotheses are not used
+        "example {P Q R : Prop} (h₁ : P ↔ Q) (h₂ : Q ↔ R) (h₃ : P) : R := by\n"
+        "  aesop (erase Aesop.BuiltinRules.subst)\n    (config := { useSimpAll := false, terminal := true })",
+    ],
+)
+def test_aesop_fails_where_lean_fails(code: str) -> None:
+    assert _errors(code) == [FAILED]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example {α β : Prop} (ha : α) (h : α → β) : β := by\n  aesop (rule_sets := [-builtin,-default])",
+        "example {P Q R : Prop} (h₁ : P ↔ Q) (h₂ : Q ↔ R) (h₃ : P) : R := by\n"
+        "  aesop (config := { useSimpAll := false, terminal := true })",
+        "example {P Q R : Prop} (h₁ : P ↔ Q) (h₂ : Q ↔ R) (h₃ : P) : R := by aesop",
+    ],
+)
+def test_aesop_proves_what_lean_proves(code: str) -> None:
+    assert _errors(code) == []
+
+
+def test_simp_only_does_not_know_true_and() -> None:
+    code = "example {p q : Prop} (hp : p) (h : p ∧ q) : q := by\n  simp only [hp] at h\n  exact h"
+    errs = _errors(code, "")
+    assert errs and "type mismatch" in errs[0].lower()
+
+
+def test_small_error_messages_is_one_line_and_the_default_is_not() -> None:
+    code = "example : False := by\n  aesop (config := { terminal := true })"
+    assert _errors(code) == [FAILED]
+    big = _errors(code, "import Aesop\n\n")
+    assert big[0].startswith(FAILED + "\nInitial goal:\n  ⊢ False")
+    nonterminal = "example : False := by\n  aesop"
+    assert _errors(nonterminal) == ["tactic 'aesop' failed, made no progress"]
+
+
+def test_global_aesop_rules_are_outside_the_subset() -> None:
+    with request():
+        out = run_commands(HEADER + "@[aesop safe]\naxiom loopy {α : Prop} : α ∨ α → α", Env(), fresh=True)
+    texts = [m.data for m in (*out.unread, *out.messages) if m.severity == "error"]
+    assert texts and OUTSIDE_SUBSET.search(texts[0]), texts
