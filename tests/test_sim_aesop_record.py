@@ -80,3 +80,25 @@ def test_global_aesop_rules_are_outside_the_subset() -> None:
         out = run_commands(HEADER + "@[aesop safe]\naxiom loopy {α : Prop} : α ∨ α → α", Env(), fresh=True)
     texts = [m.data for m in (*out.unread, *out.messages) if m.severity == "error"]
     assert texts and OUTSIDE_SUBSET.search(texts[0]), texts
+
+
+@pytest.mark.parametrize(
+    ("code", "header"),
+    [
+        ("example : True := by grind", ""),
+        ("example : 2 = 2 := by with_reducible apply_rfl", ""),
+        ("example : True := by decide!", ""),
+        ("#check_simp (1000 : Nat) - 400 ~> 600", "import Lean.Elab.CheckTactic"),
+        ("add_aesop_rules safe (by simp)", "import Aesop"),
+    ],
+)
+def test_lean_tactics_and_commands_the_simulator_lacks_are_outside_its_subset(code: str, header: str) -> None:
+    """Lean has these (it would not say ``unknown tactic``): the simulator says it does not model them."""
+    with request():
+        out = run_commands(f"{header}\n\n{code}" if header else code, Env(), fresh=True)
+    texts = [m.data for m in (*out.unread, *out.messages) if m.severity == "error"]
+    assert texts and OUTSIDE_SUBSET.search(texts[0]), texts
+
+
+def test_a_name_that_is_no_tactic_is_still_unknown() -> None:
+    assert _errors("example : True := by frobnicate", "") == ["unknown tactic"]

@@ -84,6 +84,24 @@ _CMD_KW = _DECL_KW | {
     "#exit",
     "#guard_msgs",
 }
+_UNMODELLED_COMMANDS = frozenset(
+    {
+        # commands of Lean core and Aesop that the simulator does not model (not unknown to Lean)
+        "#check_simp",
+        "#check_tactic",
+        "#check_tactic_failure",
+        "#guard",
+        "#guard_expr",
+        "#synth",
+        "add_aesop_rules",
+        "erase_aesop_rules",
+        "declare_aesop_rule_set",
+        "elab",
+        "macro_rules",
+        "simproc",
+        "dsimproc",
+    }
+)
 
 
 _LEAN_KEYWORDS = {
@@ -149,7 +167,11 @@ def unknown_module_message(module: str) -> str:
 
 
 def _is_cmd_start(tok: Token) -> bool:
-    return tok.text in _CMD_KW or (tok.kind == "sym" and tok.text in ("#", "@["))
+    return (
+        tok.text in _CMD_KW
+        or tok.text in _UNMODELLED_COMMANDS
+        or (tok.kind == "sym" and tok.text in ("#", "@["))
+    )
 
 
 def axioms_text(name: str, axioms: set[str] | frozenset[str]) -> str:
@@ -355,24 +377,28 @@ class _Runner:
             self._expect_end(ts)
             self.msg("info", t.start, t.end, self._check_text(syn))
             return
-        if kw in (
-            "#eval",
-            "#reduce",
-            "variable",
-            "universe",
-            "structure",
-            "inductive",
-            "class",
-            "instance",
-            "mutual",
-            "macro",
-            "syntax",
-            "notation",
-            "infix",
-            "attribute",
-            "opaque",
-            "#exit",
-            "#guard_msgs",
+        if (
+            kw
+            in (
+                "#eval",
+                "#reduce",
+                "variable",
+                "universe",
+                "structure",
+                "inductive",
+                "class",
+                "instance",
+                "mutual",
+                "macro",
+                "syntax",
+                "notation",
+                "infix",
+                "attribute",
+                "opaque",
+                "#exit",
+                "#guard_msgs",
+            )
+            or kw in _UNMODELLED_COMMANDS
         ):
             raise ParseError(f"`{kw}` is outside the simulator's Lean subset", t.start, t.end)
         if kw in _DECL_KW:

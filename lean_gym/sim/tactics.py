@@ -1006,6 +1006,28 @@ MATHLIB_TACTICS = frozenset(
 )
 AESOP_TACTICS = frozenset({"aesop", "aesop?"})
 
+#: Tactics that Lean core has (so Lean does not answer ``unknown tactic``) and the simulator does not
+#: model: a proof using one is outside its subset, said so plainly rather than as Lean's parse error.
+UNMODELLED_CORE_TACTICS = frozenset(
+    {
+        "apply_rfl",
+        "bv_decide",
+        "bv_omega",
+        "decide!",
+        "eq_refl",
+        "exact?",
+        "apply?",
+        "rw?",
+        "grind",
+        "guard_expr",
+        "guard_hyp",
+        "guard_target",
+        "with_reducible",
+        "with_reducible_and_instances",
+        "with_unfolding_all",
+    }
+)
+
 
 def _imported(name: str, ctx: TacticContext) -> bool:
     if name in MATHLIB_TACTICS:
@@ -1018,6 +1040,8 @@ def _imported(name: str, ctx: TacticContext) -> bool:
 def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
     name = syn.name
     found = _find_handler(name)
+    if found is None and name in UNMODELLED_CORE_TACTICS:
+        raise TacticError(f"`{name}` is outside the simulator's Lean subset", syn.start, syn.end)
     if found is None or not _imported(name, ctx):
         raise TacticError("unknown tactic", syn.start, syn.end)
     if not goals:
