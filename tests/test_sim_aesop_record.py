@@ -102,3 +102,29 @@ def test_lean_tactics_and_commands_the_simulator_lacks_are_outside_its_subset(co
 
 def test_a_name_that_is_no_tactic_is_still_unknown() -> None:
     assert _errors("example : True := by frobnicate", "") == ["unknown tactic"]
+
+
+def test_apply_unifies_nat_offsets_with_numerals() -> None:
+    """AesopTest/Aesop.lean:80: ``Even (n + 2)`` against ``Even 20`` (Lean's Nat offset unification)."""
+    code = (
+        "example (Even : Nat → Prop) (zero : Even 0)\n    (plusTwo : ∀ n, Even n → Even (n + 2)) : Even 20 := by\n"
+        "  aesop"
+    )
+    assert _errors(code) == []
+    # an offset larger than the numeral does not unify
+    assert _errors("example (E : Nat → Prop) (h : ∀ n, E (n + 3)) : E 2 := by\n  apply h", "")
+
+
+@pytest.mark.parametrize(
+    ("code", "ok"),
+    [
+        ("example (x : Nat) (h : x < 5) : x + 1 ≤ 5 := by decide +revert", True),  # decideTactic.lean:113
+        ("example (x : Nat) (h : x < 6) : x + 1 ≤ 5 := by decide +revert", False),
+        ("example (x : Nat) (h : x < 5) : x + 1 ≤ 5 := by decide", False),
+    ],
+)
+def test_decide_revert(code: str, ok: bool) -> None:
+    errs = _errors(code, "")
+    assert (errs == []) is ok, errs
+    if code.endswith("by decide"):
+        assert errs[0].startswith("Expected type must not contain free variables\n  x + 1 ≤ 5")

@@ -40,7 +40,7 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import FALSE, TRUE, Term, mk_num, new_fvar, pretty, subst
+from lean_gym.sim.terms import FALSE, TRUE, Term, mk_num, new_fvar, pretty, subst, user_name
 from lean_gym.sim.unify import canon
 
 __all__ = ["Conv", "decide_closed", "eval_term", "poly_to_term", "rfl_closes", "to_constraint"]
@@ -967,13 +967,54 @@ def _free_locals(p: Term, goal: Goal) -> bool:
     return any(goal.hyp(n) is not None for n in names)
 
 
+def _free_variables_error(t: Term, goal: Goal) -> TacticError:
+    """Lean's ``decide``/``native_decide`` refusal of a goal with free variables (v4.2x wording)."""
+    return TacticError(
+        f"Expected type must not contain free variables\n  {pretty(t, goal.ascii)}\n\n"
+        "Hint: Use the `+revert` option to automatically cleanup and revert free variables."
+    )
+
+
+def _revert_all(goal: Goal) -> Term:
+    """``decide +revert``'s target: ``cleanup`` (keep the locals the target needs and the hypotheses that
+    mention them, transitively), then revert everything left, as Lean's ``evalDecideCore`` does."""
+    from lean_gym.sim.terms import free_vars
+
+    keep = {n for n, _ in goal.hyps if n in free_vars(goal.target)}
+    changed = True
+    while changed:
+        changed = False
+        for n, ty in goal.hyps:
+            fv = free_vars(ty)
+            if n not in keep and fv & keep:
+                keep.add(n)
+                keep |= {m for m, _ in goal.hyps if m in fv}
+                changed = True
+    t = goal.target
+    for n, ty in reversed(goal.hyps):
+        if n not in keep:
+            continue
+        if ty[0] == "type":
+            x = user_name(n)
+            t = ("∀", x, ty, subst(t, n, ("var", x)))  # capture-avoiding: inner binders are renamed
+        else:
+            t = ("→", ty, t)
+    return t
+
+
+def _has_revert(syn: TacSyntax) -> bool:
+    from itertools import pairwise
+
+    return any(a.text == "+" and b.text == "revert" for a, b in pairwise(syn.toks))
+
+
 @builtin("decide")
 def _decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
-    if _free_locals(t, goal):
-        raise TacticError(
-            f"failed to synthesize\n  Decidable\n    ({pretty(t, goal.ascii)})\n(the goal mentions local variables; `decide` needs a closed proposition)"
-        )
+    if _has_revert(syn):
+        t = _revert_all(goal)
+    elif _free_locals(t, goal):
+        raise _free_variables_error(t, goal)
     r = decide_closed(t, ctx)
     if r is True:
         return []
@@ -987,8 +1028,10 @@ def _decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 @builtin("native_decide")
 def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
-    if _free_locals(t, goal):
-        raise TacticError(f"failed to synthesize\n  Decidable\n    ({pretty(t, goal.ascii)})")
+    if _has_revert(syn):
+        t = _revert_all(goal)
+    elif _free_locals(t, goal):
+        raise _free_variables_error(t, goal)
     r = decide_closed(t, ctx)
     if r is True:
         ctx.use_axiom("Lean.ofReduceBool")

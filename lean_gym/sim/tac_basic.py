@@ -823,7 +823,7 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             ]
             c_inst = subst(c_inst, b.name, m)
         types = [x.type for x in sub_pending]
-        if not match(c_inst, target, asg):
+        if not match(c_inst, target, asg, offsets=True):
             continue
         # type variables
         for mv, allowed in inst.allowed.items():
