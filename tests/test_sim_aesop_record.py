@@ -128,3 +128,39 @@ def test_decide_revert(code: str, ok: bool) -> None:
     assert (errs == []) is ok, errs
     if code.endswith("by decide"):
         assert errs[0].startswith("Expected type must not contain free variables\n  x + 1 ≤ 5")
+
+
+@pytest.mark.parametrize(
+    ("code", "ok"),
+    [
+        (
+            "example : Unit := by\n  aesop",
+            True,
+        ),  # AesopTest/Logic.lean:14 (builtin `safe 0 apply PUnit.unit`)
+        ("example : Unit := by\n  aesop (add safe PUnit.unit) (rule_sets := [-default, -builtin])", True),
+        # PUnit.unit does not prove `True`; without simp nothing builtin does (DroppedMVars.lean:27 adds True.intro)
+        ("example : True := by\n  aesop (config := { enableSimp := false, terminal := true })", False),
+        ("example : True := by\n  aesop (add safe True.intro) (config := { enableSimp := false })", True),
+        # `(add cases Iff)` still destructs ↔ (destructProducts does not)
+        (
+            "example {p q : Prop} (h : p ↔ q) (hp : p) : q := by\n  aesop (add safe cases Iff)"
+            " (erase Aesop.BuiltinRules.subst) (config := { useSimpAll := false, terminal := true })",
+            True,
+        ),
+        # local simp rule from a hypothesis (NormSimp.lean:13) and a tactic rule ending in `done` (LocalTactic.lean:32)
+        (
+            "example {α : Prop} (h : α) : α := by\n  aesop (rule_sets := [-builtin,-default]) (add h norm simp)",
+            True,
+        ),
+        ("example (m n : Nat) : m * n = n * m := by\n  aesop (add safe (by apply Nat.mul_comm; done))", True),
+    ],
+)
+def test_unit_true_iff_and_local_rules(code: str, ok: bool) -> None:
+    errs = _errors(code)
+    assert (errs == []) is ok, errs
+
+
+def test_done_and_skip_succeed_on_no_goals() -> None:
+    assert _errors("example : 2 = 2 := by\n  rfl; done", "") == []
+    assert _errors("example : 2 = 2 := by\n  rfl; skip", "") == []
+    assert _errors("example : 2 = 2 := by\n  rfl; rfl", "")  # a tactic that needs a goal still fails

@@ -297,7 +297,7 @@ def _builtin_rules() -> list[Rule]:
         Rule("Aesop.BuiltinRules.assumption", "safe", -50, "builtin", "assumption", b),
         Rule("Aesop.BuiltinRules.rfl", "safe", 0, "builtin", "rfl", b),
         Rule("Aesop.BuiltinRules.not_intro", "safe", 0, "builtin", "not_intro", b),
-        Rule("PUnit.unit", "safe", 0, "builtin", "true_intro", b),
+        Rule("PUnit.unit", "safe", 0, "builtin", "unit_intro", b),
         Rule("Iff", "safe", 100, "builtin", "iff_intro", b),
         Rule("Or", "safe", 100, "builtin", "or_cases", b),
         Rule("And", "safe", 101, "builtin", "and_intro", b),
@@ -386,6 +386,7 @@ def _builder_of(r: Rule) -> str:
             "exists_intro": "constructors",
             "or_cases": "cases",
             "true_intro": "apply",
+            "unit_intro": "apply",
         }.get(r.arg, "tactic")
     return r.kind
 
@@ -797,6 +798,25 @@ def _destruct_products(goal: Goal) -> tuple[Goal, str] | None:
     return None
 
 
+def _destruct_iff(goal: Goal) -> tuple[Goal, str] | None:
+    """``cases`` on the first ``↔`` hypothesis (an ``(add cases Iff)`` rule): ``mp`` and ``mpr``."""
+    for i, (hn, ty) in enumerate(goal.hyps):
+        if ty[0] == "↔":
+            rest = goal.hyps[:i] + goal.hyps[i + 1 :]
+            base = Goal(rest, goal.target, goal.tag, goal.ascii)
+            n1 = base.fresh_name("mp")
+            n2 = base.fresh_name("mpr", {n1})
+            parts = (("→", ty[1], ty[2]), ("→", ty[2], ty[1]))
+            new = Goal(
+                (*rest, (new_fvar(n1), parts[0]), (new_fvar(n2), parts[1])), goal.target, goal.tag, goal.ascii
+            )
+            return new, f"obtain ⟨{n1}, {n2}⟩ := {user_name(hn)}"
+    return None
+
+
+_UNIT = ("type", "Unit")
+
+
 def _false_hyp(goal: Goal) -> str | None:
     for hn, ty in goal.hyps:
         if ty == FALSE:
@@ -914,6 +934,8 @@ def _builtin_steps(k: str, goal: Goal, ctx: TacticContext | None) -> list[Expans
         return []
     if k == "true_intro":
         return [Expansion([], "trivial")] if t == TRUE else []
+    if k == "unit_intro":  # `safe 0 apply PUnit.unit`: closes `Unit` (not `True`: DroppedMVars.lean:27)
+        return [Expansion([], "exact PUnit.unit")] if t == _UNIT else []
     if k == "and_intro":
         if t[0] == "∧":
             return [Expansion([goal.with_target(t[1]), goal.with_target(t[2])], "constructor")]
@@ -988,7 +1010,9 @@ def _apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) 
             "Iff": "iff_intro",
             "Or": "or_intro",
             "True": "true_intro",
-            "PUnit": "true_intro",
+            "PUnit": "unit_intro",
+            "PUnit.unit": "unit_intro",
+            "Unit": "unit_intro",
         }.get(rule.arg)
         if k is None:
             return []
@@ -1002,8 +1026,11 @@ def _apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) 
         if rule.arg == "False":
             s = _false_hyp(goal)
             return [Expansion([], s)] if s else []
-        if rule.arg in ("And", "Exists", "Iff"):
+        if rule.arg in ("And", "Exists"):
             res = _destruct_products(goal)
+            return [Expansion([res[0]], res[1])] if res else []
+        if rule.arg == "Iff":
+            res = _destruct_iff(goal)
             return [Expansion([res[0]], res[1])] if res else []
         return []
     return []

@@ -698,6 +698,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     only, rules, _, _, _ = _parse_simp_args(syn)
     ctx.use_axiom("propext")
     progress = False
+    goal0 = goal  # Lean elaborates the `[…]` arguments once, in the initial context
     for _round in range(8):
         changed = False
         names = [n for n, _ in goal.props()]
@@ -708,7 +709,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 continue
             ss = SimpSet(ctx, default=not only)
             for rev, term in rules:
-                _add_rule(ss, goal, rev, term, ctx)
+                _add_rule(ss, goal0, rev, term, ctx)
             for n2, q in goal.props():
                 if n2 != name:
                     ss.add_prop(q)
@@ -721,7 +722,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ctx.tick(len(goal.hyps))
         ss = SimpSet(ctx, default=not only)
         for rev, term in rules:
-            _add_rule(ss, goal, rev, term, ctx)
+            _add_rule(ss, goal0, rev, term, ctx)
         for _, q in goal.props():
             ss.add_prop(q)
         new = simp_term(goal.target, ss)
