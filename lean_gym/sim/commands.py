@@ -211,9 +211,17 @@ class _Runner:
         seen_non_import = False
         while i < n:
             t = toks[i]
-            # a command runs to the next token that starts a line at column 0
+            # a command runs to the next token that starts a line at column 0, unless its `by` block itself
+            # starts at column 0 (Lean's tactic sequence continues at its first tactic's column)
             j = i + 1
-            while j < n and not (toks[j].first and toks[j].col == 0):
+            col0 = False
+            while j < n:
+                tj = toks[j]
+                if tj.first and tj.col == 0 and not (col0 and not _is_cmd_start(tj)):
+                    if toks[j - 1].text == "by" and not _is_cmd_start(tj):
+                        col0 = True
+                    else:
+                        break
                 j += 1
             # `set_option … in` / `open … in` take the next command with them
             while j < n and toks[j - 1].text == "in" and t.text in ("set_option", "open"):

@@ -1,4 +1,4 @@
-"""Aesop's options and builtin rules as Aesop implements them (leanprover-community/aesop at b5b9e2b).
+"""The simulator against Aesop's and Lean core's test suites: each test names the record and the cause it attacks.
 
 Each test attacks one cause by which the simulator's ``aesop`` proved what Lean's fails on:
 ``simp only`` closing through ``true_implies``/``true_and`` (lemmas of the default simp set only:
@@ -164,3 +164,40 @@ def test_done_and_skip_succeed_on_no_goals() -> None:
     assert _errors("example : 2 = 2 := by\n  rfl; done", "") == []
     assert _errors("example : 2 = 2 := by\n  rfl; skip", "") == []
     assert _errors("example : 2 = 2 := by\n  rfl; rfl", "")  # a tactic that needs a goal still fails
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Lean core tests/lean/run/induction1.lean: induction on proofs of ∨ / ↔, a `by` block at column 0
+        "theorem t {p q : Prop} (h : p ∨ q) : q ∨ p := by\ninduction h with\n"
+        "| inr h2 => exact Or.inl h2\n| inl h1 => exact Or.inr h1",
+        "theorem t {p q : Prop} (h₁ : p ∨ q) (h₂ : p ↔ q) (h₃ : p) : q := by\n"
+        "  induction h₂ using Iff.casesOn with\n  | intro h _ =>\n    exact h h₃",
+        # rintro/obtain type ascriptions change the hypothesis up to defeq (n = m + 0 is n = m)
+        "theorem t (n m o : Nat) : n = m + 0 → m = o → m = o := by\n  intro (h₁ : n = m) h₂\n"
+        "  rw [← h₁, ← h₂]\n  assumption",
+        "example : True := by\n  obtain ⟨n : Nat, _h : n = n, -⟩ : ∃ n : Nat, n = n ∧ True\n"
+        "  · exact ⟨0, rfl, trivial⟩\n  trivial",
+    ],
+)
+def test_lean_core_induction_and_patterns(code: str) -> None:
+    assert _errors(code, "") == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # an ascription that is not definitionally equal is refused (n = m + 1 is not n = m)
+        "example (n m : Nat) : n = m + 1 → True := by\n  intro (h : n = m)\n  trivial",
+        # a column-0 line after a proof whose block is indented still ends the command
+        "example : True := by\n  trivial\nfoo",
+        # induction on a proposition with another type's eliminator is not taken as cases
+        "example {p q : Prop} (h : p ∨ q) : q ∨ p := by\n  induction h using Iff.casesOn with\n"
+        "  | intro a b => exact Or.inl a",
+    ],
+)
+def test_lean_core_induction_and_patterns_refuse(code: str) -> None:
+    with request():
+        out = run_commands(code, Env(), fresh=True)
+    assert [m for m in (*out.unread, *out.messages) if m.severity == "error"]
