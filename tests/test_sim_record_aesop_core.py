@@ -201,3 +201,23 @@ def test_lean_core_induction_and_patterns_refuse(code: str) -> None:
     with request():
         out = run_commands(code, Env(), fresh=True)
     assert [m for m in (*out.unread, *out.messages) if m.severity == "error"]
+
+
+@pytest.mark.parametrize(
+    ("code", "ok"),
+    [
+        # Lean core tests/lean/run/simpUnusedArgs.lean
+        ("example (a : Nat) (h : a = 1) : 0 < a := by simp -failIfUnchanged [h]", True),
+        ("example (a : Nat) (_h : a = 1) : True := by simp -failIfUnchanged [_h]", True),
+        ("example (a : Nat) (h : a = 1) : 0 < a := by simp -failIfUnchanged", False),  # unsolved goals
+        ("def some_def := 1\n\nexample : 0 < some_def := by simp [some_def, (some_def.eq_def)]", True),
+        ("def some_def := 1\n\nexample : 0 < some_def := by simp [some_def.eq_def]", True),
+        (
+            "example (a : Nat) (h : a = 1) : 0 < a := by simp +decide [h]",
+            False,
+        ),  # an option it does not model
+    ],
+)
+def test_simp_config_flags_and_equation_lemmas(code: str, ok: bool) -> None:
+    errs = _errors(code, "")
+    assert (errs == []) is ok, errs

@@ -469,6 +469,16 @@ def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list
                 depth -= 1
                 if depth == 0:
                     break
+    flags: set[str] = set()
+    while (ts.is_sym("+") or ts.is_sym("-")) and ts.peek(1).kind == "ident":
+        # `simp -failIfUnchanged` (Lean's optConfig): only the options the simulator honours are accepted
+        sign = ts.advance().text
+        opt = ts.advance()
+        if opt.text != "failIfUnchanged":
+            raise TacticError(
+                f"simp's `{sign}{opt.text}` is outside the simulator's Lean subset", opt.start, opt.end
+            )
+        flags.add(sign + opt.text)
     if ts.is_word("only"):
         ts.advance()
         only = True
@@ -498,10 +508,12 @@ def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list
     if ts.is_word("using") or ts.tok.kind != "eof":
         if ts.tok.kind != "eof":
             raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    return only, rules, locs, star, set()
+    return only, rules, locs, star, flags
 
 
 def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
+    while term.kind == "paren" and len(term.args) == 1 and isinstance(term.args[0], Syn):
+        term = term.args[0]  # `simp [(h)]` is `simp [h]`
     if term.kind == "ident":
         name = term.args[0]
         p = goal.hyp(name)
@@ -523,6 +535,12 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
         if d is not None and d.kind == "def":
             ss.unfold.add(name)
             return
+        base, _, suffix = name.rpartition(".")
+        if suffix in ("eq_def", "eq_1") and base:
+            d = ctx.lookup(base)
+            if d is not None and d.kind == "def" and not d.binders:
+                ss.unfold.add(base)  # `f.eq_def : f = body`, the equation lemma Lean generates for a def
+                return
         from lean_gym.sim.elab import BUILTIN_FNS
 
         if d is None and name in BUILTIN_FNS:
@@ -561,7 +579,7 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
 
 
 def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> list[Goal]:
-    only, rules, locs, star, _ = _parse_simp_args(syn)
+    only, rules, locs, star, flags = _parse_simp_args(syn)
     eval_fields = variant in ("norm_num", "norm_num1")
     ss = SimpSet(ctx, default=not only and variant != "norm_num1", eval_fields=eval_fields)
     if variant == "norm_num1":
@@ -618,6 +636,8 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
             raise TacticError(
                 f"{variant} failed to simplify" if locs is None else "norm_num made no progress"
             )
+        if "-failIfUnchanged" in flags:
+            return [goal]
         raise TacticError("simp made no progress")
     if variant in ("norm_num", "norm_num1"):
         # norm_num's closing step: a goal that is now a hypothesis is not closed (Lean's norm_num does not
