@@ -221,3 +221,12 @@ def test_lean_core_induction_and_patterns_refuse(code: str) -> None:
 def test_simp_config_flags_and_equation_lemmas(code: str, ok: bool) -> None:
     errs = _errors(code, "")
     assert (errs == []) is ok, errs
+
+
+def test_aesop_safe_prefix_after_exists_and_split() -> None:
+    """AesopTest/Indent.lean: simp's exists_and_right splits the goal, one rule application leaves two ∃."""
+    code = (
+        "example : ∃ n : Nat, n ^ 2 = 4 ∧ ∃ n : Nat, n ^ 2 = 9 ∧ True := by\n  aesop\n"
+        "    (config := { maxRuleApplications := 1, warnOnNonterminal := false })\n  (exists 2)\n  (exists 3)"
+    )
+    assert _errors(code) == []

@@ -364,6 +364,13 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
     if h in ("∃",):
         body = t[3]
         bv = ("var", t[1])
+        if body[0] == "∧":
+            from lean_gym.sim.terms import free_vars
+
+            if t[1] not in free_vars(body[2]):  # exists_and_right (Lean core, @[simp])
+                return ("∧", ("∃", t[1], t[2], body[1]), body[2])
+            if t[1] not in free_vars(body[1]):  # exists_and_left
+                return ("∧", body[1], ("∃", t[1], t[2], body[2]))
         if body[0] == "∧" and body[1][0] == "=" and (body[1][2] == bv or body[1][3] == bv):
             witness = body[1][3] if body[1][2] == bv else body[1][2]
             from lean_gym.sim.terms import free_vars, subst
