@@ -230,3 +230,14 @@ def test_aesop_safe_prefix_after_exists_and_split() -> None:
         "    (config := { maxRuleApplications := 1, warnOnNonterminal := false })\n  (exists 2)\n  (exists 3)"
     )
     assert _errors(code) == []
+
+
+def test_fail_with_a_message_and_pattern_matching_definitions() -> None:
+    # Lean core tests/lean/run/decideNative.lean:57: `fail "msg"` prints the message and the goal
+    assert _errors('example : False := by first | decide | fail "second case"', "") == [
+        "second case\n⊢ False"
+    ]
+    with request():
+        out = run_commands("def foo : Nat → Nat\n| 0 => 0\n| n+1 => foo n + 1", Env(), fresh=True)
+    texts = [m.data for m in (*out.unread, *out.messages) if m.severity == "error"]
+    assert texts and OUTSIDE_SUBSET.search(texts[0]), texts

@@ -218,7 +218,9 @@ class _Runner:
             while j < n:
                 tj = toks[j]
                 if tj.first and tj.col == 0 and not (col0 and not _is_cmd_start(tj)):
-                    if toks[j - 1].text == "by" and not _is_cmd_start(tj):
+                    if tj.kind == "sym" and tj.text == "|":
+                        pass  # a definition's equations (`| 0 => …`) may start at column 0
+                    elif toks[j - 1].text == "by" and not _is_cmd_start(tj):
                         col0 = True
                     else:
                         break
@@ -484,6 +486,12 @@ class _Runner:
             self.env = self.env.extend([Decl(name, "axiom", tuple(hyps3), target, None, frozenset({name}))])
             return
         if not ts.is_sym(":="):
+            if ts.is_sym("|"):
+                raise ParseError(
+                    "definitions by pattern matching are outside the simulator's Lean subset",
+                    ts.tok.start,
+                    ts.tok.end,
+                )
             if ts.tok.kind == "eof":
                 raise ParseError(
                     "unexpected end of input; expected ':=', 'where' or '|'", ts.last_end(), ts.last_end()

@@ -84,6 +84,10 @@ def _done(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("fail")
 def _fail(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    msg = syn.toks[1] if len(syn.toks) > 1 and syn.toks[1].kind == "str" else None
+    if msg is not None:  # `fail "msg"`: Lean's evalFail prints the message, then the goals
+        text = msg.text[1:-1].replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+        raise TacticError(lambda: f"{text}\n{goal.pretty()}")
     raise TacticError(lambda: "tactic 'fail' failed\n" + goal.pretty())
 
 
