@@ -29,7 +29,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("grading", ("grading", "distributed", "workspace")),  # verdicts; the Ray backend; setup and doctor
     ("support", ("prompts", "curriculum", "rollouts")),  # what the envs read besides grading
     ("envs", ("envs", "buffers")),  # gymnasium envs, vector envs and wrappers; buffers and their recorders
-    ("services", ("integrations", "evaluation", "serve")),  # TRL, TorchRL, `eval`, the HTTP services
+    (
+        "services",
+        ("integrations", "evaluation", "serve", "conformance"),
+    ),  # TRL, TorchRL, `eval`, HTTP, selftest
     ("tools", ("bench", "demo")),  # `bench`; the deprecated home of the demo (resolved at call time)
     ("cli", ("cli", "__init__", "__main__")),
 ]

@@ -171,8 +171,10 @@ class Checkpoint:
 
 
 def capture_rng() -> dict[str, Any]:
-    """The global random states: ``random``, NumPy's legacy generator, torch's CPU and CUDA generators
-    (torch's only when torch is already imported)."""
+    """The global random states: ``random``, NumPy's legacy generator, torch's CPU and CUDA generators.
+
+    Torch's are taken only when torch is already imported.
+    """
     state: dict[str, Any] = {"random": random.getstate(), "numpy": np.random.get_state()}
     torch = sys.modules.get("torch")
     if torch is not None:

@@ -85,8 +85,10 @@ class RandomCommand(RunArgs):
 
 @dataclass
 class ThompsonCommand(RunArgs):
-    """SATP's Thompson sampler (``SATPThompson``): Beta posteriors over (head, level) per goal cluster, with
-    anchor perturbation."""
+    """SATP's Thompson sampler (``SATPThompson``).
+
+    Beta posteriors over (head, level) per goal cluster, with anchor perturbation.
+    """
 
     agent: SATPThompsonArgs = field(default_factory=SATPThompsonArgs)
     """The sampler's hyperparameters."""
@@ -104,8 +106,10 @@ class BanditCommand(RunArgs):
 
 @dataclass
 class BestFirstCommand(RunArgs):
-    """Best-first proof search on ``LeanTactic-v0`` over SATP's 24 tactics and the context lemmas; one search
-    per theorem (a step of the budget is one theorem; it learns nothing, so it has no checkpoints)."""
+    """Best-first proof search on ``LeanTactic-v0`` over SATP's 24 tactics and the context lemmas.
+
+    One search per theorem (a step of the budget is one theorem; it learns nothing, so it has no checkpoints).
+    """
 
     env_id: Annotated[str, tyro.conf.arg(aliases=("--env",))] = "LeanTactic-v0"
     """The lean-gym env id (a ``LeanTactic`` env)."""
@@ -118,8 +122,11 @@ def _dpo_command() -> type[RunArgs]:
 
     @dataclass
     class DPOCommand(RunArgs):
-        """SATP's aesop policy (``DPOPolicy``) trained online: BC on successes, DPO on 1-diff pairs, negative
-        likelihood on failures; ``--eval --checkpoint P`` evaluates a trained one."""
+        """SATP's aesop policy (``DPOPolicy``) trained online.
+
+        BC on successes, DPO on 1-diff pairs, negative likelihood on failures; ``--eval --checkpoint P``
+        evaluates a trained one.
+        """
 
         agent: DPOArgs = field(default_factory=DPOArgs)
         """The policy's hyperparameters."""
@@ -139,8 +146,10 @@ def _dropout_command() -> type[RunArgs]:
 
     @dataclass
     class DropoutThompsonCommand(RunArgs):
-        """SATP's own exploration (``DropoutThompson``): dropout draws of SATP's policy shape, with anchor
-        perturbation, the policy trained on its tries as it goes."""
+        """SATP's own exploration (``DropoutThompson``).
+
+        Dropout draws of SATP's policy shape, with anchor perturbation, the policy trained on its tries as it goes.
+        """
 
         agent: SATPThompsonArgs = field(default_factory=SATPThompsonArgs)
         """The bookkeeping's hyperparameters (perturbation, resampling, seed)."""
@@ -163,21 +172,24 @@ def _grpo_command(toy: bool) -> type[RunArgs]:
         from lean_gym_agents.grpo_toy import TacticTokenizer, toy_agent_args
 
         def default_args() -> GRPOArgs:
-            return toy_agent_args(TacticTokenizer())  # type: ignore[no-any-return]
+            return toy_agent_args(TacticTokenizer())
 
     else:
         default_args = GRPOArgs
 
     @dataclass
     class GRPOCommand(RunArgs):
-        """GRPO (``GRPOAgent``) for a Hugging Face causal LM on ``LeanProof-v0``: groups of ``group_size``
-        proofs per theorem, group-normalised rewards, PPO's clipped objective and a KL penalty."""
+        """GRPO (``GRPOAgent``) for a Hugging Face causal LM on ``LeanProof-v0``.
+
+        Groups of ``group_size`` proofs per theorem, group-normalised rewards, PPO's clipped objective and a KL
+        penalty.
+        """
 
         env_id: Annotated[str, tyro.conf.arg(aliases=("--env",))] = "LeanProof-v0"
         """The lean-gym env id (``LeanProof-v0`` or ``LeanHackable-v0``)."""
         vector_mode: VectorMode = "vector_entry_point"
         """GRPO runs on the pooled vector env (``vector_entry_point``) only."""
-        num_envs: int | None = None
+        num_envs: int | None = None  # type: ignore[assignment]  # None: derived from the agent's args
         """Sub-environments: ``prompts_per_step × group_size`` (the default; anything else is refused)."""
         agent: GRPOArgs = field(default_factory=default_args)
         """GRPO's hyperparameters."""
@@ -186,8 +198,11 @@ def _grpo_command(toy: bool) -> type[RunArgs]:
 
     @dataclass
     class GRPOToyCommand(GRPOCommand):
-        """GRPO on the toy task (``grpo_toy``): a tiny random GPT-2 that writes one tactic token per proof, on
-        four theorems ``linarith`` proves; nothing is downloaded."""
+        """GRPO on the toy task (``grpo_toy``).
+
+        A tiny random GPT-2 writes one tactic token per proof, on four theorems ``linarith`` proves; nothing is
+        downloaded.
+        """
 
         model: str = "toy"
         """Always ``toy``: the tiny GPT-2 of ``grpo_toy`` (``grpo`` takes any other model)."""

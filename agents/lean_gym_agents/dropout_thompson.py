@@ -36,8 +36,10 @@ __all__ = ["DropoutThompson", "one_cluster"]
 
 
 def one_cluster(goal: str) -> str:
-    """Every goal in one cluster: the policy network conditions on the goal itself (a named function, so the
-    sampler pickles into a checkpoint)."""
+    """Every goal in one cluster: the policy network conditions on the goal itself.
+
+    A named function, so the sampler pickles into a checkpoint.
+    """
     return ""
 
 

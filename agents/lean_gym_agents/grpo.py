@@ -447,8 +447,10 @@ def _split_infos(infos: Mapping[str, Any], n: int) -> list[dict[str, Any]]:
 
 
 class GroupResets(gym.vector.VectorWrapper):
-    """Resets that give GRPO its groups: each reset draws ``prompts_per_step`` theorems (seeded; distinct while
-    there are enough) and puts ``group_size`` sub-envs on each.
+    """Resets that give GRPO its groups.
+
+    Each reset draws ``prompts_per_step`` theorems (seeded; distinct while there are enough) and puts
+    ``group_size`` sub-envs on each.
 
     With ``autoreset_mode=DISABLED`` and one attempt per episode (``max_turns=1``, as :func:`make_grpo_env`
     builds it) every step ends every episode and :func:`~lean_gym_agents.runner.run_agent`'s masked reset
@@ -493,7 +495,7 @@ class GroupResets(gym.vector.VectorWrapper):
         p, g = self.prompts_per_step, self.group_size
         picks = self.rng.choice(self.num_theorems, size=p, replace=p > self.num_theorems)
         options["index"] = [int(i) for i in picks for _ in range(g)]
-        return self.env.reset(seed=seed, options=options)
+        return self.env.reset(seed=seed, options=options)  # type: ignore[arg-type]  # a list seeds each sub-env
 
 
 def train_grpo(

@@ -57,11 +57,17 @@ def _json_row(row: Mapping[str, float]) -> str:
 class MetricWriter(Protocol):
     """Where the runner sends each logged row (``step`` is the row's ``global_step``)."""
 
-    def write(self, row: Mapping[str, float], step: int) -> None: ...
+    def write(self, row: Mapping[str, float], step: int) -> None:
+        """Log one row of metrics at ``step``."""
+        ...
 
-    def flush(self) -> None: ...
+    def flush(self) -> None:
+        """Push what was written to its destination."""
+        ...
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Flush and release the destination; the writer is unusable afterwards."""
+        ...
 
 
 class JsonlLog:
@@ -102,9 +108,11 @@ class JsonlLog:
         return self._f.tell()
 
     def flush(self) -> None:
+        """Push what was written to its destination."""
         self._f.flush()
 
     def close(self) -> None:
+        """Flush and release the destination."""
         if not self._f.closed:
             self._f.close()
 
@@ -159,14 +167,17 @@ class TensorBoardWriter:
         self._w = _summary_writer(self.log_dir, purge_step)
 
     def write(self, row: Mapping[str, float], step: int) -> None:
+        """Log one row of metrics at ``step``."""
         for key, value in _finite(row).items():
             if key != "global_step":
                 self._w.add_scalar(key, value, global_step=step)
 
     def flush(self) -> None:
+        """Push what was written to its destination."""
         self._w.flush()
 
     def close(self) -> None:
+        """Flush and release the destination."""
         self._w.close()
 
 
@@ -211,12 +222,14 @@ class WandbWriter:
         self.run_id: str = str(self._run.id)
 
     def write(self, row: Mapping[str, float], step: int) -> None:
+        """Log one row of metrics at ``step``."""
         self._run.log({k: v for k, v in _finite(row).items() if k != "global_step"}, step=step)
 
     def flush(self) -> None:
         """W&B sends in the background; nothing to do."""
 
     def close(self) -> None:
+        """Flush and release the destination."""
         self._run.finish()
 
 

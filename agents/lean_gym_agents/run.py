@@ -31,7 +31,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import gymnasium as gym
 import numpy as np
@@ -88,7 +88,11 @@ def _seeded_default(cls: type[Any], seed: int) -> Any:
     default = cls(seed=seed)
     for f in dataclasses.fields(default):
         value = getattr(default, f.name)
-        if dataclasses.is_dataclass(value) and "seed" in {g.name for g in dataclasses.fields(value)}:
+        if (
+            dataclasses.is_dataclass(value)
+            and not isinstance(value, type)
+            and "seed" in {g.name for g in dataclasses.fields(value)}
+        ):
             default = dataclasses.replace(default, **{f.name: dataclasses.replace(value, seed=seed)})
     return default
 
@@ -124,7 +128,7 @@ def parse_flags(cls: type[T], argv: Sequence[str], *, prog: str, default: T | No
     try:
         with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
             about = " ".join((cls.__doc__ or "").split())  # the docstring as one paragraph
-            return tyro.cli(cls, args=list(argv), default=default, prog=prog, description=about)
+            return cast(T, tyro.cli(cls, args=list(argv), default=default, prog=prog, description=about))
     except SystemExit as e:
         if e.code in (0, None):
             print(buf.getvalue(), end="")

@@ -748,8 +748,10 @@ _new_token = tuple.__new__
 
 
 def _line_tokens(line: str) -> tuple[Any, ...] | None:
-    """The tokens of ``line`` read alone (as plain tuples of :class:`LexToken`'s fields), or ``None`` when
-    one of them is an error (see above)."""
+    """The tokens of ``line`` read alone, or ``None`` when one of them is an error (see above).
+
+    Tokens are plain tuples of :class:`LexToken`'s fields.
+    """
     global _line_bytes
     hit = _LINES.get(line)
     if hit is not None:
@@ -771,12 +773,14 @@ def _line_tokens(line: str) -> tuple[Any, ...] | None:
 
 
 def lex_lines(text: str) -> list[tuple[int, tuple[Any, ...]]] | None:
-    """The tokens of ``text`` line by line: ``(offset of the line, its tokens with offsets into the line)``,
-    each token a plain tuple of :class:`LexToken`'s fields (``kind, start, end, text, message, interpolated``)
+    """The tokens of ``text`` line by line: ``(offset of the line, its tokens with offsets into the line)``.
+
+    Each token a plain tuple of :class:`LexToken`'s fields (``kind, start, end, text, message, interpolated``)
     for every line, or ``None`` when ``text`` cannot be read line by line (a string literal, or a token that
     runs past its line or is an error: then use :func:`lex`). Where it answers, shifting each line's tokens by
     its offset gives exactly :func:`lex`'s tokens. Lines are remembered (see above), so reading a text that
-    repeats lines of earlier ones costs little."""
+    repeats lines of earlier ones costs little.
+    """
     if not _LINE_CACHE_ON or '"' in text:
         return None
     out: list[tuple[int, tuple[Any, ...]]] = []
@@ -809,8 +813,10 @@ def clear_line_cache() -> None:
 
 
 def forget_texts() -> None:
-    """Forget the tokens of the last texts read whole (the simulator does at the end of each request: kept
-    named tuples cost the garbage collector)."""
+    """Forget the tokens of the last texts read whole.
+
+    The simulator does at the end of each request: kept named tuples cost the garbage collector.
+    """
     _lex_cached.cache_clear()
 
 
@@ -857,8 +863,10 @@ def lex(text: str, start: int = 0, end: int | None = None) -> list[LexToken]:
 
 
 def slices_whole(text: str, start: int, end: int) -> bool:
-    """Whether :func:`lex` reads ``text[start:end]`` as a slice of the whole text's tokens (no token
-    crosses either end, and none in between is an error)."""
+    """Whether :func:`lex` reads ``text[start:end]`` as a slice of the whole text's tokens.
+
+    That is: no token crosses either end, and none in between is an error.
+    """
     toks, starts, errors = _lex_cached(text)
     i = bisect_left(starts, start)
     j = bisect_left(starts, end)
