@@ -169,9 +169,10 @@ def test_done_and_skip_succeed_on_no_goals() -> None:
 @pytest.mark.parametrize(
     "code",
     [
-        # Lean core tests/lean/run/induction1.lean: induction on proofs of ∨ / ↔, a `by` block at column 0
-        "theorem t {p q : Prop} (h : p ∨ q) : q ∨ p := by\ninduction h with\n"
-        "| inr h2 => exact Or.inl h2\n| inl h1 => exact Or.inr h1",
+        # Lean core tests/lean/run/induction1.lean: induction on proofs of ∨ / ↔ (the record's `by` block at
+        # column 0 is indented here: newer Lean rejects it, as the REPL's line_breaks transcript records)
+        "theorem t {p q : Prop} (h : p ∨ q) : q ∨ p := by\n  induction h with\n"
+        "  | inr h2 => exact Or.inl h2\n  | inl h1 => exact Or.inr h1",
         "theorem t {p q : Prop} (h₁ : p ∨ q) (h₂ : p ↔ q) (h₃ : p) : q := by\n"
         "  induction h₂ using Iff.casesOn with\n  | intro h _ =>\n    exact h h₃",
         # rintro/obtain type ascriptions change the hypothesis up to defeq (n = m + 0 is n = m)
@@ -192,6 +193,8 @@ def test_lean_core_induction_and_patterns(code: str) -> None:
         "example (n m : Nat) : n = m + 1 → True := by\n  intro (h : n = m)\n  trivial",
         # a column-0 line after a proof whose block is indented still ends the command
         "example : True := by\n  trivial\nfoo",
+        # a `by` block at column 0 is not one (REPL test/line_breaks.in)
+        "theorem foo : 1 = 1 := by\nrfl",
         # induction on a proposition with another type's eliminator is not taken as cases
         "example {p q : Prop} (h : p ∨ q) : q ∨ p := by\n  induction h using Iff.casesOn with\n"
         "  | intro a b => exact Or.inl a",

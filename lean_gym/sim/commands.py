@@ -211,19 +211,14 @@ class _Runner:
         seen_non_import = False
         while i < n:
             t = toks[i]
-            # a command runs to the next token that starts a line at column 0, unless its `by` block itself
-            # starts at column 0 (Lean's tactic sequence continues at its first tactic's column)
+            # a command runs to the next token that starts a line at column 0 (a `by` block at column 0 is
+            # Lean's "expected command" error: the REPL's line_breaks transcript), except a definition's
+            # equations (`| 0 => …`), which may start there
             j = i + 1
-            col0 = False
             while j < n:
                 tj = toks[j]
-                if tj.first and tj.col == 0 and not (col0 and not _is_cmd_start(tj)):
-                    if tj.kind == "sym" and tj.text == "|":
-                        pass  # a definition's equations (`| 0 => …`) may start at column 0
-                    elif toks[j - 1].text == "by" and not _is_cmd_start(tj):
-                        col0 = True
-                    else:
-                        break
+                if tj.first and tj.col == 0 and not (tj.kind == "sym" and tj.text == "|"):
+                    break
                 j += 1
             # `set_option … in` / `open … in` take the next command with them
             while j < n and toks[j - 1].text == "in" and t.text in ("set_option", "open"):

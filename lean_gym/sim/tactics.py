@@ -483,8 +483,7 @@ class BlockParser:
         nodes: list[Node] = []
         if (
             first.kind == "eof"
-            # a declaration's `by` block may start at column 0 (Lean core's tests/lean/run/induction1.lean)
-            or (first.first and first.col <= outer_col and outer_col > 0)
+            or (first.first and first.col <= outer_col)
             or (first.kind == "sym" and first.text in closers)
         ):
             return Node("seq", first.start, first.start)
