@@ -244,3 +244,14 @@ def test_fail_with_a_message_and_pattern_matching_definitions() -> None:
         out = run_commands("def foo : Nat → Nat\n| 0 => 0\n| n+1 => foo n + 1", Env(), fresh=True)
     texts = [m.data for m in (*out.unread, *out.messages) if m.severity == "error"]
     assert texts and OUTSIDE_SUBSET.search(texts[0]), texts
+
+
+def test_an_attribute_on_its_own_line_belongs_to_the_declaration() -> None:
+    assert _errors("@[simp]\ntheorem foo : 1 = 1 := rfl\n\nexample : 1 = 1 := foo", "") == []
+    # irreducibility is not modelled (the simulator would unfold what Lean may not): outside the subset
+    with request():
+        out = run_commands(
+            "@[irreducible]\ndef bar : Nat := 37\n\nexample : bar = 37 := rfl", Env(), fresh=True
+        )
+    texts = [m.data for m in (*out.unread, *out.messages) if m.severity == "error"]
+    assert texts and OUTSIDE_SUBSET.search(texts[0]), texts

@@ -166,6 +166,20 @@ def unknown_module_message(module: str) -> str:
     )
 
 
+def _attribute_only(toks: list[Token], i: int, j: int) -> bool:
+    """Whether ``toks[i:j]`` is an attribute list ``@[…]`` and nothing else."""
+    depth = 0
+    for k in range(i, j):
+        x = toks[k].text
+        if x in ("[", "@["):
+            depth += 1
+        elif x == "]":
+            depth -= 1
+            if depth == 0:
+                return k == j - 1
+    return False
+
+
 def _is_cmd_start(tok: Token) -> bool:
     return (
         tok.text in _CMD_KW
@@ -218,6 +232,9 @@ class _Runner:
             while j < n:
                 tj = toks[j]
                 if tj.first and tj.col == 0 and not (tj.kind == "sym" and tj.text == "|"):
+                    if t.text == "@[" and _attribute_only(toks, i, j):
+                        j += 1  # `@[attr]` on its own line belongs to the declaration below it
+                        continue
                     break
                 j += 1
             # `set_option … in` / `open … in` take the next command with them
@@ -357,6 +374,9 @@ class _Runner:
                     depth += 1
                 elif x.text == "]":
                     depth -= 1
+                elif x.text in ("irreducible", "irreducible_def", "semireducible") and depth == 1:
+                    # the simulator unfolds every definition: honouring irreducibility is not modelled
+                    raise ParseError(f"`@[{x.text}]` is outside the simulator's Lean subset", x.start, x.end)
                 elif x.text == "aesop" and depth == 1:
                     # a global Aesop rule changes what every later `aesop` call may use: not modelled
                     raise ParseError(
