@@ -32,7 +32,7 @@ INVALID = [
     ("aesop (config { terminal := true })", "expected ':='"),
     (
         "aesop (config := { maxRuleHeartbeats := 0 })",
-        "'maxRuleHeartbeats' is not a field of structure 'Aesop.Options'",
+        "`maxRuleHeartbeats` is not a field of structure `Aesop.Options`",
     ),
     ("aesop (add foo)", "phase \\(safe/unsafe/norm\\) not specified"),
     ("aesop (add norm cases Or)", "cases rules cannot be norm rules"),
@@ -45,7 +45,7 @@ INVALID = [
     ),
     ("aesop (add)", "unexpected token '\\)'; expected term"),
     ("aesop (rule_sets := [])", "expected identifier"),
-    ("aesop (config := { noSuchOption := 1 })", "'noSuchOption' is not a field of structure 'Aesop.Options'"),
+    ("aesop (config := { noSuchOption := 1 })", "`noSuchOption` is not a field of structure `Aesop.Options`"),
     ("aesop (add safe foo bar)", "duplicate rule 'bar'; rule 'foo' was already given"),
 ]
 
@@ -125,7 +125,7 @@ def test_valid_examples_run_in_the_simulator(backend: SimBackend) -> None:
 def test_invalid_call_is_a_lean_error_not_a_crash(backend: SimBackend) -> None:
     r = check(backend, "(p : Prop) (h : p) : p", "aesop (config := { noSuchOption := 1 })")
     assert r.status == "error"
-    assert "'noSuchOption' is not a field of structure 'Aesop.Options'" in r.messages_text()
+    assert "`noSuchOption` is not a field of structure `Aesop.Options`" in r.messages_text()
     r = check(backend, "(p : Prop) (h : p) : p", "aesop (add unsafe 50% apply no_such_lemma)")
     assert r.status == "error" and "unknown identifier 'no_such_lemma'" in r.messages_text()
     r = check(backend, "(p : Prop) (h : p) : p", "aesop (erase Nat.le_of_lt)")

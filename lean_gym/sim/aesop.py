@@ -3,7 +3,7 @@
 What it does, following Aesop (``Aesop/Search/*.lean``) on a smaller rule base:
 
 * **Rules.** Builtin rules (rule set ``builtin``): norm ``intros`` (−100), ``subst`` (−50),
-  ``destructProducts`` (0: ``∧``/``∃``/``↔`` hypotheses); safe ``assumption`` (−50), ``rfl`` (0),
+  ``destructProducts`` (0: ``∧``/``∃`` hypotheses; ``↔`` ones are ``subst``'s); safe ``assumption`` (−50), ``rfl`` (0),
   ``not_intro`` (0), ``Iff``/``splitTarget`` (100), ``And`` constructors (101), ``Or`` cases (100),
   ``splitHypotheses`` (1000), ``True`` and ``False`` closers; unsafe ``applyHyps`` (75%), ``Or``
   constructors (50%). Rules from ``(add …)`` clauses: tactic rules ``(by T)`` in any phase, ``apply``,
@@ -366,7 +366,7 @@ def _builtin_rules() -> list[Rule]:
         Rule("Aesop.BuiltinRules.assumption", "safe", -50, "builtin", "assumption", b),
         Rule("Aesop.BuiltinRules.rfl", "safe", 0, "builtin", "rfl", b),
         Rule("Aesop.BuiltinRules.not_intro", "safe", 0, "builtin", "not_intro", b),
-        Rule("PUnit.unit", "safe", 0, "builtin", "true_intro", b),
+        Rule("PUnit.unit", "safe", 0, "builtin", "unit_intro", b),
         Rule("Iff", "safe", 100, "builtin", "iff_intro", b),
         Rule("Or", "safe", 100, "builtin", "or_cases", b),
         Rule("And", "safe", 101, "builtin", "and_intro", b),
@@ -455,6 +455,7 @@ def _builder_of(r: Rule) -> str:
             "exists_intro": "constructors",
             "or_cases": "cases",
             "true_intro": "apply",
+            "unit_intro": "apply",
         }.get(r.arg, "tactic")
     return r.kind
 
@@ -825,9 +826,13 @@ def _intros(goal: Goal) -> tuple[Goal, list[str]] | None:
 def _subst_step(goal: Goal) -> tuple[Goal, str] | None:
     data = {n for n, ty in goal.hyps if ty[0] == "type"}
     for i, (hn, ty) in enumerate(goal.hyps):
-        if ty[0] != "=":
+        if ty[0] == "=":
+            sides = ((ty[2], ty[3]), (ty[3], ty[2]))
+        elif ty[0] == "↔":  # Aesop's subst reads `P ↔ Q` with a local side as `P = Q` (prepareIff?)
+            sides = ((ty[1], ty[2]), (ty[2], ty[1]))
+        else:
             continue
-        for var_side, other in ((ty[2], ty[3]), (ty[3], ty[2])):
+        for var_side, other in sides:
             if var_side[0] == "fvar" and var_side[1] in data and var_side[1] not in free_vars(other):
                 x = var_side[1]
                 hyps: list[tuple[str, Term]] = []
@@ -844,13 +849,9 @@ def _subst_step(goal: Goal) -> tuple[Goal, str] | None:
 def _destruct_products(goal: Goal) -> tuple[Goal, str] | None:
     for i, (hn, ty) in enumerate(goal.hyps):
         h = ty[0]
-        if h in ("∧", "↔"):
-            if h == "∧":
-                parts = (ty[1], ty[2])
-                names = ("left", "right")
-            else:
-                parts = (("→", ty[1], ty[2]), ("→", ty[2], ty[1]))
-                names = ("mp", "mpr")
+        if h == "∧":  # Aesop's destructProducts splits And/Prod/Exists/Subtype/Sigma; never `↔`
+            parts = (ty[1], ty[2])
+            names = ("left", "right")
             rest = goal.hyps[:i] + goal.hyps[i + 1 :]
             base = Goal(rest, goal.target, goal.tag, goal.ascii)
             n1 = base.fresh_name(names[0])
@@ -869,6 +870,25 @@ def _destruct_products(goal: Goal) -> tuple[Goal, str] | None:
             new = Goal((*rest, (wid, ty[2]), (new_fvar(hname), body)), goal.target, goal.tag, goal.ascii)
             return new, f"obtain ⟨{w}, {hname}⟩ := {user_name(hn)}"
     return None
+
+
+def _destruct_iff(goal: Goal) -> tuple[Goal, str] | None:
+    """``cases`` on the first ``↔`` hypothesis (an ``(add cases Iff)`` rule): ``mp`` and ``mpr``."""
+    for i, (hn, ty) in enumerate(goal.hyps):
+        if ty[0] == "↔":
+            rest = goal.hyps[:i] + goal.hyps[i + 1 :]
+            base = Goal(rest, goal.target, goal.tag, goal.ascii)
+            n1 = base.fresh_name("mp")
+            n2 = base.fresh_name("mpr", {n1})
+            parts = (("→", ty[1], ty[2]), ("→", ty[2], ty[1]))
+            new = Goal(
+                (*rest, (new_fvar(n1), parts[0]), (new_fvar(n2), parts[1])), goal.target, goal.tag, goal.ascii
+            )
+            return new, f"obtain ⟨{n1}, {n2}⟩ := {user_name(hn)}"
+    return None
+
+
+_UNIT = ("type", "Unit")
 
 
 def _false_hyp(goal: Goal) -> str | None:
@@ -988,6 +1008,8 @@ def _builtin_steps(k: str, goal: Goal, ctx: TacticContext | None) -> list[Expans
         return []
     if k == "true_intro":
         return [Expansion([], "trivial")] if t == TRUE else []
+    if k == "unit_intro":  # `safe 0 apply PUnit.unit`: closes `Unit` (not `True`: DroppedMVars.lean:27)
+        return [Expansion([], "exact PUnit.unit")] if t == _UNIT else []
     if k == "and_intro":
         if t[0] == "∧":
             return [Expansion([goal.with_target(t[1]), goal.with_target(t[2])], "constructor")]
@@ -1062,7 +1084,9 @@ def _apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) 
             "Iff": "iff_intro",
             "Or": "or_intro",
             "True": "true_intro",
-            "PUnit": "true_intro",
+            "PUnit": "unit_intro",
+            "PUnit.unit": "unit_intro",
+            "Unit": "unit_intro",
         }.get(rule.arg)
         if k is None:
             return []
@@ -1076,8 +1100,11 @@ def _apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) 
         if rule.arg == "False":
             s = _false_hyp(goal)
             return [Expansion([], s)] if s else []
-        if rule.arg in ("And", "Exists", "Iff"):
+        if rule.arg in ("And", "Exists"):
             res = _destruct_products(goal)
+            return [Expansion([res[0]], res[1])] if res else []
+        if rule.arg == "Iff":
+            res = _destruct_iff(goal)
             return [Expansion([res[0]], res[1])] if res else []
         return []
     return []
@@ -1651,6 +1678,10 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
     except AesopFailure as f:
         remaining = search.safe_prefix_goals()
         initial = _indent(goal.pretty())
+        # `set_option aesop.smallErrorMessages true`: the first line only (Aesop's throwAesopEx)
+        small = ctx.env.options.get("aesop.smallErrorMessages") is True
+        if o.terminal and small:
+            raise TacticError(f"tactic 'aesop' failed, {f.message}") from None
         if o.terminal:
             suffix = ""
             if remaining:
@@ -1661,6 +1692,8 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
                 f"tactic 'aesop' failed, {f.message}\nInitial goal:\n{initial}{suffix}"
             ) from None
         if not search.made_progress():
+            if small:
+                raise TacticError("tactic 'aesop' failed, made no progress") from None
             raise TacticError(f"tactic 'aesop' failed, made no progress\nInitial goal:\n{initial}") from None
         if o.warn_on_nonterminal:
             ctx.messages.append(LogMessage("warning", f"aesop: {f.message}", start, end))

@@ -472,7 +472,11 @@ def parse_aesop(text: str) -> AesopCall:
     for clause in rs_clauses:
         for name, enable in clause:
             if name not in KNOWN_RULE_SETS:
-                raise AesopSyntaxError(f"aesop: no such rule set: '{name}'")
+                raise AesopSyntaxError(
+                    f"no such rule set: '{name}'\n  (Use 'declare_aesop_rule_set' to declare rule sets.\n"
+                    "   Declared rule sets are not visible in the current file; they only become visible once "
+                    "you import the declaring file.)"
+                )
             if enable:
                 if name in active:
                     raise AesopSyntaxError(
@@ -599,7 +603,7 @@ def _parse_struct_fields(sc: _Scanner, struct: str, known: dict[str, str]) -> li
         fname = sc.ident("'}'")
         # ``introsTransparency?`` is one field name; the identifier regex keeps the trailing ``?``
         if fname not in known:
-            raise AesopSyntaxError(f"'{fname}' is not a field of structure '{struct}'", fstart)
+            raise AesopSyntaxError(f"`{fname}` is not a field of structure `{struct}`", fstart)
         if fname in seen:
             raise AesopSyntaxError(f"field '{fname}' has already been specified", fstart)
         seen.add(fname)

@@ -84,6 +84,24 @@ _CMD_KW = _DECL_KW | {
     "#exit",
     "#guard_msgs",
 }
+_UNMODELLED_COMMANDS = frozenset(
+    {
+        # commands of Lean core and Aesop that the simulator does not model (not unknown to Lean)
+        "#check_simp",
+        "#check_tactic",
+        "#check_tactic_failure",
+        "#guard",
+        "#guard_expr",
+        "#synth",
+        "add_aesop_rules",
+        "erase_aesop_rules",
+        "declare_aesop_rule_set",
+        "elab",
+        "macro_rules",
+        "simproc",
+        "dsimproc",
+    }
+)
 
 
 _LEAN_KEYWORDS = {
@@ -148,8 +166,26 @@ def unknown_module_message(module: str) -> str:
     )
 
 
+def _attribute_only(toks: list[Token], i: int, j: int) -> bool:
+    """Whether ``toks[i:j]`` is an attribute list ``@[…]`` and nothing else."""
+    depth = 0
+    for k in range(i, j):
+        x = toks[k].text
+        if x in ("[", "@["):
+            depth += 1
+        elif x == "]":
+            depth -= 1
+            if depth == 0:
+                return k == j - 1
+    return False
+
+
 def _is_cmd_start(tok: Token) -> bool:
-    return tok.text in _CMD_KW or (tok.kind == "sym" and tok.text in ("#", "@["))
+    return (
+        tok.text in _CMD_KW
+        or tok.text in _UNMODELLED_COMMANDS
+        or (tok.kind == "sym" and tok.text in ("#", "@["))
+    )
 
 
 def axioms_text(name: str, axioms: set[str] | frozenset[str]) -> str:
@@ -189,9 +225,17 @@ class _Runner:
         seen_non_import = False
         while i < n:
             t = toks[i]
-            # a command runs to the next token that starts a line at column 0
+            # a command runs to the next token that starts a line at column 0 (a `by` block at column 0 is
+            # Lean's "expected command" error: the REPL's line_breaks transcript), except a definition's
+            # equations (`| 0 => …`), which may start there
             j = i + 1
-            while j < n and not (toks[j].first and toks[j].col == 0):
+            while j < n:
+                tj = toks[j]
+                if tj.first and tj.col == 0 and not (tj.kind == "sym" and tj.text == "|"):
+                    if t.text == "@[" and _attribute_only(toks, i, j):
+                        j += 1  # `@[attr]` on its own line belongs to the declaration below it
+                        continue
+                    break
                 j += 1
             # `set_option … in` / `open … in` take the next command with them
             while j < n and toks[j - 1].text == "in" and t.text in ("set_option", "open"):
@@ -338,6 +382,14 @@ class _Runner:
                     depth += 1
                 elif x.text == "]":
                     depth -= 1
+                elif x.text in ("irreducible", "irreducible_def", "semireducible") and depth == 1:
+                    # the simulator unfolds every definition: honouring irreducibility is not modelled
+                    raise ParseError(f"`@[{x.text}]` is outside the simulator's Lean subset", x.start, x.end)
+                elif x.text == "aesop" and depth == 1:
+                    # a global Aesop rule changes what every later `aesop` call may use: not modelled
+                    raise ParseError(
+                        "`@[aesop]` rules are outside the simulator's Lean subset", x.start, x.end
+                    )
             self.command(seg[ts.i :])
             return
         if kw == "#print":
@@ -358,24 +410,28 @@ class _Runner:
             self._expect_end(ts)
             self.msg("info", t.start, t.end, self._check_text(syn))
             return
-        if kw in (
-            "#eval",
-            "#reduce",
-            "variable",
-            "universe",
-            "structure",
-            "inductive",
-            "class",
-            "instance",
-            "mutual",
-            "macro",
-            "syntax",
-            "notation",
-            "infix",
-            "attribute",
-            "opaque",
-            "#exit",
-            "#guard_msgs",
+        if (
+            kw
+            in (
+                "#eval",
+                "#reduce",
+                "variable",
+                "universe",
+                "structure",
+                "inductive",
+                "class",
+                "instance",
+                "mutual",
+                "macro",
+                "syntax",
+                "notation",
+                "infix",
+                "attribute",
+                "opaque",
+                "#exit",
+                "#guard_msgs",
+            )
+            or kw in _UNMODELLED_COMMANDS
         ):
             raise ParseError(f"`{kw}` is outside the simulator's Lean subset", t.start, t.end)
         if kw in _DECL_KW:
@@ -453,6 +509,12 @@ class _Runner:
             self.env = self.env.extend([Decl(name, "axiom", tuple(hyps3), target, None, frozenset({name}))])
             return
         if not ts.is_sym(":="):
+            if ts.is_sym("|"):
+                raise ParseError(
+                    "definitions by pattern matching are outside the simulator's Lean subset",
+                    ts.tok.start,
+                    ts.tok.end,
+                )
             if ts.tok.kind == "eof":
                 raise ParseError(
                     "unexpected end of input; expected ':=', 'where' or '|'", ts.last_end(), ts.last_end()

@@ -190,6 +190,17 @@ CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem Iff.intro {a b : Prop} (mp : a → b) (mpr : b → a) : a ↔ b", None, NONE),
     ("theorem mul_eq_zero {a b : ℝ} : a * b = 0 ↔ a = 0 ∨ b = 0", ALL, STD),
     ("theorem div_self {a : ℝ} (h : a ≠ 0) : a / a = 1", FIELD, STD),
+    # Lean core (Init): names the Aesop and Lean test suites use as rules and terms
+    ("theorem True.intro : True", None, NONE),
+    ("theorem Nat.le_refl (n : ℕ) : n ≤ n", None, NONE),
+    ("theorem Nat.le_trans {n m k : ℕ} (h₁ : n ≤ m) (h₂ : m ≤ k) : n ≤ k", None, NONE),
+    ("theorem Nat.lt_trans {n m k : ℕ} (h₁ : n < m) (h₂ : m < k) : n < k", None, NONE),
+    ("theorem Nat.lt_irrefl (n : ℕ) : ¬n < n", None, NONE),
+    ("theorem Nat.zero_le (n : ℕ) : 0 ≤ n", None, NONE),
+    ("theorem Nat.lt_or_ge (a b : ℕ) : a < b ∨ a ≥ b", None, NONE),
+    ("theorem Nat.add_comm (n m : ℕ) : n + m = m + n", None, NONE),
+    ("theorem Nat.add_assoc (n m k : ℕ) : n + m + k = n + (m + k)", None, NONE),
+    ("theorem Nat.mul_comm (n m : ℕ) : n * m = m * n", None, NONE),
 ]
 """Core equality/iff lemmas that honest proofs name as terms (``Eq.symm h``). They resolve like library
 lemmas (:func:`lookup_decls`) but stay out of :func:`library_decls`, whose list the goal families' lemma

@@ -282,7 +282,9 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return TRUE
         if h == "↔" and canon(t[1]) == canon(t[2]):
             return TRUE
-        return _logic_core(t)
+        # Lean's `simp only` has no lemma for `True ∧ p`, `True → p`, … (they are `true_and`, `true_implies`
+        # of the default set): Aesop's NormSimp.lean test (b5b9e2b, line 31) fails where they would close it
+        return _logic_core(t) if ss.eval_fields else None
     # --- logic
     core = _logic_core(t)
     if core is not None:
@@ -386,6 +388,13 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
     if h in ("∃",):
         body = t[3]
         bv = ("var", t[1])
+        if body[0] == "∧":
+            from lean_gym.sim.terms import free_vars
+
+            if t[1] not in free_vars(body[2]):  # exists_and_right (Lean core, @[simp])
+                return ("∧", ("∃", t[1], t[2], body[1]), body[2])
+            if t[1] not in free_vars(body[1]):  # exists_and_left
+                return ("∧", body[1], ("∃", t[1], t[2], body[2]))
         if body[0] == "∧" and body[1][0] == "=" and (body[1][2] == bv or body[1][3] == bv):
             witness = body[1][3] if body[1][2] == bv else body[1][2]
             from lean_gym.sim.terms import free_vars, subst
@@ -491,6 +500,16 @@ def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list
                 depth -= 1
                 if depth == 0:
                     break
+    flags: set[str] = set()
+    while (ts.is_sym("+") or ts.is_sym("-")) and ts.peek(1).kind == "ident":
+        # `simp -failIfUnchanged` (Lean's optConfig): only the options the simulator honours are accepted
+        sign = ts.advance().text
+        opt = ts.advance()
+        if opt.text != "failIfUnchanged":
+            raise TacticError(
+                f"simp's `{sign}{opt.text}` is outside the simulator's Lean subset", opt.start, opt.end
+            )
+        flags.add(sign + opt.text)
     if ts.is_word("only"):
         ts.advance()
         only = True
@@ -520,7 +539,7 @@ def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list
     if ts.is_word("using") or ts.tok.kind != "eof":
         if ts.tok.kind != "eof":
             raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    return only, rules, locs, star, set()
+    return only, rules, locs, star, flags
 
 
 #: Lean core's ground-arithmetic simprocs on ℕ and ℤ literals (``Lean/Meta/Tactic/Simp/BuiltinSimprocs/
@@ -591,6 +610,8 @@ def add_hyp_rule(ss: SimpSet, p: Term, rev: bool = False) -> None:
 
 
 def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
+    while term.kind == "paren" and len(term.args) == 1 and isinstance(term.args[0], Syn):
+        term = term.args[0]  # `simp [(h)]` is `simp [h]`
     if term.kind == "ident":
         name = term.args[0]
         p = goal.hyp(name)
@@ -601,6 +622,12 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
         if d is not None and d.kind == "def":
             ss.unfold.add(name)
             return
+        base, _, suffix = name.rpartition(".")
+        if suffix in ("eq_def", "eq_1") and base:
+            d = ctx.lookup(base)
+            if d is not None and d.kind == "def" and not d.binders:
+                ss.unfold.add(base)  # `f.eq_def : f = body`, the equation lemma Lean generates for a def
+                return
         from lean_gym.sim.elab import BUILTIN_FNS
 
         if d is None and name in BUILTIN_FNS:
@@ -642,7 +669,7 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
 
 
 def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> list[Goal]:
-    only, rules, locs, star, _ = _parse_simp_args(syn)
+    only, rules, locs, star, flags = _parse_simp_args(syn)
     eval_fields = variant in ("norm_num", "norm_num1")
     ss = SimpSet(ctx, default=not only and variant != "norm_num1", eval_fields=eval_fields)
     if variant == "norm_num1":
@@ -699,6 +726,8 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
             raise TacticError(
                 f"{variant} failed to simplify" if locs is None else "norm_num made no progress"
             )
+        if "-failIfUnchanged" in flags:
+            return [goal]
         raise TacticError("simp made no progress")
     if variant in ("norm_num", "norm_num1"):
         # norm_num's closing step: a goal that is now a hypothesis is not closed (Lean's norm_num does not
@@ -779,6 +808,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     only, rules, _, _, _ = _parse_simp_args(syn)
     ctx.use_axiom("propext")
     progress = False
+    goal0 = goal  # Lean elaborates the `[…]` arguments once, in the initial context
     for _round in range(8):
         changed = False
         names = [n for n, _ in goal.props()]
@@ -789,7 +819,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 continue
             ss = SimpSet(ctx, default=not only)
             for rev, term in rules:
-                _add_rule(ss, goal, rev, term, ctx)
+                _add_rule(ss, goal0, rev, term, ctx)
             for n2, q in goal.props():
                 if n2 != name:
                     add_hyp_rule(ss, q)
@@ -802,7 +832,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ctx.tick(len(goal.hyps))
         ss = SimpSet(ctx, default=not only)
         for rev, term in rules:
-            _add_rule(ss, goal, rev, term, ctx)
+            _add_rule(ss, goal0, rev, term, ctx)
         for _, q in goal.props():
             add_hyp_rule(ss, q)
         new = simp_term(goal.target, ss)

@@ -28,7 +28,9 @@ from lean_gym.sim.arith import (
     Poly,
     binop,
     div_mod_constraints,
+    dvd_constraints,
     nat_sub_cases,
+    not_dvd_constraints,
 )
 from lean_gym.sim.arith import linarith as _linarith
 from lean_gym.sim.arith import nlinarith as _nlinarith
@@ -39,7 +41,7 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, mk_num, pretty, subst
+from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, mk_num, new_fvar, pretty, subst, user_name
 from lean_gym.sim.unify import canon
 
 __all__ = ["Conv", "decide_closed", "eval_term", "poly_to_term", "rfl_closes", "to_constraint"]
@@ -71,6 +73,8 @@ class Conv:
         self.facts: list[Constraint] = []
         self.disjunctions: list[tuple[tuple[Constraint, ...], ...]] = []
         self._seen: set[Term] = set()
+        # Lean's omega reads ground numerals only (``groundInt?``): it never unfolds a definition
+        self._unfold = mode != "omega"
 
     def atom(self, t: Term, nat: bool) -> Poly:
         if nat:
@@ -87,7 +91,11 @@ class Conv:
             return Poly.const(Fraction(t[2]))
         if h in ("+", "*"):
             a, b = self.poly(t[2]), self.poly(t[3])
-            return a + b if h == "+" else a * b
+            if h == "+":
+                return a + b
+            if self.mode == "omega" and not (a.is_const() or b.is_const()):
+                return self.atom(t, nat)  # omega's `x * y` with neither side constant is an atom
+            return a * b
         if h == "-":
             if not nat:
                 return self.poly(t[2]) - self.poly(t[3])
@@ -104,6 +112,8 @@ class Conv:
         if h == "neg":
             return -self.poly(t[2])
         if h == "^":
+            if self.mode == "omega":
+                return self._omega_pow(t, nat)
             n = eval_term(t[3], self.ctx)
             if n is not None and 0 <= n <= MAX_POW:
                 return self.poly(t[2]) ** int(n)
@@ -146,10 +156,24 @@ class Conv:
                 return self.poly(d.value)
         return self.atom(t, nat)
 
+    def _omega_pow(self, t: Term, nat: bool) -> Poly:
+        """Lean's omega on ``b ^ k``: ground values evaluate, ``b ^ (k + 1)`` with a ground base ``b`` is
+        ``b * b ^ k`` (``Int.pow_succ``), and anything else is an atom (``x ^ 2`` included)."""
+        v = eval_term(t, self.ctx, False)
+        if v is not None:
+            return Poly.const(Fraction(v))
+        base, e = t[2], t[3]
+        bv = eval_term(base, self.ctx, False)
+        if bv is not None and e[0] == "+" and e[3] == ("num", "ℕ", 1):
+            return self._omega_pow(("^", t[1], base, e[2]), nat) * Fraction(bv)
+        if bv is not None and e[0] == "app" and e[1] == ("const", "Nat.succ") and len(e[2]) == 1:
+            return self._omega_pow(("^", t[1], base, e[2][0]), nat) * Fraction(bv)
+        return self.atom(t, nat)
+
     def _divmod(self, t: Term, nat: bool) -> Poly:
         a, b = t[2], t[3]
-        bv = eval_term(b, self.ctx)
-        av = eval_term(a, self.ctx)
+        bv = eval_term(b, self.ctx, self._unfold)
+        av = eval_term(a, self.ctx, self._unfold)
         if av is not None and bv is not None:
             v = binop(t[0], av, bv, _dom(self.ty))
             return Poly.const(Fraction(v))
@@ -196,14 +220,29 @@ class Conv:
                 return -self.cast(("cast", to, frm, a[2]))
             lhs = self.cast(("cast", to, frm, a[2]))
             rhs = self.cast(("cast", to, frm, a[3]))
+            if h == "*" and self.mode == "omega" and not (lhs.is_const() or rhs.is_const()):
+                # ↑(a * b) = ↑a * ↑b (Int.ofNat_mul), an atom with `0 ≤ ↑a * ↑b` (Int.ofNat_mul_nonneg)
+                prod = ("*", to, ("cast", to, frm, a[2]), ("cast", to, frm, a[3]))
+                return self.atom(prod, frm == "ℕ")
             return lhs + rhs if h == "+" else lhs * rhs if h == "*" else lhs - rhs
+        if self.mode == "omega" and frm == "ℕ" and to == "ℤ":
+            if h == "^":
+                if eval_term(a[2], self.ctx, False) is not None:  # Int.ofNat_pow for a ground base
+                    return self._omega_pow(("^", to, ("cast", to, frm, a[2]), a[3]), False)
+                return self.atom(t, True)
+            if h == "-" and t not in self._seen:
+                # ↑(a - b): b ≤ a ∧ ↑(a - b) = ↑a - ↑b, or a < b ∧ ↑(a - b) = 0 (omega's ℕ-subtraction facts)
+                self._seen.add(t)
+                ca, cb = self.cast(("cast", to, frm, a[2])), self.cast(("cast", to, frm, a[3]))
+                self.disjunctions.append(nat_sub_cases(ca, cb, t))
+                return self.atom(t, True)
         if h == "^":
             n = eval_term(a[3], self.ctx)
             if n is not None and 0 <= n <= MAX_POW:
                 return self.cast(("cast", to, frm, a[2])) ** int(n)
         if h == "cast":
             return self.cast(("cast", to, a[2], a[3]))
-        v = eval_term(a, self.ctx)
+        v = eval_term(a, self.ctx, self._unfold)
         if v is not None:
             return Poly.const(Fraction(v))
         return self.atom(t, frm == "ℕ")
@@ -905,96 +944,162 @@ def _positivity(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 # ---------------------------------------------------------------------------------------------- omega
 
 
-def _omega_lits(p: Term, conv: Conv, positive: bool) -> list[list[Constraint]] | None:
-    """DNF of ``p`` (or ``¬p``) as constraint conjunctions, or ``None`` when outside omega's fragment."""
+_DNF_CAP = 64
+"""At most this many alternatives per fact; a larger one is dropped (weaker, never stronger)."""
+
+_Dnf = list[list[Constraint]]
+
+
+def _omega_fact(p: Term, conv: Conv) -> tuple[_Dnf, int] | None:
+    """Lean's ``omega`` reading a hypothesis ``p`` (``MetaProblem.addFact``): its constraints as a DNF, and
+    the number of facts Lean counts for it (``0``: omega found nothing usable in it).
+
+    As Lean's frontend does: relations over ℕ/ℤ, ``∧``, ``∃`` (its witness becomes an atom), ``↔`` (as
+    ``p ∧ q ∨ ¬p ∧ ¬q``), ``→`` between propositions (as ``¬p ∨ q``), ``∨`` and ``¬`` pushed inward
+    (:func:`_omega_not`). ``True``, ``False``, ``∀`` and anything else contribute nothing (Lean's omega
+    does not even use a ``False`` hypothesis). A disjunction counts as one fact; when splitting it, Lean
+    skips it if its left side yields no fact, so such a disjunction contributes nothing here either.
+    ``None`` when the DNF grows past :data:`_DNF_CAP`.
+    """
     h = p[0]
-    if h == "¬":
-        return _omega_lits(p[1], conv, not positive)
-    if p == TRUE:
-        return [[]] if positive else []
-    if p == FALSE:
-        return [] if positive else [[]]
-    if h in ("∧", "∨"):
-        a = _omega_lits(p[1], conv, positive)
-        b = _omega_lits(p[2], conv, positive)
+    if h in ("<", "≤", ">", "≥", "=", "≠", "∣"):
+        q = _cast_nat_rels(p) if conv.ty == "ℤ" else p
+        if q[1] != conv.ty:
+            return [[]], 0
+        if h == "≠":  # `Ne` unfolds (reducibly) to ¬(a = b)
+            return _omega_not(("=", *q[1:]), conv)
+        if h == "∣":
+            k = eval_term(q[2], conv.ctx, False)
+            if k is None:
+                return [[]], 0
+            return [list(dvd_constraints(int(k), conv.poly(q[3]), ("dvdq", q)))], 1
+        c = to_constraint(q, conv)
+        return ([[]], 0) if c is None else ([[c]], 1)
+    if h == "∧":
+        a = _omega_fact(p[1], conv)
+        b = _omega_fact(p[2], conv)
         if a is None or b is None:
             return None
-        if (h == "∧") == positive:
-            out = [x + y for x in a for y in b]
-            if len(out) > 64:
-                return None
-            return out
-        return a + b
+        out = [x + y for x in a[0] for y in b[0]]
+        return (out, a[1] + b[1]) if len(out) <= _DNF_CAP else None
+    if h == "∨":
+        return _omega_or(p[1], p[2], conv)
     if h == "→":
-        return _omega_lits(("∨", ("¬", p[1]), p[2]), conv, positive)
+        return _omega_or(("¬", p[1]), p[2], conv)
     if h == "↔":
-        return _omega_lits(("∧", ("→", p[1], p[2]), ("→", p[2], p[1])), conv, positive)
-    if h in ("<", "≤", ">", "≥", "=", "≠") and p[1] == conv.ty:
-        c = to_constraint(p, conv)
-        if c is None:
-            return None
-        if positive:
-            if c.op == "!=":
-                return [[Constraint(c.poly, "<")], [Constraint(-c.poly, "<")]]
-            return [[c]]
-        if c.op == "!=":
-            return [[Constraint(c.poly, "=")]]
-        return [[n] for n in c.negations()]
-    if h == "∣" and p[1] == conv.ty:
-        k = eval_term(p[2])
-        if k is None:
-            return None
-        x = conv.poly(p[3])
-        from lean_gym.sim.arith import dvd_constraints, not_dvd_constraints
+        return _omega_or(("∧", p[1], p[2]), ("∧", ("¬", p[1]), ("¬", p[2])), conv)
+    if h == "¬":
+        return _omega_not(p[1], conv)
+    if h == "∃" and p[2] in (("type", "ℕ"), ("type", "ℤ")):
+        w = ("fvar", new_fvar(p[1]))  # Exists.choose_spec: the witness is a fresh atom
+        return _omega_fact(subst(p[3], p[1], w), conv)
+    return [[]], 0
 
-        q = ("dvdq", p)
-        r = ("dvdr", p)
-        if positive:
-            return [list(dvd_constraints(int(k), x, q))]
-        return [list(not_dvd_constraints(int(k), x, q, r))]
-    return None
+
+def _omega_or(left: Term, right: Term, conv: Conv) -> tuple[_Dnf, int] | None:
+    a = _omega_fact(left, conv)
+    if a is None:
+        return None
+    if a[1] == 0:
+        return [[]], 1  # splitDisjunction: "No new facts found" on the left, the disjunction is dropped
+    b = _omega_fact(right, conv)
+    if b is None:
+        return None
+    out = a[0] + b[0]
+    return (out, 1) if len(out) <= _DNF_CAP else None
+
+
+def _omega_not(p: Term, conv: Conv) -> tuple[_Dnf, int] | None:
+    """Lean's omega ``pushNot``: the fact ``¬p`` it derives, read by :func:`_omega_fact`."""
+    h = p[0]
+    if h in ("<", "≤", ">", "≥"):
+        flip = {"<": "≥", "≤": ">", ">": "≤", "≥": "<"}
+        return _omega_fact((flip[h], *p[1:]), conv)
+    if h == "=":  # lt_or_gt_of_ne
+        return _omega_or(("<", *p[1:]), (">", *p[1:]), conv)
+    if h == "≠":
+        return _omega_fact(("=", *p[1:]), conv)
+    if h == "∣":
+        q = _cast_nat_rels(p) if conv.ty == "ℤ" else p
+        k = eval_term(q[2], conv.ctx, False) if q[1] == conv.ty else None
+        if k is None:
+            return [[]], 0
+        x = conv.poly(q[3])
+        return [list(not_dvd_constraints(int(k), x, ("dvdq", q), ("dvdr", q)))], 1
+    if h == "¬":
+        return _omega_fact(p[1], conv)
+    if h == "∧":
+        return _omega_or(("¬", p[1]), ("¬", p[2]), conv)
+    if h == "∨":
+        return _omega_fact(("∧", ("¬", p[1]), ("¬", p[2])), conv)
+    if h == "↔":
+        return _omega_or(("∧", p[1], ("¬", p[2])), ("∧", ("¬", p[1]), p[2]), conv)
+    if h == "→":
+        return _omega_fact(("∧", p[1], ("¬", p[2])), conv)
+    return [[]], 0
+
+
+def _omega_goal_facts(t: Term) -> list[Term] | None:
+    """The hypotheses Lean's ``falseOrByContra`` adds for target ``t`` (the goal becomes ``False``).
+
+    ``¬p`` and ``p → q`` are introduced, ``False`` stays, any other proposition ``p`` becomes ``¬p``
+    (by contradiction). ``None`` for a ``∀`` over data, which the simulator does not introduce here.
+    """
+    out: list[Term] = []
+    while True:
+        h = t[0]
+        if t == FALSE:
+            return out
+        if h == "→":
+            out.append(t[1])
+            t = t[2]
+        elif h == "¬":
+            out.append(t[1])
+            return out
+        elif h == "≠":
+            out.append(("=", *t[1:]))
+            return out
+        elif h == "∀":
+            return None
+        else:
+            out.append(("¬", t))
+            return out
 
 
 @builtin("omega")
 def _omega_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if len(syn.toks) > 1:
         raise TacticError(f"unexpected token '{syn.toks[1].text}'", syn.toks[1].start, syn.toks[1].end)
-    t = goal.target
+    goal_facts = _omega_goal_facts(goal.target)
+    if goal_facts is None:
+        raise TacticError(_omega_fail(goal, False))
+    facts = [q for _, q in goal.props()] + goal_facts
     types: set[str] = set()
-    for p in [t, *(q for _, q in goal.props())]:
+    for p in facts:
         _collect_types(p, types)
     types &= {"ℕ", "ℤ"}
     if not types:
-        raise TacticError(_omega_fail(goal))
+        raise TacticError(_omega_fail(goal, True))
     ty = "ℤ" if "ℤ" in types else "ℕ"
     # ℕ facts are read as ℤ facts about ℕ-valued atoms (omega's own preprocessing)
     conv = Conv(ty, "omega", ctx)
     hyps: list[Constraint] = []
     disj: list[tuple[tuple[Constraint, ...], ...]] = []
-    for _, p in goal.props():
-        for pp in _as_type(p, ty):
-            lits = _omega_lits(pp, conv, True)
-            if lits is None:
-                continue
-            if len(lits) == 1:
-                hyps.extend(lits[0])
-            else:
-                disj.append(tuple(tuple(c) for c in lits))
-    goal_lits = None
-    for tt in _as_type(t, ty):
-        goal_lits = _omega_lits(tt, conv, False)
-    if t == FALSE:
-        goal_lits = [[]]
-    if goal_lits is None:
-        raise TacticError(_omega_fail(goal))
-    if len(goal_lits) == 1:
-        hyps.extend(goal_lits[0])
-    elif goal_lits:
-        disj.append(tuple(tuple(c) for c in goal_lits))
-    else:
-        return []  # ¬goal is False: the goal is True
+    for p in facts:
+        read = _omega_fact(p, conv)
+        if read is None or read[1] == 0:
+            continue
+        lits = read[0]
+        if len(lits) == 1:
+            hyps.extend(lits[0])
+        elif lits:
+            disj.append(tuple(tuple(c) for c in lits))
+        else:  # cannot happen: every DNF built above has an alternative
+            raise TacticError(_omega_fail(goal, False))
     hyps.extend(conv.facts)
     disj.extend(conv.disjunctions)
+    if not disj and not any(c.atoms() for c in hyps) and all(_const_holds(c) for c in hyps):
+        raise TacticError(_omega_fail(goal, True))
     nat_atoms = set(conv.nat_atoms)
     if ty == "ℕ":
         nat_atoms |= _all_atoms(hyps, disj)
@@ -1010,7 +1115,13 @@ def _omega_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if ok:
         ctx.use_axiom("propext")
         return []
-    raise TacticError(_omega_fail(goal))
+    raise TacticError(_omega_fail(goal, False))
+
+
+def _const_holds(c: Constraint) -> bool:
+    """A constraint without atoms that holds (Lean's omega drops it: the problem stays empty)."""
+    v = c.poly.const_value()
+    return v == 0 if c.op == "=" else v < 0 if c.op == "<" else v <= 0 if c.op == "<=" else v != 0
 
 
 def _all_atoms(hyps: list[Constraint], disj: list) -> set[Any]:
@@ -1045,7 +1156,7 @@ def _cast_nat_rels(p: Term) -> Term:
 def _cast_term(t: Term) -> Term:
     if t[0] == "num":
         return ("num", "ℤ", t[2])
-    if t[0] in ("+", "*"):
+    if t[0] == "+":
         return (t[0], "ℤ", _cast_term(t[2]), _cast_term(t[3]))
     return ("cast", "ℤ", "ℕ", t)
 
@@ -1059,9 +1170,17 @@ def _collect_types(p: Term, out: set[str]) -> None:
         _collect_types(p[2], out)
     elif h == "¬":
         _collect_types(p[1], out)
+    elif h == "∃":
+        _collect_types(p[3], out)
 
 
-def _omega_fail(goal: Goal) -> str:
+def _omega_fail(goal: Goal, empty: bool) -> str:
+    if empty:  # Lean's formatErrorMessage for a problem with no constraints
+        return (
+            "omega could not prove the goal:\nNo usable constraints found. You may need to unfold definitions "
+            "so `omega` can see\nlinear arithmetic facts about `Nat` and `Int`, which may also involve "
+            "multiplication,\ndivision, and modular remainder by constants."
+        )
     return (
         "omega could not prove the goal:\na possible counterexample may satisfy the constraints\n"
         "  (the simulator does not print omega's counterexample)"
@@ -1078,13 +1197,54 @@ def _free_locals(p: Term, goal: Goal) -> bool:
     return any(goal.hyp(n) is not None for n in names)
 
 
+def _free_variables_error(t: Term, goal: Goal) -> TacticError:
+    """Lean's ``decide``/``native_decide`` refusal of a goal with free variables (v4.2x wording)."""
+    return TacticError(
+        f"Expected type must not contain free variables\n  {pretty(t, goal.ascii)}\n\n"
+        "Hint: Use the `+revert` option to automatically cleanup and revert free variables."
+    )
+
+
+def _revert_all(goal: Goal) -> Term:
+    """``decide +revert``'s target: ``cleanup`` (keep the locals the target needs and the hypotheses that
+    mention them, transitively), then revert everything left, as Lean's ``evalDecideCore`` does."""
+    from lean_gym.sim.terms import free_vars
+
+    keep = {n for n, _ in goal.hyps if n in free_vars(goal.target)}
+    changed = True
+    while changed:
+        changed = False
+        for n, ty in goal.hyps:
+            fv = free_vars(ty)
+            if n not in keep and fv & keep:
+                keep.add(n)
+                keep |= {m for m, _ in goal.hyps if m in fv}
+                changed = True
+    t = goal.target
+    for n, ty in reversed(goal.hyps):
+        if n not in keep:
+            continue
+        if ty[0] == "type":
+            x = user_name(n)
+            t = ("∀", x, ty, subst(t, n, ("var", x)))  # capture-avoiding: inner binders are renamed
+        else:
+            t = ("→", ty, t)
+    return t
+
+
+def _has_revert(syn: TacSyntax) -> bool:
+    from itertools import pairwise
+
+    return any(a.text == "+" and b.text == "revert" for a, b in pairwise(syn.toks))
+
+
 @builtin("decide")
 def _decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
-    if _free_locals(t, goal):
-        raise TacticError(
-            f"failed to synthesize\n  Decidable\n    ({pretty(t, goal.ascii)})\n(the goal mentions local variables; `decide` needs a closed proposition)"
-        )
+    if _has_revert(syn):
+        t = _revert_all(goal)
+    elif _free_locals(t, goal):
+        raise _free_variables_error(t, goal)
     r = decide_closed(t, ctx)
     if r is True:
         return []
@@ -1098,8 +1258,10 @@ def _decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 @builtin("native_decide")
 def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
-    if _free_locals(t, goal):
-        raise TacticError(f"failed to synthesize\n  Decidable\n    ({pretty(t, goal.ascii)})")
+    if _has_revert(syn):
+        t = _revert_all(goal)
+    elif _free_locals(t, goal):
+        raise _free_variables_error(t, goal)
     r = decide_closed(t, ctx)
     if r is True:
         ctx.use_axiom("Lean.ofReduceBool")

@@ -92,6 +92,10 @@ def _done(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("fail")
 def _fail(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    msg = syn.toks[1] if len(syn.toks) > 1 and syn.toks[1].kind == "str" else None
+    if msg is not None:  # `fail "msg"`: Lean's evalFail prints the message, then the goals
+        text = msg.text[1:-1].replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+        raise TacticError(lambda: f"{text}\n{goal.pretty()}")
     raise TacticError(lambda: "tactic 'fail' failed\n" + goal.pretty())
 
 
@@ -158,16 +162,34 @@ def _parse_pat(ts: TokenStream) -> Pat:
     return alts[0] if len(alts) == 1 else Pat("alts", tuple(alts))
 
 
+def _parse_typed_pat(ts: TokenStream) -> Pat:
+    """A component of ``⟨…⟩``: a pattern, optionally ``p : T`` (rcases' ``rcasesPatMed : term``)."""
+    p = _parse_pat(ts)
+    if ts.is_sym(":"):
+        ts.advance()
+        return Pat("typed", (p, parse_term(ts, 0)))
+    return p
+
+
+def _drop_add_zero(t: Term) -> Term:
+    """``e + 0`` → ``e`` over ℕ, everywhere: ``Nat.add e 0`` reduces to ``e`` definitionally."""
+    if type(t) is not tuple:
+        return t
+    if t and t[0] == "+" and t[1] == "ℕ" and t[3] == ("num", "ℕ", 0):
+        return _drop_add_zero(t[2])
+    return tuple(_drop_add_zero(c) if type(c) is tuple else c for c in t)
+
+
 def _parse_pat_atom(ts: TokenStream) -> Pat:
     t = ts.tok
     if ts.is_sym("⟨"):
         ts.advance()
         items: list[Pat] = []
         if not ts.is_sym("⟩"):
-            items.append(_parse_pat(ts))
+            items.append(_parse_typed_pat(ts))
             while ts.is_sym(","):
                 ts.advance()
-                items.append(_parse_pat(ts))
+                items.append(_parse_typed_pat(ts))
         ts.expect_sym("⟩")
         return Pat("tuple", tuple(items))
     if ts.is_sym("("):
@@ -175,7 +197,9 @@ def _parse_pat_atom(ts: TokenStream) -> Pat:
         p = _parse_pat(ts)
         if ts.is_sym(":"):
             ts.advance()
-            parse_term(ts, 0)
+            ty = parse_term(ts, 0)
+            ts.expect_sym(")")
+            return Pat("typed", (p, ty))
         ts.expect_sym(")")
         return p
     if ts.is_sym("-"):
@@ -200,6 +224,18 @@ def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal
     if fid is None or ty is None:
         raise TacticError(f"unknown hypothesis '{hname}'")
     k = pat.kind
+    if k == "typed":
+        # `(p : T)`: the hypothesis's type becomes T, which must be definitionally equal (Lean's rcases)
+        sub, tsyn = pat.args
+        if ty[0] != "type" and is_prop_type(ty):
+            want = ctx.elaborator(goal).elab_prop(tsyn)
+            if not defeq(want, ty) and not defeq(_drop_add_zero(want), _drop_add_zero(ty)):
+                raise TacticError(
+                    f"Type mismatch\n  {pretty(want, goal.ascii)}\nis not definitionally equal to\n"
+                    f"  {pretty(ty, goal.ascii)}"
+                )
+            goal = goal.replace_hyp(fid, want)
+        return _destruct(goal, fid, sub, ctx)
     if k == "name":
         new = pat.args[0]
         if new == "_":
@@ -232,6 +268,8 @@ def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal
             x, xty, body = ty[1], ty[2], ty[3]
             g = _clear_local(goal, fid)
             first = items[0]
+            if first.kind == "typed" and first.args[0].kind == "name":
+                first = first.args[0]  # `⟨n : Nat, …⟩`: the witness's type is the binder's
             g, xv = g.add_local(
                 first.args[0] if first.kind == "name" and first.args[0] != "_" else x + "✝", xty
             )
@@ -481,8 +519,25 @@ def _induction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if ts.tok.kind != "ident" or goal.hyp(ts.tok.text) is None:
         raise TacticError("the simulator's `induction` takes a variable: `induction n`", syn.start, syn.end)
     x = ts.advance().text
-    if goal.hyp(x) != type_term("ℕ"):
-        raise TacticError(f"the simulator supports induction on natural-number variables only, not on `{x}`")
+    hx = goal.hyp(x)
+    if hx is not None and hx[0] in ("∨", "∧", "↔", "∃", "False") and syn.name == "induction":
+        # a proof of a non-recursive inductive proposition: `induction` is `cases` (same motive, no
+        # induction hypotheses; Lean core's tests/lean/run/induction1.lean)
+        toks = syn.toks
+        heads = {"∨": "Or", "∧": "And", "↔": "Iff", "∃": "Exists", "False": "False"}
+        if len(toks) > 3 and toks[2].text == "using":
+            # `using T.casesOn` / `T.rec` with T the hypothesis's own type: the default eliminator
+            if toks[3].text not in (f"{heads[hx[0]]}.{e}" for e in ("casesOn", "rec", "recOn")):
+                raise TacticError(
+                    f"`induction … using {toks[3].text}` is outside the simulator's Lean subset"
+                )
+            toks = toks[:2] + toks[4:]
+        return _cases(goal, TacSyntax("cases", toks, syn.src, syn.start, syn.end), ctx)
+    if hx != type_term("ℕ"):
+        raise TacticError(
+            f"induction on `{x}` is outside the simulator's Lean subset (it supports natural-number variables"
+            " and proofs of ∨, ∧, ↔, ∃)"
+        )
     goals = _nat_cases(goal, x, with_ih=True)
     if ts.is_word("with"):
         ts.advance()
@@ -873,7 +928,7 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             ]
             c_inst = subst(c_inst, b.name, m)
         types = [x.type for x in sub_pending]
-        if not match(c_inst, target, asg):
+        if not match(c_inst, target, asg, offsets=True):
             continue
         # type variables
         for mv, allowed in inst.allowed.items():

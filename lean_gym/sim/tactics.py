@@ -1013,6 +1013,28 @@ MATHLIB_TACTICS = frozenset(
 )
 AESOP_TACTICS = frozenset({"aesop", "aesop?"})
 
+#: Tactics that Lean core has (so Lean does not answer ``unknown tactic``) and the simulator does not
+#: model: a proof using one is outside its subset, said so plainly rather than as Lean's parse error.
+UNMODELLED_CORE_TACTICS = frozenset(
+    {
+        "apply_rfl",
+        "bv_decide",
+        "bv_omega",
+        "decide!",
+        "eq_refl",
+        "exact?",
+        "apply?",
+        "rw?",
+        "grind",
+        "guard_expr",
+        "guard_hyp",
+        "guard_target",
+        "with_reducible",
+        "with_reducible_and_instances",
+        "with_unfolding_all",
+    }
+)
+
 
 def _imported(name: str, ctx: TacticContext) -> bool:
     if name in MATHLIB_TACTICS:
@@ -1025,9 +1047,13 @@ def _imported(name: str, ctx: TacticContext) -> bool:
 def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
     name = syn.name
     found = _find_handler(name)
+    if found is None and name in UNMODELLED_CORE_TACTICS:
+        raise TacticError(f"`{name}` is outside the simulator's Lean subset", syn.start, syn.end)
     if found is None or not _imported(name, ctx):
         raise TacticError("unknown tactic", syn.start, syn.end)
     if not goals:
+        if name in ("done", "skip"):
+            return []  # Lean's `done` checks that no goal is left, `skip` does nothing
         raise no_goals_error()
     ctx.tick(20 + context_cost(goals[0]))
     if ctx.tactic_log is not None:

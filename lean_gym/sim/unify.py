@@ -127,18 +127,27 @@ def instantiate(t: Term, asg: dict[str, Term | str]) -> Term:
     return tuple(out)
 
 
-def match(pat: Term, t: Term, asg: dict[str, Term | str]) -> bool:
+def match(pat: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False) -> bool:
     """First-order matching of ``pat`` (with metavariables) against ``t``; extends ``asg`` on success.
+
+    With ``offsets``, a pattern ``p + k`` over ℕ (``k`` a numeral) also matches a numeral ``m ≥ k``, ``p``
+    matching ``m - k``: Lean's ``isDefEq`` solves ``?n + 2 =?= 20`` (Nat offset unification), as
+    ``apply`` sees it (Aesop's test ``AesopTest/Aesop.lean`` applies ``Even n → Even (n + 2)`` to
+    ``Even 20``). Simp's matching does not use it.
 
     On failure ``asg`` may hold partial assignments: callers pass a copy.
     """
-    return _match(canon(pat), canon(t), asg)
+    return _match(canon(pat), canon(t), asg, offsets)
 
 
-def _match(p: Term, t: Term, asg: dict[str, Term | str]) -> bool:
+def _match(p: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False) -> bool:
     if p is t:
         return True
     hp = p[0]
+    if offsets and hp == "+" and t[0] == "num" and p[1] == "ℕ" and t[1] == "ℕ" and p[3][0] == "num":
+        k, m = p[3][2], t[2]
+        if type(k) is int and type(m) is int and m >= k:
+            return _match(p[2], ("num", "ℕ", m - k), asg, offsets)
     if hp == "mvar":
         name = p[1]
         cur = asg.get(name)
@@ -155,12 +164,12 @@ def _match(p: Term, t: Term, asg: dict[str, Term | str]) -> bool:
     if hp == "app":
         if len(p[2]) != len(t[2]):
             return False
-        if not _match(p[1], t[1], asg):
+        if not _match(p[1], t[1], asg, offsets):
             return False
-        return all(_match(a, b, asg) for a, b in zip(p[2], t[2]))
+        return all(_match(a, b, asg, offsets) for a, b in zip(p[2], t[2]))
     for a, b in zip(p[1:], t[1:]):
         if type(a) is tuple:
-            if type(b) is not tuple or not _match(a, b, asg):
+            if type(b) is not tuple or not _match(a, b, asg, offsets):
                 return False
         elif type(a) is str and a.startswith("?") and type(b) is str:
             cur = asg.get(a)
