@@ -29,11 +29,6 @@ def test_the_whole_corpus_runs(results: list[CaseResult]) -> None:
     assert not [r.case.id for r in results if r.outcome in ("timeout", "crashed")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 20: 14 cases where Lean fails and the simulator proves (omega, linarith, aesop, field_simp, "
-    "existsi, use); the fidelity work (branches i20a, i20b) fixes their causes. Remove this mark when they land",
-)
 def test_no_case_where_lean_fails_and_the_simulator_proves(results: list[CaseResult]) -> None:
     stronger = [
         f"{r.case.id} {r.case.source['path']}:{r.case.source['line']}"
