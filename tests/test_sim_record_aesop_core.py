@@ -85,7 +85,7 @@ def test_global_aesop_rules_are_outside_the_subset() -> None:
 @pytest.mark.parametrize(
     ("code", "header"),
     [
-        ("example : True := by grind", ""),
+        # (`grind` was here: issue 21 models a weak `grind`, so it is no longer outside the subset)
         ("example : 2 = 2 := by with_reducible apply_rfl", ""),
         ("example : True := by decide!", ""),
         ("#check_simp (1000 : Nat) - 400 ~> 600", "import Lean.Elab.CheckTactic"),
