@@ -7,13 +7,13 @@ published proofs) and cites it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from lean_gym.errors import ConfigError
+from lean_gym.jsonl import read_jsonl_objects
 
 __all__ = ["CASES_DIR", "SOURCES", "Case", "load_cases"]
 
@@ -158,21 +158,20 @@ def load_cases(
         rel = f.relative_to(base).as_posix()
         if wanted_sources is not None and rel.split("/", 1)[0] not in wanted_sources:
             continue
-        with f.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise ConfigError(f"{rel}:{lineno}: not JSON ({e.msg})") from None
-                case = Case.from_json(obj, path=rel)
-                if case.id in seen:
-                    raise ConfigError(f"{rel}:{lineno}: case id {case.id!r} appears twice in the corpus")
-                seen.add(case.id)
-                if case.kind not in kinds:
-                    continue
-                if wanted_families is not None and case.family not in wanted_families:
-                    continue
-                cases.append(case)
+        try:
+            rows = list(read_jsonl_objects(f))
+        except ValueError as e:
+            raise ConfigError(str(e).replace(str(f), rel, 1)) from None
+        for where, obj in rows:
+            case = Case.from_json(obj, path=rel)
+            if case.id in seen:
+                raise ConfigError(
+                    f"{rel}:{where.rsplit(':', 1)[1]}: case id {case.id!r} appears twice in the corpus"
+                )
+            seen.add(case.id)
+            if case.kind not in kinds:
+                continue
+            if wanted_families is not None and case.family not in wanted_families:
+                continue
+            cases.append(case)
     return cases
