@@ -363,20 +363,20 @@ def _fam_subst(rng: random.Random) -> _Spec:
 
 # --- polynomials (for ring identities)
 
-Poly = dict[tuple[int, ...], int]
+ExpPoly = dict[tuple[int, ...], int]  # exponent vector -> coefficient (not sim.arith.poly.Poly)
 
 
-def _p_var(i: int, n: int) -> Poly:
+def _p_var(i: int, n: int) -> ExpPoly:
     m = [0] * n
     m[i] = 1
     return {tuple(m): 1}
 
 
-def _p_const(c: int, n: int) -> Poly:
+def _p_const(c: int, n: int) -> ExpPoly:
     return {tuple([0] * n): c} if c else {}
 
 
-def _p_add(a: Poly, b: Poly, s: int = 1) -> Poly:
+def _p_add(a: ExpPoly, b: ExpPoly, s: int = 1) -> ExpPoly:
     out = dict(a)
     for m, c in b.items():
         out[m] = out.get(m, 0) + s * c
@@ -385,8 +385,8 @@ def _p_add(a: Poly, b: Poly, s: int = 1) -> Poly:
     return out
 
 
-def _p_mul(a: Poly, b: Poly) -> Poly:
-    out: Poly = {}
+def _p_mul(a: ExpPoly, b: ExpPoly) -> ExpPoly:
+    out: ExpPoly = {}
     for m1, c1 in a.items():
         for m2, c2 in b.items():
             m = tuple(x + y for x, y in zip(m1, m2))
@@ -396,7 +396,7 @@ def _p_mul(a: Poly, b: Poly) -> Poly:
     return out
 
 
-def _p_pow(a: Poly, k: int, n: int) -> Poly:
+def _p_pow(a: ExpPoly, k: int, n: int) -> ExpPoly:
     out = _p_const(1, n)
     for _ in range(k):
         out = _p_mul(out, a)
@@ -427,7 +427,7 @@ def _prepend_coeff(ty: str, c: int, factors: list[Term]) -> Term:
     return t
 
 
-def _poly_term(ty: str, p: Poly, names: Sequence[str], rng: random.Random) -> Term:
+def _poly_term(ty: str, p: ExpPoly, names: Sequence[str], rng: random.Random) -> Term:
     monos = sorted(p.items(), key=lambda mc: (-sum(mc[0]), [-e for e in mc[0]]))
     if rng.random() < 0.3:
         rng.shuffle(monos)

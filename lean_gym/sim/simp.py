@@ -38,7 +38,7 @@ from lean_gym.sim.unify import canon, instantiate, match
 
 __all__ = ["SimpSet", "cast_normalize", "push_neg_term", "run_simp_variant", "simp_term"]
 
-Rule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
+RewriteRule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
 
 _NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
 
@@ -65,7 +65,7 @@ class SimpSet:
         self.ctx = ctx
         self.default = default
         self.eval_fields = eval_fields
-        self.rules: list[Rule] = []
+        self.rules: list[RewriteRule] = []
         self.steps = 0
         self.unfold: set[str] = set()
         self.perm: set[int] = set()
