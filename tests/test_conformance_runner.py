@@ -60,3 +60,13 @@ def test_the_simulator_on_a_family_of_the_record() -> None:
     cases = load_cases(["lean4"], ["omega"])
     t = tally(run_command_cases(SimBackend(), cases))
     assert t.total == len(cases) and t.read > 0
+
+
+def test_the_simulator_is_recognised_behind_a_server_and_nothing_else_is() -> None:
+    from types import SimpleNamespace
+
+    from lean_gym.conformance import is_simulator
+
+    names = {"sim": True, "sim-repl": True, "sim via http://h:1": True, "sim-repl via https://h": True,
+             "repl:v4.33.0-rc2": False, "repl:v4.33.0-rc2 via http://h:1": False, "simulated-lean": False}  # fmt: skip
+    assert {n: is_simulator(SimpleNamespace(name=n)) for n in names} == names  # type: ignore[arg-type]

@@ -109,9 +109,16 @@ class CaseResult:
 
 
 def is_simulator(backend: Backend) -> bool:
-    """True for the simulator's backends (``sim``, ``sim-repl``), which may not read a case."""
+    """True for the simulator's backends, which may not read a case.
+
+    ``sim``, ``sim-repl``, and either behind ``lean-gym serve`` (a ``RemoteBackend`` named
+    ``"sim via http://…"``).
+    """
     name = getattr(backend, "name", "")
-    return isinstance(name, str) and (name == "sim" or name.startswith("sim-"))
+    if not isinstance(name, str):
+        return False
+    name = name.split(" via ", 1)[0]
+    return name == "sim" or name.startswith("sim-")
 
 
 def sim_unread_reason(case: Case) -> str:
