@@ -234,11 +234,9 @@ class ReplBackend(AsyncMixin):
         Args:
             timeout: Seconds per request (default: the backend's per-check timeout).
         """
-        r: dict[str, Any] = self._recipe
-        return LeanRepl(
-            r["command"], **self.pool._repl_kwargs,
-            default_timeout=timeout if timeout is not None else r["timeout"],
-        )  # fmt: skip
+        return self.pool.new_process(
+            default_timeout=timeout if timeout is not None else self._recipe["timeout"]
+        )
 
     def warm(self, header: str = "") -> None:
         """Start every process and import ``header`` in each ahead of time."""

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from lean_gym.backends import make_backend
-from lean_gym.conformance import format_table, is_simulator, load_cases, run_command_cases, tally, tally_by
+from lean_gym.conformance import is_simulator, load_cases, run_command_cases
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,39 +35,30 @@ def main(argv: list[str] | None = None) -> int:
         results = run_command_cases(backend, cases)
     finally:
         backend.close()
-    if args.markdown or args.write_docs:
-        from pathlib import Path
-
-        from lean_gym.conformance.selftest import SelftestReport, format_markdown_report, replace_docs_block
-
-        report = SelftestReport(backend.name, None, is_simulator(backend), commands=tuple(results))
-        if args.write_docs:
-            page = Path(args.write_docs)
-            page.write_text(replace_docs_block(page.read_text(encoding="utf-8"), report), encoding="utf-8")
-            print(f"wrote the figures into {page}")
-        else:
-            print(format_markdown_report(report))
-        return 0
-    print(format_table(tally_by(results, lambda r: r.case.family)))
-    print()
-    print(
-        format_table(
-            tally_by(results, lambda r: r.case.corpus_source + (" derived" if r.case.derived else "")),
-            title="source",
-        )
+    from lean_gym.conformance.selftest import (
+        SelftestReport,
+        format_markdown_report,
+        format_report,
+        replace_docs_block,
     )
-    print()
-    print(format_table({"all": tally(results)}, title="all"))
-    for r in results:
-        if (args.disagreements and r.outcome not in ("agree", "unread")) or (
-            args.unread and r.outcome == "unread"
-        ):
-            lean = r.case.lean_errors[0].splitlines()[0] if r.case.lean_errors else ""
-            print(
-                f"{r.outcome:8} {r.case.id} [{r.case.source.get('path')}:{r.case.source.get('line')}] "
-                f"status={r.status} | sim: {r.error.splitlines()[0] if r.error else ''} | lean: {lean} "
-                f"{'| ' + r.unread_reason if r.unread_reason else ''}"
-            )
+
+    report = SelftestReport(backend.name, None, is_simulator(backend), commands=tuple(results))
+    if args.write_docs:
+        page = Path(args.write_docs)
+        page.write_text(replace_docs_block(page.read_text(encoding="utf-8"), report), encoding="utf-8")
+        print(f"wrote the figures into {page}")
+        return 0
+    if args.markdown:
+        print(format_markdown_report(report))
+        return 0
+    # selftest's text (tables, thresholds; every disagreement with --disagreements), then the unread cases
+    print(format_report(report, disagreements=args.disagreements))
+    if args.unread:
+        for r in results:
+            if r.outcome == "unread":
+                print(
+                    f"unread   {r.case.id} [{r.case.source.get('path')}:{r.case.source.get('line')}] | {r.unread_reason}"
+                )
     return 0
 
 

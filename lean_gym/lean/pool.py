@@ -304,6 +304,14 @@ class ReplPool:
                 worker.last_used = time.monotonic()
                 self._cond.notify()
 
+    def new_process(self, **kwargs: Any) -> LeanRepl:
+        """A REPL process with the pool's command and settings (sandbox, limits), not part of the pool.
+
+        Args:
+            **kwargs: Passed on to :class:`~lean_gym.lean.repl.LeanRepl` (``start``, ``default_timeout``).
+        """
+        return LeanRepl(self.command, **self._repl_kwargs, **kwargs)
+
     def _pick(self, header: str, prefer_new: bool) -> _Worker | None:
         free = [w for w in self._workers if not w.busy]
         if not prefer_new:
@@ -311,7 +319,7 @@ class ReplPool:
                 if w.header == header and w.repl.alive:
                     return w
         if len(self._workers) < self.size:
-            w = _Worker(len(self._workers), LeanRepl(self.command, start=False, **self._repl_kwargs))
+            w = _Worker(len(self._workers), self.new_process(start=False))
             self._workers.append(w)
             return w
         if free:
@@ -322,9 +330,7 @@ class ReplPool:
 
     def _pick_worker(self, index: int) -> _Worker | None:
         while len(self._workers) <= index:  # a worker index from before a restart of the pool's list
-            self._workers.append(
-                _Worker(len(self._workers), LeanRepl(self.command, start=False, **self._repl_kwargs))
-            )
+            self._workers.append(_Worker(len(self._workers), self.new_process(start=False)))
         w = self._workers[index]
         return None if w.busy else w
 
