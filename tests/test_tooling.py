@@ -29,14 +29,25 @@ def test_make_check_is_format_lint_types_doctests_docs_and_tests() -> None:
     assert "make check" in ci  # CI runs what a developer runs
 
 
+_NOT_OURS = {".git", "build", "lean_workspace"}
+
+
+def _own_python_files() -> list[Path]:
+    """The repository's own ``.py`` files: not under ``.git``, ``build``, the Lean workspace, or a virtual
+    environment of any name (a folder with a ``pyvenv.cfg``: a user's clone may hold ``.venv``, ``.v``, ``env``)."""
+    venvs = {p.parent for p in ROOT.glob("*/pyvenv.cfg")}
+    return [
+        p
+        for p in sorted(ROOT.rglob("*.py"))
+        if not _NOT_OURS & set(p.relative_to(ROOT).parts) and not any(v in p.parents for v in venvs)
+    ]
+
+
 def test_lint_covers_every_python_folder() -> None:
     makefile = (ROOT / "Makefile").read_text()
     dirs = set(re.search(r"^PY_DIRS = (.*)$", makefile, re.M).group(1).split())  # type: ignore[union-attr]
     with_python = {
-        p.relative_to(ROOT).parts[0]
-        for p in ROOT.rglob("*.py")
-        if not {".venv", "build", "lean_workspace", ".git"} & set(p.relative_to(ROOT).parts)
-        and len(p.relative_to(ROOT).parts) > 1
+        p.relative_to(ROOT).parts[0] for p in _own_python_files() if len(p.relative_to(ROOT).parts) > 1
     }
     assert with_python <= dirs
 
@@ -75,9 +86,9 @@ def test_the_api_reference_builds_without_a_warning(tmp_path: Path) -> None:
 def _noqa_c901() -> set[str]:
     """``path:function`` for every ``# noqa: C901`` outside the per-file exceptions."""
     out = set()
-    for p in sorted(ROOT.rglob("*.py")):
+    for p in _own_python_files():
         rel = p.relative_to(ROOT)
-        if rel.parts[0] in (".venv", "build") or "noqa: C901" not in p.read_text():
+        if "noqa: C901" not in p.read_text():
             continue
         for line in p.read_text().splitlines():
             m = re.match(r"^\s*(?:async\s+)?def (\w+)\(.*# noqa: C901", line)
