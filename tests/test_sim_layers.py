@@ -27,7 +27,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("goals",),  # goals and their local context
     ("tactics",),  # the tactic core: context, combinators, the tactic table
     ("evaluate",),  # closed evaluation, rfl and decide
+    ("polyconv",),  # terms to polynomials (the arithmetic tactics and the kernel share it)
     ("proofs",),  # proof terms (by-blocks run through the core)
+    ("kernel",),  # the trusted core: the only module that marks a goal closed (imports no tactic family)
     ("simp",),  # the tactic families, registering into the core's table
     ("tac_arith",),
     ("tac_basic",),

@@ -165,9 +165,18 @@ class ProofChecker:
     def check(self, syn: Syn, expected: Term) -> None:
         """Check that ``syn`` proves ``expected``.
 
+        The check is recorded in the running tactic's frame, where the kernel finds it when the tactic
+        closes its goal with ``ProofTerm(syn)`` (:mod:`lean_gym.sim.kernel`).
+
         Raises:
             ElabError: with Lean's message when it does not.
         """
+        self._check(syn, expected)
+        frames = self.ctx.seal_frames
+        if frames:
+            frames[-1].checked.append((syn, expected, bool(self.new_goals)))
+
+    def _check(self, syn: Syn, expected: Term) -> None:
         self.ctx.tick(5)
         k = syn.kind
         if k == "paren":

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lean_gym.errors import LeanGymError
 from lean_gym.sim.arith.errors import ArithBudgetExceeded, WorkBudget
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature
@@ -64,6 +65,7 @@ __all__ = [
     "HARD_HEARTBEAT_CAP",
     "Goal",
     "HeartbeatsExceeded",
+    "KernelRefusal",
     "SearchBudget",
     "TacSyntax",
     "TacticContext",
@@ -200,6 +202,74 @@ class SorryRecord:
     end: int
 
 
+class KernelRefusal(LeanGymError):
+    """A goal was marked closed without the kernel (:mod:`lean_gym.sim.kernel`) closing it, or the kernel
+    refused a justification: a bug of the simulator, never a proof.
+
+    Not a :class:`TacticError`, so no combinator (``first``, ``try``, aesop's search) catches it: the request
+    ends with the REPL layer's ``internal simulator error`` answer.
+    """
+
+
+@dataclass(slots=True)
+class SealFrame:
+    """What the kernel closed during one atomic tactic call (the engine pushes one frame per call).
+
+    ``closed`` holds ``(goal, kind, justification)`` for each goal the kernel closed, or that a nested run
+    the engine checked closed, in this call; ``checked`` holds ``(syntax, type, left_goals)`` for each term
+    the proof checker (:class:`lean_gym.sim.proofs.ProofChecker`) checked in this call.
+    """
+
+    tactic: str
+    closed: list[tuple[Goal, str, Any]] = field(default_factory=list)
+    checked: list[tuple[Any, Term, bool]] = field(default_factory=list)
+
+    def justification_of(self, goal: Goal) -> tuple[str, Any] | None:
+        """The kind and justification with which ``goal`` (its context and target) was closed, or ``None``."""
+        for g, kind, j in reversed(self.closed):
+            if g is goal or (g.target == goal.target and g.hyps == goal.hyps):
+                return kind, j
+        return None
+
+
+#: Closures checked by the engine: ``(tactic, kind)`` → count (a test reads it: every family closes
+#: through the kernel).
+SEALED_COUNTS: dict[tuple[str, str], int] = {}
+
+_KERNEL_KEY: list[object] = []
+
+
+def _kernel_key() -> object:
+    """The capability to mark goals closed: handed out once, to :mod:`lean_gym.sim.kernel` at its import."""
+    if _KERNEL_KEY:
+        raise KernelRefusal("the kernel's key was already handed out: only lean_gym.sim.kernel seals goals")
+    key = object()
+    _KERNEL_KEY.append(key)
+    return key
+
+
+def seal(ctx: TacticContext, goal: Goal, kind: str, justification: Any, key: object) -> None:
+    """Record that the kernel closed ``goal`` in the current atomic call (only the kernel holds ``key``)."""
+    if not _KERNEL_KEY or key is not _KERNEL_KEY[0]:
+        raise KernelRefusal("a goal was sealed without the kernel's key")
+    if ctx.seal_frames:
+        ctx.seal_frames[-1].closed.append((goal, kind, justification))
+
+
+def sealed_here(ctx: TacticContext, goal: Goal) -> tuple[str, Any] | None:
+    """How ``goal`` was closed in the atomic call running now (see :class:`SealFrame`), or ``None``."""
+    return ctx.seal_frames[-1].justification_of(goal) if ctx.seal_frames else None
+
+
+def _seal_run(ctx: TacticContext, goals: Sequence[Goal], how: str) -> None:
+    """A run of tactics the engine checked left no goal: its input goals are closed (each atomic closure in
+    it went through the kernel, each admitted goal recorded ``sorryAx``); the calling tactic may cite them."""
+    if ctx.seal_frames:
+        closed = ctx.seal_frames[-1].closed
+        for g in goals:
+            closed.append((g, how, None))
+
+
 @dataclass
 class LogMessage:
     """A message logged while running tactics (absolute source offsets; -1 when unknown)."""
@@ -248,6 +318,7 @@ class TacticContext:
     _deadline: float | None = None
     memo_frames: list[list[int]] = field(default_factory=list)
     hidden_sorry: bool = False
+    seal_frames: list[SealFrame] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.max_heartbeats is not None:
@@ -1062,6 +1133,8 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     kind, handler = found
     outer_meter = set_work_meter(ctx.tick)  # polynomial arithmetic pays as it goes
     outer_too_large, ctx.numeral_too_large = ctx.numeral_too_large, False
+    frame = SealFrame(name)
+    ctx.seal_frames.append(frame)
     try:
         if kind == "ext":
             new = handler(goal, syn.text, ctx)
@@ -1100,6 +1173,17 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     finally:
         set_work_meter(outer_meter)
         ctx.numeral_too_large = outer_too_large
+        ctx.seal_frames.pop()
+    if not new:
+        # only the kernel marks a goal closed: a handler that leaves no goal must have closed its goal there
+        how = frame.justification_of(goal)
+        if how is None:
+            raise KernelRefusal(f"`{name}` left no goal, but the kernel did not close its goal")
+        key = (name, how[0])
+        SEALED_COUNTS[key] = SEALED_COUNTS.get(key, 0) + 1
+        if ctx.seal_frames:
+            ctx.seal_frames[-1].closed.append((goal, f"tactic {name}", how))
+        return list(rest)
     return list(new) + list(rest)
 
 
@@ -1116,7 +1200,16 @@ def run_block(
     except ParseError as e:
         raise TacticError(e.message, e.start, e.end) from e
     ctx.src = src
-    return exec_node(node, goals, ctx)
+    return run_node(node, goals, ctx)
+
+
+def run_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
+    """:func:`exec_node` for a tactic that runs tactics on its goals: when no goal is left, the goals given
+    are recorded closed in the calling tactic's frame, so that it may cite them (``Subproof``)."""
+    out = exec_node(node, goals, ctx)
+    if not out and goals:
+        _seal_run(ctx, goals, "run")
+    return out
 
 
 def run_tactic_on_goals(
