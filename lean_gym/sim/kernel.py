@@ -53,10 +53,11 @@ from typing import Any
 from lean_gym.sim.arith import ArithBudgetExceeded, Certificate, EvalTooExpensive
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.evaluate import decide_closed, eval_term, rfl_closes
-from lean_gym.sim.goals import Goal
+from lean_gym.sim.goals import Goal, canonical_goal
 from lean_gym.sim.polyconv import DOMAIN, Conv
+from lean_gym.sim.proofs import Checked, issued
 from lean_gym.sim.syntax import Syn
-from lean_gym.sim.tactics import KernelRefusal, TacticContext, _kernel_key, seal, sealed_here
+from lean_gym.sim.tactics import KernelRefusal, SealFrame, TacticContext, _kernel_key, seal
 from lean_gym.sim.terms import FALSE, TRUE, Term, check_heads, is_prop_type
 from lean_gym.sim.unify import canon, defeq
 
@@ -64,6 +65,7 @@ __all__ = [
     "DECISION_PROCEDURES",
     "Admit",
     "Contradiction",
+    "DataValue",
     "Decide",
     "Decided",
     "Hyp",
@@ -72,11 +74,13 @@ __all__ = [
     "PolyIdentity",
     "ProofTerm",
     "Refl",
+    "Renamed",
     "Rewrote",
     "Subproof",
     "TrueIntro",
     "close",
     "close_from",
+    "replayable",
 ]
 
 _KEY = _kernel_key()
@@ -129,9 +133,26 @@ class PolyIdentity:
 
 @dataclass(frozen=True, slots=True)
 class ProofTerm:
-    """The term ``syn`` proves the target: the proof checker checked it in this call."""
+    """The term ``syn`` proves the target: the proof checker checked it in this call. The kernel finds the
+    checker's record (:class:`~lean_gym.sim.proofs.Checked`) in the call's frame; the closure keeps it
+    (``record``), so that the justification can be re-checked later (a memoised answer replayed)."""
 
     syn: Syn
+    record: Checked | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DataValue:
+    """A data goal (its target a type, ``def f : ℕ := by exact 5``) got a value the tactic elaborated."""
+
+
+@dataclass(frozen=True, slots=True)
+class Renamed:
+    """``original`` (closed by ``justification``) is the goal up to an order-preserving renaming of its
+    locals (:func:`~lean_gym.sim.goals.canonical_goal`): a memoised answer replayed on a goal of that form."""
+
+    original: Goal
+    justification: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +200,8 @@ Justification = (
     | Subproof
     | Rewrote
     | Decided
+    | DataValue
+    | Renamed
 )
 
 _REL = frozenset({"=", "≠", "<", "≤", ">", "≥", "∣"})
@@ -271,8 +294,24 @@ def _poly_identity(t: Term, ctx: TacticContext) -> bool:
     return _quiet(same, ctx)
 
 
-def _check(goal: Goal, j: object, ctx: TacticContext) -> str | None:
-    """``None`` when ``j`` justifies ``goal``, else why not."""
+def _proof_record(goal: Goal, j: ProofTerm, frame: SealFrame | None) -> Checked | None:
+    """The proof checker's record that ``j.syn`` proves ``goal``'s target in its context, or ``None``."""
+    recs = (j.record,) if j.record is not None else reversed(frame.checked) if frame is not None else ()
+    for rec in recs:
+        if (
+            issued(rec)
+            and rec.syn is j.syn
+            and not rec.open_goals
+            and (rec.hyps is goal.hyps or rec.hyps == goal.hyps)
+            and defeq(rec.expected, goal.target)
+        ):
+            return rec
+    return None
+
+
+def _check(goal: Goal, j: object, ctx: TacticContext, frame: SealFrame | None) -> str | None:
+    """``None`` when ``j`` justifies ``goal``, else why not; ``frame`` is the call whose records ``j`` may
+    cite (``None``: ``j`` must stand alone)."""
     target = goal.target
     if isinstance(j, Hyp):
         ty = _hyp_type(goal, j.fid)
@@ -306,12 +345,7 @@ def _check(goal: Goal, j: object, ctx: TacticContext) -> str | None:
     if isinstance(j, PolyIdentity):
         return None if _poly_identity(target, ctx) else "the sides are not one polynomial"
     if isinstance(j, ProofTerm):
-        frame = ctx.seal_frames[-1] if ctx.seal_frames else None
-        if frame is not None:
-            for syn, expected, open_goals in reversed(frame.checked):
-                if syn is j.syn and not open_goals and defeq(expected, target):
-                    return None
-        return "the proof checker did not check this term against the target"
+        return None if _proof_record(goal, j, frame) is not None else "the proof checker did not check it"
     if isinstance(j, Admit):
         ctx.use_axiom("sorryAx")
         return None
@@ -320,13 +354,20 @@ def _check(goal: Goal, j: object, ctx: TacticContext) -> str | None:
             return "no leaves"
         for leaf in j.leaves:
             if isinstance(leaf, tuple):
-                g, sub = leaf
-                why = _check(g, sub, ctx)
+                why = _check(leaf[0], leaf[1], ctx, None)
                 if why is not None:
                     return f"a leaf's justification fails: {why}"
-            elif sealed_here(ctx, leaf) is None:
+            elif frame is None or not frame.entries_of(leaf):
                 return "a leaf was not closed through the kernel"
         return None
+    if isinstance(j, DataValue):
+        return None if not is_prop_type(target) else "the target is a proposition"
+    if isinstance(j, Renamed):
+        a, b = canonical_goal(goal.with_tag(None))[0], canonical_goal(j.original.with_tag(None))[0]
+        if a.hyps != b.hyps or a.target != b.target:
+            return "the goal is not the original up to a renaming of its locals"
+        why = _check(j.original, j.justification, ctx, None)
+        return None if why is None else f"the original's justification fails: {why}"
     if isinstance(j, Rewrote):
         r = j.result
         if j.hyp is None:
@@ -349,9 +390,12 @@ def close(goal: Goal, justification: Justification, ctx: TacticContext) -> list[
         KernelRefusal: the justification does not hold for ``goal`` (a simulator bug: the REPL layer answers
             ``internal simulator error``), or the goal's terms are not well formed.
     """
-    why = _check(goal, justification, ctx)
+    frame = ctx.seal_frames[-1] if ctx.seal_frames else None
+    why = _check(goal, justification, ctx, frame)
     if why is not None:
         raise _refuse(goal, justification, why)
+    if isinstance(justification, ProofTerm) and justification.record is None:
+        justification = ProofTerm(justification.syn, _proof_record(goal, justification, frame))
     bad = check_heads(goal.target)
     for _, t in goal.hyps:
         bad = bad or check_heads(t)
@@ -372,3 +416,48 @@ def close_from(goal: Goal, derived: Goal, justification: Justification, ctx: Tac
     if derived is goal or (derived.target == goal.target and derived.hyps == goal.hyps):
         return []
     return close(goal, Subproof((derived,)), ctx)
+
+
+def replayable(ctx: TacticContext, goal: Goal) -> Justification | None:
+    """A justification of ``goal`` that stands alone (cites no record of a call: the kernel can re-check it
+    at any later time), from how ``goal`` was closed in the call running now; ``None`` when there is none
+    (a run of several tactics, a sorry, a closure too deep). A memo keeps it to replay a closure through the
+    kernel.
+    """
+    frame = ctx.seal_frames[-1] if ctx.seal_frames else None
+    return None if frame is None else _standalone_of(goal, frame, 0)
+
+
+_MAX_DEPTH = 64
+
+
+def _standalone_of(goal: Goal, frame: SealFrame, depth: int) -> Justification | None:
+    for _, _, j, src in reversed(frame.entries_of(goal)):
+        got = _standalone(j, src, depth)
+        if got is not None:
+            return got
+    return None
+
+
+def _standalone(j: Any, frame: SealFrame, depth: int) -> Justification | None:
+    if j is None or depth > _MAX_DEPTH:
+        return None
+    if isinstance(j, ProofTerm):
+        return j if j.record is not None else None
+    if isinstance(j, Subproof):
+        leaves: list[tuple[Goal, Any]] = []
+        for leaf in j.leaves:
+            if isinstance(leaf, tuple):
+                g, sub = leaf[0], _standalone(leaf[1], frame, depth + 1)
+            else:
+                g, sub = leaf, _standalone_of(leaf, frame, depth + 1)
+            if sub is None:
+                return None
+            leaves.append((g, sub))
+        return Subproof(tuple(leaves))
+    if isinstance(j, Renamed):
+        sub = _standalone(j.justification, frame, depth + 1)
+        return None if sub is None else Renamed(j.original, sub)
+    if isinstance(j, Admit):
+        return None  # a memoised answer never replays a sorry
+    return j  # the other kinds cite nothing but the goal

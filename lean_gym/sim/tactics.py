@@ -215,21 +215,38 @@ class KernelRefusal(LeanGymError):
 class SealFrame:
     """What the kernel closed during one atomic tactic call (the engine pushes one frame per call).
 
-    ``closed`` holds ``(goal, kind, justification)`` for each goal the kernel closed, or that a nested run
-    the engine checked closed, in this call; ``checked`` holds ``(syntax, type, left_goals)`` for each term
-    the proof checker (:class:`lean_gym.sim.proofs.ProofChecker`) checked in this call.
+    ``closed`` maps each goal the kernel closed in this call, or that a nested call or run the engine
+    checked closed, to ``(goal, kind, justification, frame)`` (keyed by the identity of the goal's context
+    and target; ``justification`` is ``None`` for a run of several tactics; ``frame`` is the call whose
+    records the justification cites); ``checked`` holds the proof checker's records
+    (:class:`lean_gym.sim.proofs.Checked`) of the terms it checked in this call.
     """
 
     tactic: str
-    closed: list[tuple[Goal, str, Any]] = field(default_factory=list)
-    checked: list[tuple[Any, Term, bool]] = field(default_factory=list)
+    closed: dict[tuple[int, int], list[tuple[Goal, str, Any, SealFrame]]] = field(default_factory=dict)
+    checked: list[Any] = field(default_factory=list)
+
+    def add(self, goal: Goal, kind: str, justification: Any, frame: SealFrame | None = None) -> None:
+        key = (id(goal.hyps), id(goal.target))
+        entry = (goal, kind, justification, self if frame is None else frame)  # the goal keeps its ids alive
+        entries = self.closed.get(key)
+        if entries is None:
+            self.closed[key] = [entry]
+        else:
+            entries.append(entry)
+
+    def entries_of(self, goal: Goal) -> list[tuple[Goal, str, Any, SealFrame]]:
+        """How ``goal`` (its context and target, whatever its tag) was closed in this call, oldest first."""
+        entries = self.closed.get((id(goal.hyps), id(goal.target)))
+        if entries is not None:
+            return entries
+        hyps, target = goal.hyps, goal.target
+        return [e for es in self.closed.values() for e in es if e[0].target == target and e[0].hyps == hyps]
 
     def justification_of(self, goal: Goal) -> tuple[str, Any] | None:
-        """The kind and justification with which ``goal`` (its context and target) was closed, or ``None``."""
-        for g, kind, j in reversed(self.closed):
-            if g is goal or (g.target == goal.target and g.hyps == goal.hyps):
-                return kind, j
-        return None
+        """The kind and justification of the newest closure of ``goal`` in this call, or ``None``."""
+        entries = self.entries_of(goal)
+        return (entries[-1][1], entries[-1][2]) if entries else None
 
 
 #: Closures checked by the engine: ``(tactic, kind)`` → count (a test reads it: every family closes
@@ -253,7 +270,7 @@ def seal(ctx: TacticContext, goal: Goal, kind: str, justification: Any, key: obj
     if not _KERNEL_KEY or key is not _KERNEL_KEY[0]:
         raise KernelRefusal("a goal was sealed without the kernel's key")
     if ctx.seal_frames:
-        ctx.seal_frames[-1].closed.append((goal, kind, justification))
+        ctx.seal_frames[-1].add(goal, kind, justification)
 
 
 def sealed_here(ctx: TacticContext, goal: Goal) -> tuple[str, Any] | None:
@@ -265,9 +282,9 @@ def _seal_run(ctx: TacticContext, goals: Sequence[Goal], how: str) -> None:
     """A run of tactics the engine checked left no goal: its input goals are closed (each atomic closure in
     it went through the kernel, each admitted goal recorded ``sorryAx``); the calling tactic may cite them."""
     if ctx.seal_frames:
-        closed = ctx.seal_frames[-1].closed
+        frame = ctx.seal_frames[-1]
         for g in goals:
-            closed.append((g, how, None))
+            frame.add(g, how, None)
 
 
 @dataclass
@@ -1181,8 +1198,8 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
             raise KernelRefusal(f"`{name}` left no goal, but the kernel did not close its goal")
         key = (name, how[0])
         SEALED_COUNTS[key] = SEALED_COUNTS.get(key, 0) + 1
-        if ctx.seal_frames:
-            ctx.seal_frames[-1].closed.append((goal, f"tactic {name}", how))
+        if ctx.seal_frames:  # the calling tactic may cite it, with the justification the kernel checked
+            ctx.seal_frames[-1].add(goal, how[0], how[1], frame)
         return list(rest)
     return list(new) + list(rest)
 
