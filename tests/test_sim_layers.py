@@ -30,7 +30,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("proofs",),  # proof terms (by-blocks run through the core)
     ("simp",),  # the tactic families, registering into the core's table
     ("tac_arith",),
-    ("tac_basic",),
+    ("tac_rcases",),  # intro, the rcases patterns and destructuring, cases/induction
+    ("tac_basic",),  # exact, apply, have, constructor, … (uses the destructuring's subst/clear)
+    ("rewrite",),  # the rewrite engine and rw (a rule's arguments are elaborated as apply does)
     ("tac_choose", "tac_lincomb", "tac_tauto"),  # Mathlib's choose, linear_combination and tauto
     ("aesop_syntax",),
     ("aesop",),
