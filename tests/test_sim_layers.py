@@ -35,7 +35,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("rewrite",),  # the rewrite engine and rw (a rule's arguments are elaborated as apply does)
     ("tac_choose", "tac_lincomb", "tac_tauto"),  # Mathlib's choose, linear_combination and tauto
     ("aesop_syntax",),
-    ("aesop",),
+    ("aesop_cost", "aesop_rules"),  # aesop's cost model; its rule base (builtin rules, rules of the clauses)
+    ("aesop_apply",),  # applying one rule to one goal, memoised
+    ("aesop_search",),  # the search tree, expanded best-first
+    ("aesop",),  # the tactic: parse, search, Lean's answer; registers aesop/aesop?
     ("families_text",),  # goal families written as Lean text (parsed by the core)
     ("families",),  # goal families for the envs' data (no tactic runs)
     ("commands",),
