@@ -40,6 +40,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("aesop_search",),  # the search tree, expanded best-first
     ("aesop",),  # the tactic: parse, search, Lean's answer; registers aesop/aesop?
     ("families_text",),  # goal families written as Lean text (parsed by the core)
+    ("families_terms",),  # the families' term builders and Lean source
+    ("families_poly", "families_retrieval"),  # polynomials for the ring family; the lemma retriever
     ("families",),  # goal families for the envs' data (no tactic runs)
     ("commands",),
     ("jsonfmt",),
