@@ -13,6 +13,7 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.proofs import (
     Instance,
     ProofChecker,
+    _has_mvars,
     decl_telescope,
     prop_telescope,
 )
@@ -202,7 +203,6 @@ def rewrite_once(
                 f"Tactic `rewrite` failed: Did not find an instance of the pattern in the {what}\n  {pretty(instantiate(lhs, asg), at)}\n\n{goal.pretty()}"
             )
         )
-    from lean_gym.sim.proofs import _has_mvars
 
     if _has_mvars(new):
         raise TacticError(

@@ -17,6 +17,7 @@ from lean_gym.sim.proofs import (
     Binder,
     Instance,
     ProofChecker,
+    _has_mvars,
     _pi,
     prop_telescope,
 )
@@ -30,6 +31,7 @@ from lean_gym.sim.tactics import (
     _hyp_closes,
     _map_at,
     _parse_location,
+    _rename_inaccessible,
     builtin,
 )
 from lean_gym.sim.terms import (
@@ -356,8 +358,6 @@ def apply_telescope(
             holes.append(m[1])
             continue
         if b.is_prop:
-            from lean_gym.sim.proofs import _has_mvars
-
             if _has_mvars(btype):
                 got = pc.infer(arg)
                 if not match(btype, got, inst.asg):
@@ -460,8 +460,6 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _unresolved(t: Term) -> bool:
-    from lean_gym.sim.proofs import _has_mvars
-
     return _has_mvars(t)
 
 
@@ -731,8 +729,6 @@ def _clear(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("rename_i")
 def _rename_i(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    from lean_gym.sim.tactics import _rename_inaccessible
-
     return [_rename_inaccessible(goal, [t.text for t in syn.toks[1:]])]
 
 

@@ -17,7 +17,10 @@ from lean_gym.sim.tactics import (
     TacSyntax,
     TacticContext,
     TacticError,
+    _rename_inaccessible,
     builtin,
+    run_block,
+    unsolved_goals_message,
 )
 from lean_gym.sim.terms import (
     FALSE,
@@ -437,8 +440,6 @@ def _alternatives(syn: TacSyntax, ts: TokenStream) -> list[tuple[str, list[str],
 def _run_alternatives(
     goals: list[Goal], alts: list[tuple[str, list[str], int, int, Token]], syn: TacSyntax, ctx: TacticContext
 ) -> list[Goal]:
-    from lean_gym.sim.tactics import _rename_inaccessible, run_block, unsolved_goals_message
-
     by_tag = {g.tag: g for g in goals}
     for tag, names, start, end, bar in alts:
         g = by_tag.pop(tag, None)
@@ -486,8 +487,6 @@ def _induction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             names = []
             while ts.tok.kind == "ident" or ts.is_sym("_"):
                 names.append(ts.advance().text)
-            from lean_gym.sim.tactics import _rename_inaccessible
-
             goals[1] = _rename_inaccessible(goals[1], names) if names else goals[1]
         else:
             return _run_alternatives(goals, _alternatives(syn, ts), syn, ctx)
@@ -510,8 +509,6 @@ def _cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             ts.advance()
             while ts.tok.kind == "ident" or ts.is_sym("_"):
                 names.append(ts.advance().text)
-            from lean_gym.sim.tactics import _rename_inaccessible
-
             goals[1] = _rename_inaccessible(goals[1], names[-1:]) if names else goals[1]
         return goals
     if ts.is_word("with"):
