@@ -34,8 +34,8 @@ this module is the tactic: it parses the call, runs the search and turns its end
 registers ``aesop``/``aesop?`` with the tactic table.
 
 Sub-tactic results and parsed calls are memoised in process (:mod:`lean_gym.sim.memo`; keyed on everything
-they depend on, see ``run_sub``), with their heartbeat cost replayed, so a memoised call behaves exactly as
-the original one.
+they depend on, see :func:`~lean_gym.sim.aesop_apply.run_sub`), with their heartbeat cost replayed, so a
+memoised call behaves exactly as the original one.
 """
 
 from __future__ import annotations
