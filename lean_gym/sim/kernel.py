@@ -59,11 +59,13 @@ from lean_gym.sim.proofs import Checked, issued
 from lean_gym.sim.syntax import Syn
 from lean_gym.sim.tactics import KernelRefusal, SealFrame, TacticContext, _kernel_key, seal
 from lean_gym.sim.terms import FALSE, TRUE, Term, check_heads, is_prop_type
-from lean_gym.sim.unify import canon, defeq
+from lean_gym.sim.unify import canon, defeq, match
 
 __all__ = [
+    "CLOSED_KINDS",
     "DECISION_PROCEDURES",
     "Admit",
+    "Applied",
     "Contradiction",
     "DataValue",
     "Decide",
@@ -79,11 +81,16 @@ __all__ = [
     "Subproof",
     "TrueIntro",
     "close",
+    "close_cases",
     "close_from",
+    "mark",
     "replayable",
 ]
 
 _KEY = _kernel_key()
+
+CLOSED_KINDS: dict[str, int] = {}
+"""Goals the kernel closed in this process, by justification kind (tests read it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +146,14 @@ class ProofTerm:
 
     syn: Syn
     record: Checked | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """``apply e`` left no goal: ``conclusion`` is the conclusion of ``e``'s type with its premises
+    instantiated and discharged; it unifies with the target."""
+
+    conclusion: Term
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +217,7 @@ Justification = (
     | Decided
     | DataValue
     | Renamed
+    | Applied
 )
 
 _REL = frozenset({"=", "≠", "<", "≤", ">", "≥", "∣"})
@@ -273,13 +289,27 @@ def _quiet(fn: Callable[[], bool], ctx: TacticContext) -> bool:
         ctx.heartbeats, ctx.memo_frames, ctx._limit = saved_hb, saved_frames, saved_limit
 
 
+def _has_mvar(t: Term) -> bool:
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        if u[0] == "mvar" or (u[0] == "num" and isinstance(u[1], str) and u[1].startswith("?")):
+            return True
+        for c in u[1:]:
+            if type(c) is tuple:
+                if c and type(c[0]) is tuple:
+                    stack.extend(c)  # an application's arguments
+                elif c:
+                    stack.append(c)
+    return False
+
+
 def _false_fact(t: Term, goal: Goal, ctx: TacticContext) -> bool:
-    if t == FALSE:
+    c = canon(t)
+    if c == FALSE:
         return True
-    if t[0] == "≠" and defeq(t[2], t[3]):
-        return True
-    if t[0] == "¬" and t[1] == TRUE:
-        return True
+    if c[0] == "→" and c[2] == FALSE and (c[1] == TRUE or (c[1][0] == "=" and c[1][2] == c[1][3])):
+        return True  # ¬True, a ≠ a, ¬(a = a)
     return t[0] in _REL and _quiet(lambda: decide_closed(t, ctx, allow_fields=True) is False, ctx)
 
 
@@ -324,10 +354,10 @@ def _check(goal: Goal, j: object, ctx: TacticContext, frame: SealFrame | None) -
             return f"no hypothesis {j.fid!r}"
         if j.other is not None:
             other = _hyp_type(goal, j.other)
-            if other is not None and ty[0] == "¬" and defeq(ty[1], other):
-                return None
-            if other is not None and other[0] == "¬" and defeq(other[1], ty):
-                return None
+            for neg, pos in ((ty, other), (other, ty)):
+                c = canon(neg) if neg is not None else None
+                if pos is not None and c is not None and c[0] == "→" and c[2] == FALSE and c[1] == canon(pos):
+                    return None
             return "the two hypotheses do not contradict"
         return None if _false_fact(ty, goal, ctx) else "the hypothesis is not false"
     if isinstance(j, Refl):
@@ -360,6 +390,11 @@ def _check(goal: Goal, j: object, ctx: TacticContext, frame: SealFrame | None) -
             elif frame is None or not frame.entries_of(leaf):
                 return "a leaf was not closed through the kernel"
         return None
+    if isinstance(j, Applied):
+        if _has_mvar(j.conclusion):
+            return "the conclusion has a metavariable left"
+        ok = defeq(j.conclusion, target) or match(j.conclusion, target, {}, offsets=True)
+        return None if ok else "the conclusion does not unify with the target"
     if isinstance(j, DataValue):
         return None if not is_prop_type(target) else "the target is a proposition"
     if isinstance(j, Renamed):
@@ -401,7 +436,9 @@ def close(goal: Goal, justification: Justification, ctx: TacticContext) -> list[
         bad = bad or check_heads(t)
     if bad:
         raise _refuse(goal, justification, bad)
-    seal(ctx, goal, type(justification).__name__, justification, _KEY)
+    kind = type(justification).__name__
+    CLOSED_KINDS[kind] = CLOSED_KINDS.get(kind, 0) + 1
+    seal(ctx, goal, kind, justification, _KEY)
     return []
 
 
@@ -461,3 +498,19 @@ def _standalone(j: Any, frame: SealFrame, depth: int) -> Justification | None:
     if isinstance(j, Admit):
         return None  # a memoised answer never replays a sorry
     return j  # the other kinds cite nothing but the goal
+
+
+def mark(ctx: TacticContext) -> int:
+    """A point in the call running now, for :func:`close_cases`."""
+    return len(ctx.seal_frames[-1].order) if ctx.seal_frames else 0
+
+
+def close_cases(goal: Goal, since: int, ctx: TacticContext) -> list[Goal]:
+    """Close ``goal``, which the tactic split into cases that were each closed through the kernel after
+    ``since`` (see :func:`mark`), as their :class:`Subproof`; returns ``[]``.
+
+    Raises:
+        KernelRefusal: no case was closed (a tactic that left no goal and closed nothing).
+    """
+    leaves = tuple(ctx.seal_frames[-1].order[since:]) if ctx.seal_frames else ()
+    return close(goal, Subproof(leaves), ctx)

@@ -34,7 +34,17 @@ from lean_gym.sim.arith import omega as _omega
 from lean_gym.sim.arith.errors import WorkBudget
 from lean_gym.sim.evaluate import _bound_of, decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.kernel import Decide, Decided, Linear, PolyIdentity, Refl, Rewrote, close
+from lean_gym.sim.kernel import (
+    Decide,
+    Decided,
+    Linear,
+    PolyIdentity,
+    Refl,
+    Rewrote,
+    Subproof,
+    close,
+    close_from,
+)
 from lean_gym.sim.polyconv import DOMAIN, MAX_POW, Conv, poly_to_term, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
@@ -1105,7 +1115,7 @@ def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
         hyps = tuple((n, subst(t, fid, val)) for n, t in goal.hyps if n != fid)
         out.append(Goal(hyps, subst(goal.target, fid, val), None, goal.ascii))
     ctx.use_standard_axioms()
-    return out
+    return out or close(goal, Decided("interval_cases"), ctx)  # no case: the bounds contradict
 
 
 # ------------------------------------------------------------------------------------------- gcongr
@@ -1249,7 +1259,7 @@ def _gcongr(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         )
     side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
     ctx.use_standard_axioms()
-    return side + main
+    return side + main or close(goal, Decided("gcongr"), ctx)
 
 
 @builtin("rel")
@@ -1277,6 +1287,7 @@ def _rel(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 @builtin("bound")
 def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    start = goal
     if ts.is_sym("["):
         ts.advance()
         while not ts.is_sym("]"):
@@ -1288,7 +1299,8 @@ def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
     try:
-        return _positivity(goal, syn, ctx)
+        _positivity(goal, syn, ctx)
+        return [] if goal is start else close(start, Subproof((goal,)), ctx)
     except TacticError:
         pass
     side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
@@ -1301,7 +1313,7 @@ def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             except TacticError:
                 raise TacticError("bound failed to prove the goal") from None
     ctx.use_standard_axioms()
-    return close(goal, Decided("gcongr"), ctx)
+    return close_from(start, goal, Decided("gcongr"), ctx)
 
 
 # ------------------------------------------------------------------------------------------ field_simp

@@ -225,6 +225,7 @@ class SealFrame:
     tactic: str
     closed: dict[tuple[int, int], list[tuple[Goal, str, Any, SealFrame]]] = field(default_factory=dict)
     checked: list[Any] = field(default_factory=list)
+    order: list[Goal] = field(default_factory=list)
 
     def add(self, goal: Goal, kind: str, justification: Any, frame: SealFrame | None = None) -> None:
         key = (id(goal.hyps), id(goal.target))
@@ -234,6 +235,7 @@ class SealFrame:
             self.closed[key] = [entry]
         else:
             entries.append(entry)
+        self.order.append(goal)
 
     def entries_of(self, goal: Goal) -> list[tuple[Goal, str, Any, SealFrame]]:
         """How ``goal`` (its context and target, whatever its tag) was closed in this call, oldest first."""
