@@ -25,7 +25,9 @@ from lean_gym.sim.elab import Env
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import (
     Admit,
+    Applied,
     Contradiction,
+    DataValue,
     Decide,
     Decided,
     Hyp,
@@ -33,6 +35,7 @@ from lean_gym.sim.kernel import (
     PolyIdentity,
     ProofTerm,
     Refl,
+    Renamed,
     Rewrote,
     Subproof,
     TrueIntro,
@@ -93,7 +96,13 @@ def test_a_tactic_that_returns_no_goal_without_the_kernel_is_refused(rogue) -> N
 def test_combinators_do_not_swallow_the_refusal(rogue) -> None:
     """``first``/``try``/``<;>``/``·`` catch tactic failures, never the kernel's refusal."""
     name = rogue(lambda g, c: [])
-    for text in (f"first | {name} | rfl", f"try {name}", f"skip <;> {name}", f"· {name}", f"all_goals {name}"):
+    for text in (
+        f"first | {name} | rfl",
+        f"try {name}",
+        f"skip <;> {name}",
+        f"· {name}",
+        f"all_goals {name}",
+    ):
         with pytest.raises(KernelRefusal):
             run_tactic(goal("(x : ℕ) : x = x"), text, ctx())
 
@@ -264,6 +273,45 @@ def test_an_unlisted_decision_procedure_or_a_wrong_shape_is_refused() -> None:
     assert close(goal("(x : ℝ) : 0 ≤ x ^ 2"), Decided("positivity"), ctx()) == []
 
 
+def test_an_applied_conclusion_that_does_not_fit_is_refused() -> None:
+    g = goal("(a b : ℕ) : a ≤ a + b")
+    _refused(g, Applied(("≤", "ℕ", ("fvar", fid(g, "b")), ("fvar", fid(g, "a")))))
+    _refused(g, Applied(("mvar", "?m")))  # a metavariable matches anything: refused
+    assert close(g, Applied(g.target), ctx()) == []
+
+
+def test_a_data_value_for_a_proposition_is_refused() -> None:
+    _refused(goal("(x : ℕ) : x < x"), DataValue())
+    assert close(Goal((), ("type", "ℕ")), DataValue(), ctx()) == []
+
+
+def test_a_renamed_closure_of_another_goal_is_refused() -> None:
+    original = goal("(x : ℕ) (h : x < 5) : x < 5")
+    j = Hyp(fid(original, "h"))
+    same_shape = goal("(x : ℕ) (h : x < 5) : x < 5")  # other locals, same form: accepted
+    assert close(same_shape, Renamed(original, j), ctx()) == []
+    _refused(goal("(x : ℕ) (h : x < 6) : x < 5"), Renamed(original, j))  # not a renaming
+    _refused(goal("(y : ℕ) (h : y < 5) : y < 5"), Renamed(original, j))  # user names differ
+    _refused(same_shape, Renamed(original, Hyp(fid(original, "x"))))  # the original's proof fails
+    _refused(same_shape, Renamed(original, ProofTerm(parse_term_text("h"))))  # cites no record
+
+
+def test_replayable_gives_only_justifications_that_stand_alone() -> None:
+    c = ctx()
+    c.seal_frames.append(SealFrame("t"))
+    g = goal("(x : ℕ) (h : x < 5) : x < 5")
+    leaf = g.with_target(TRUE)
+    close(leaf, TrueIntro(), c)
+    close(g, Subproof((leaf,)), c)
+    j = kernel.replayable(c, g)
+    assert j == Subproof(((leaf, TrueIntro()),))  # the leaf carried with its own justification
+    assert close(g, j, ctx()) == []  # re-checks in a fresh context, no frame
+    admitted = goal("(x : ℕ) : x < x")
+    close(admitted, Admit("sorry"), c)
+    assert kernel.replayable(c, admitted) is None  # a sorry is never replayed
+    assert kernel.replayable(c, goal("(x : ℕ) : x = 7")) is None  # never closed
+
+
 def test_admit_records_the_sorry_axiom() -> None:
     c = ctx()
     assert close(goal("(x : ℕ) : x < x"), Admit("sorry"), c) == []
@@ -338,7 +386,9 @@ def test_check_heads_finds_undeclared_heads_and_wrong_shapes() -> None:
     assert "undeclared" in check_heads(("=", "ℕ", ("frobnicate", 1), ("num", "ℕ", 1)))
     assert "fields" in check_heads(("=", "ℕ", ("num", "ℕ", 1)))
     assert "arguments" in check_heads(("app", ("const", "f"), "x"))
-    assert "not a term" in check_heads(("app", ("const", "f"), ("num", "ℕ", 1)))  # a term, not a tuple of them
+    assert "not a term" in check_heads(
+        ("app", ("const", "f"), ("num", "ℕ", 1))
+    )  # a term, not a tuple of them
     assert "value belongs" in check_heads(("num", ("num", "ℕ", 1), 1))
     assert "not a term" in check_heads(("∧", "p", TRUE))
 
@@ -397,7 +447,9 @@ def test_no_case_of_the_corpus_meets_a_refusal(corpus_run) -> None:
     refused = [
         r.case.id
         for r in results
-        if any("KernelRefusal" in (m.get("data", "") if isinstance(m, dict) else str(m)) for m in _messages(r))
+        if any(
+            "KernelRefusal" in (m.get("data", "") if isinstance(m, dict) else str(m)) for m in _messages(r)
+        )
     ]
     assert not refused, refused[:10]
 

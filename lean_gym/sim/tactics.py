@@ -15,7 +15,9 @@ Public API (what the aesop search and the REPL layer build on):
 * :func:`run_tactic_on_goals` ``(goals, text, ctx)``: the same on a goal list (the first goal is the main
   goal, as in Lean).
 * :func:`register_tactic` ``(name, handler)``: ``handler(goal, syntax: str, ctx) -> list[Goal]`` runs on the
-  main goal with the tactic's whole text (e.g. ``"aesop (config := { terminal := true })"``). The tactic
+  main goal with the tactic's whole text (e.g. ``"aesop (config := { terminal := true })"``); a handler
+  that closes its goal returns :func:`lean_gym.sim.kernel.close` (only the kernel marks a goal closed: a
+  handler that leaves no goal the kernel did not close raises :class:`KernelRefusal`). The tactic
   families (:mod:`~lean_gym.sim.simp`, :mod:`~lean_gym.sim.tac_arith`, :mod:`~lean_gym.sim.tac_basic`,
   :mod:`~lean_gym.sim.aesop`) register themselves here; ``lean_gym/sim/__init__.py`` imports them, so the
   table is complete whichever simulator module is imported first. This module imports none of them.
@@ -781,7 +783,10 @@ _BUILTIN: dict[str, _BuiltinHandler] = {}
 
 
 def register_tactic(name: str, handler: Handler) -> None:
-    """Register ``handler(goal, syntax_text, ctx) -> remaining goals`` for tactics starting with ``name``."""
+    """Register ``handler(goal, syntax_text, ctx) -> remaining goals`` for tactics starting with ``name``.
+
+    A handler that closes its goal returns ``lean_gym.sim.kernel.close(goal, justification, ctx)``; one that
+    returns ``[]`` without it is refused (:class:`KernelRefusal`)."""
     _EXTERNAL[name] = handler
 
 
