@@ -30,6 +30,9 @@ kind                   re-checked by the kernel / trusted
 ``PolyIdentity``       the target is ``a = b`` in ℕ/ℤ/ℚ/ℝ and both sides normalise to one polynomial
 ``ProofTerm(syn)``     the proof checker checked ``syn`` against the target in this call and left no goal
                        (trusts the proof checker, which is the check)
+``Applied``            ``apply e``'s instantiated conclusion has no metavariable and unifies with the
+                       target; trusts that its premises were discharged
+``DataValue``          the target is a type (a data goal); trusts the elaboration of the value
 ``Admit(reason)``      nothing: the goal is admitted, and the kernel records ``sorryAx`` itself
 ``Subproof(leaves)``   there is a leaf, and each leaf was closed through the kernel in this call (or carries
                        a justification the kernel re-checks now); trusts the tactic's reduction of the goal
@@ -38,10 +41,24 @@ kind                   re-checked by the kernel / trusted
                        or a hypothesis rewritten to ``False`` or to the target; trusts the rewriting
 ``Decided``            only that the procedure is one the kernel lists (:data:`DECISION_PROCEDURES`) and the
                        target has the shape it decides; trusts the procedure (``omega``, ``positivity``, …)
+``Renamed``            the goal is the original up to an order-preserving renaming of its locals, and the
+                       original's justification re-checks standing alone (a memoised closure replayed)
 =====================  =====================================================================================
 
 Every closure also checks that the goal's terms are well formed against the table of term heads
-(:func:`lean_gym.sim.terms.check_heads`).
+(:func:`lean_gym.sim.terms.check_heads`). Re-checks run without spending the proof's heartbeats (the tactic
+paid for that work): the kernel changes no verdict, message or budget.
+
+Example:
+    >>> from lean_gym.sim.tactics import TacticContext, goal_from_statement
+    >>> ctx = TacticContext()
+    >>> g = goal_from_statement("(p : Prop) (h : p) : p", ctx)
+    >>> close(g, Hyp(g.find("h")), ctx)
+    []
+    >>> close(g, Refl(), ctx)
+    Traceback (most recent call last):
+    ...
+    lean_gym.sim.tactics.KernelRefusal: the kernel refused Refl: the target is not a reflexive relation with equal sides
 """
 
 from __future__ import annotations

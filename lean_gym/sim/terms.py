@@ -345,7 +345,7 @@ TERM_HEADS: dict[str, tuple[str, str]] = {
 }
 """Head → (kind, field shape); see the comment above."""
 
-_HEADS_OK: dict[int, tuple[Term, str]] = {}
+_HEADS_OK = IdentityMemo("terms.heads_checked", 1 << 16)
 
 
 def check_heads(t: Term) -> str:
@@ -353,13 +353,10 @@ def check_heads(t: Term) -> str:
 
     Memoised by the identity of ``t`` (goals share their hypotheses' terms from step to step).
     """
-    hit = _HEADS_OK.get(id(t))
-    if hit is not None and hit[0] is t:
-        return hit[1]
-    why = _check_heads(t)
-    if len(_HEADS_OK) >= 65_536:
-        _HEADS_OK.clear()
-    _HEADS_OK[id(t)] = (t, why)  # kept alive with its id, so the id is never reused while cached
+    why = _HEADS_OK.get(t)
+    if why is MISS:
+        why = _check_heads(t)
+        _HEADS_OK.put(t, why)
     return why
 
 
