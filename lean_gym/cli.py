@@ -118,6 +118,7 @@ def _demo(args: argparse.Namespace) -> int:
             plot_path=args.plot_path,
             rounds=args.rounds,
             eval_limit=args.eval_limit,
+            source=args.source,
         )
     )
 
@@ -467,6 +468,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_at_least(0),
         default=0,
         help="evaluate on the first N test theorems (0: all)",
+    )
+    m.add_argument(
+        "--source",
+        default=None,
+        help="the theorem set, its train split trains and its test split evaluates (default: satp-minif2f, "
+        "SATP's 92 Lean-proved miniF2F-test theorems; sim: the simulator's synthetic families)",
     )
     m.set_defaults(func=_demo)
 
