@@ -168,38 +168,25 @@ def _satp_rows() -> Iterable[tuple[str, Mapping[str, Any]]]:
     """SATP's 92 miniF2F-test theorems, each proved on Lean v4.26.0 by SATP's aesop call.
 
     From ``lean_gym/conformance/cases/satp/satp_minimal.jsonl``: rows in the miniF2F schema, in the file's
-    order, each with its split of :func:`satp_minif2f_split`. A row has a ``goal`` (the goal state Lean
-    prints) where the statement's own hypotheses and target, written as a goal state, hash to the goal
-    uuid SATP recorded for that theorem (``satp_calls.jsonl``; SATP's ``uuid16`` of Lean's goal state):
-    then it is Lean's text, on any backend. The others (26 of 92, where Lean's printer rewrites the
-    statement) have none, and the env asks the backend to print it.
+    order, each with its split of :func:`satp_minif2f_split` and a ``goal``: the statement's own hypotheses
+    and target written as a goal state, so that the observation is the same text on every backend (the
+    simulator does not read 6 of the 92 statements). For 66 of the 92 it is byte for byte the goal state
+    Lean prints: its ``uuid16`` is the goal uuid SATP recorded for the theorem (``satp_calls.jsonl``); the
+    others differ where Lean's printer writes a term otherwise than the statement does.
     """
     import json
 
-    from lean_gym.aesop.canonical import uuid16
     from lean_gym.data.goal_state import goal_state_text, parse_theorem_form
 
-    folder = Path(__file__).parents[1] / "conformance" / "cases" / "satp"
-    recorded: dict[str, str] = {}
-    for line in (folder / "satp_calls.jsonl").read_text(encoding="utf-8").splitlines():
-        case = json.loads(line)
-        m = re.search(r"goal uuid ([0-9a-f]{16})", case["note"])
-        if m:
-            recorded[case["code"].split(None, 2)[1]] = m.group(1)
-    path = folder / "satp_minimal.jsonl"
+    path = Path(__file__).parents[1] / "conformance" / "cases" / "satp" / "satp_minimal.jsonl"
     rows = []
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         case = json.loads(line)
         code = case["code"]
         stmt = code[: code.index(":= by\n") + len(":= by\n")]
         name = stmt.split(None, 2)[1]
-        row = {"name": name, "formal_statement": stmt, "header": case["header"]}
-        try:
-            goal = goal_state_text(*parse_theorem_form(stmt))
-        except ValueError:
-            goal = ""
-        if goal and uuid16(goal) == recorded.get(name):
-            row["goal"] = goal
+        goal = goal_state_text(*parse_theorem_form(stmt))
+        row = {"name": name, "formal_statement": stmt, "header": case["header"], "goal": goal}
         rows.append((f"{path.name}:{i}", row))
     split = satp_minif2f_split(row["name"] for _, row in rows)
     for where, row in rows:
