@@ -502,8 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--source",
         default=None,
-        help="the envs' theorems: a JSONL of your own (see the README), minif2f, minif2f-sample "
-        "(default: the simulator's families)",
+        help="the envs' theorems: a JSONL of your own (see the README), minif2f, minif2f-sample, satp-minif2f, "
+        "sim (default: the env's own; satp-minif2f for LeanAesop, the simulator's families for the others)",
     )
     b.add_argument("--split", default=None, help="the split of --source (default: the env's, train)")
     b.add_argument(
