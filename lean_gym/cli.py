@@ -118,6 +118,7 @@ def _demo(args: argparse.Namespace) -> int:
             plot_path=args.plot_path,
             rounds=args.rounds,
             eval_limit=args.eval_limit,
+            source=args.source,
         )
     )
 
@@ -468,6 +469,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="evaluate on the first N test theorems (0: all)",
     )
+    m.add_argument(
+        "--source",
+        default=None,
+        help="the theorem set, its train split trains and its test split evaluates (default: satp-minif2f, "
+        "SATP's 92 Lean-proved miniF2F-test theorems; sim: the simulator's synthetic families)",
+    )
     m.set_defaults(func=_demo)
 
     b = sub.add_parser(
@@ -495,8 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--source",
         default=None,
-        help="the envs' theorems: a JSONL of your own (see the README), minif2f, minif2f-sample "
-        "(default: the simulator's families)",
+        help="the envs' theorems: a JSONL of your own (see the README), minif2f, minif2f-sample, satp-minif2f, "
+        "sim (default: the env's own; satp-minif2f for LeanAesop, the simulator's families for the others)",
     )
     b.add_argument("--split", default=None, help="the split of --source (default: the env's, train)")
     b.add_argument(
