@@ -268,7 +268,7 @@ def test_message_lines_list_every_differing_text_and_every_case_set_aside() -> N
     ]  # fmt: skip
     assert "lean: tactic 'decide' proved | sim: Tactic `decide` proved" in lines[0]
     assert "t.lean:3" in lines[0] and lines[2].endswith("sim: (proved)")
-    assert "[version: record v4.32.0-rc1, messages follow v4.33.0-rc2: not counted]" in lines[3]
+    assert "(v4.32.0-rc1) [other version: messages follow v4.33.0-rc2; not counted]" in lines[3]
     assert "aesop.decide.0005" not in " ".join(lines[:3])
 
 

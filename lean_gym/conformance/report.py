@@ -90,7 +90,10 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("stronger", "Lean fails, the backend proves (must be 0)"),
     ("weaker", "Lean proves, the backend fails"),
     ("unread", "the simulator cannot read the statement or syntax (counted apart)"),
-    ("other v.", "verdicts differ on a record of another Lean version than the backend's (not counted)"),
+    (
+        "other v.",
+        "Lean proves, the backend fails, on a record of another Lean version than the backend's (not counted)",
+    ),
     ("t/o", "timeouts and crashes"),
     ("agreement", "agree / read"),
     ("msgs", "both fail and Lean's message is recorded"),

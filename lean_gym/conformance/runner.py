@@ -32,7 +32,9 @@ from typing import Any, Literal
 
 from lean_gym.backends.base import Backend, capabilities_of
 from lean_gym.conformance.corpus import Case
+from lean_gym.errors import ConfigError
 from lean_gym.lean.result import CheckResult
+from lean_gym.lean.versions import parse_version
 
 __all__ = [
     "OUTCOMES",
@@ -43,6 +45,7 @@ __all__ = [
     "judge",
     "message_version",
     "normalise_message",
+    "record_version",
     "run_command_cases",
     "sim_unread_reason",
     "versions_differ",
@@ -159,11 +162,42 @@ def sim_unread_reason(case: Case) -> str:
     return ""
 
 
+def record_version(case: Case) -> tuple[str, str | None]:
+    """What the record of ``case`` establishes about its Lean version (``FORMAT.md``, ``lean_version``).
+
+    Returns:
+        ``("exact", "v4.32.0-rc1")``; ``("before", "v4.23.0-rc2")`` or ``("after", "v4.22.0")``: a bound
+        the record's own text sets (a wording Lean changed at that version); ``("unknown", None)``.
+    """
+    v = case.lean_version
+    for kind in ("before", "after"):
+        if v.startswith(kind + " "):
+            return kind, v.split()[1]
+    if not v or v.startswith("unknown"):
+        return "unknown", None
+    return "exact", v.split()[0]
+
+
 def versions_differ(case: Case, backend_version: str | None) -> bool | None:
-    """Whether the record of ``case`` is from another Lean version than ``backend_version`` (``None``: unknown)."""
-    if not backend_version or case.lean_version in ("", "unknown") or case.lean_version.startswith("unknown"):
+    """Whether the record of ``case`` is from another Lean version than ``backend_version`` (``None``: unknown).
+
+    A record dated by a bound differs when the bound excludes ``backend_version``: ``before v4.23.0-rc2``
+    from a backend at v4.23.0-rc2 or later, ``after v4.22.0`` from one at v4.22.0 or earlier.
+    """
+    if not backend_version:
         return None
-    return case.lean_version != backend_version
+    kind, bound = record_version(case)
+    if kind == "unknown" or bound is None:
+        return None
+    if kind == "exact":
+        return bound != backend_version
+    try:
+        ours, theirs = parse_version(backend_version), parse_version(bound)
+    except ConfigError:
+        return None
+    if kind == "before":
+        return True if ours >= theirs else None
+    return True if ours <= theirs else None
 
 
 def message_version(backend: Backend) -> str | None:

@@ -40,6 +40,7 @@ from lean_gym.conformance.runner import (
     first_line,
     is_simulator,
     message_version,
+    record_version,
     run_command_cases,
 )
 from lean_gym.errors import ConfigError
@@ -323,15 +324,18 @@ def run_selftest(
     )
 
 
+def _version_of(case: Case) -> str:
+    """The record's Lean version as the report groups it: a release, a bound (``before v4.23.0-rc2``), or unknown."""
+    kind, bound = record_version(case)
+    return "unknown" if bound is None else bound if kind == "exact" else f"{kind} {bound}"
+
+
 def _versions_line(report: SelftestReport) -> str:
     if report.simulator:
         runs = "the simulator (not Lean: it runs no Lean version)"
     else:
         runs = f"Lean {report.backend_version}" if report.backend_version else "an unknown Lean version"
-    seen = Counter(
-        "unknown" if c.lean_version.startswith("unknown") else c.lean_version
-        for c in [r.case for r in report.commands] + [r.case for r in report.repl]
-    )
+    seen = Counter(_version_of(c) for c in [r.case for r in report.commands] + [r.case for r in report.repl])
     if report.messages_follow and report.messages_follow != report.backend_version:
         runs += f"; its messages follow Lean {report.messages_follow}'s wording"
     recorded = ", ".join(f"{v} ({n})" for v, n in sorted(seen.items()))
@@ -377,7 +381,7 @@ def message_lines(report: SelftestReport) -> list[str]:
     ``same`` only for a case set aside, listed whatever its text),
     the case, its record (source path:line, Lean version), then Lean's first line and the backend's. A case
     whose record is from another Lean version than the one the backend's messages follow is marked
-    ``[version …: not counted]``: it is set aside from the message figures, never hidden.
+    ``[other version: …; not counted]``: it is set aside from the message figures, never hidden.
     """
     who = "sim" if report.simulator else "backend"
     lines = []
@@ -393,7 +397,7 @@ def message_lines(report: SelftestReport) -> list[str]:
         )
         aside = ""
         if r.message_set_aside:
-            aside = f" [version: record {r.case.lean_version}, messages follow {report.messages_follow}: not counted]"
+            aside = f" [other version: messages follow {report.messages_follow}; not counted]"
         shown = first_line(mine) if mine else f"({r.status})"
         lines.append(f"{kind:<8} {r.case.id} {r.case.corpus_source} {_where(r.case)} ({r.case.lean_version})"
                      f"{aside} | lean: {first_line(lean[0])} | {who}: {shown}")  # fmt: skip
