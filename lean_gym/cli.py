@@ -80,7 +80,7 @@ def _selftest(args: argparse.Namespace) -> int:
     elif args.markdown:
         print(format_markdown_report(report))
     else:
-        print(format_report(report))
+        print(format_report(report, messages=args.messages))
     return 0 if report.passed else 1
 
 
@@ -407,6 +407,8 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument(
         "--markdown", action="store_true", help="the figures as Markdown tables (docs/simulator.md)"
     )
+    st.add_argument("--messages", action="store_true",
+                    help="also list every case whose recorded Lean error and the backend's differ")  # fmt: skip
     st.add_argument("--quiet", action="store_true", help="no progress bar")
     st.add_argument("--max-stronger", type=_int_at_least(0), default=0,
                     help="most cases where Lean fails and the backend proves (default 0)")  # fmt: skip
