@@ -1,15 +1,18 @@
 """Calibration of the simulator's aesop: does choosing a config matter the way it does on Lean?
 
 Prints, through ``LeanAesop-v0`` (cache off, ``max_heartbeats`` 200000 as SATP ran its checks), on the
-simulator's test split (``lean_gym.data.load_theorems("sim", split="test")``, 300 goals) or on a miniF2F
-JSONL file:
+test split of the env's default set (``satp-minif2f``: SATP's 92 Lean-proved miniF2F-test theorems, 46 in
+``test``; ``--split all`` for the 92), on the simulator's synthetic test split (``--source sim``, 300 goals)
+or on a miniF2F JSONL file:
 
 * plain ``aesop`` (the layout's default action);
 * the mean success of a uniformly random action (``--k`` of them, seed ``--seed``);
 * the best single config among those random actions;
 * the per-goal best of them (oracle);
 * the stored best static config (``lean_gym.aesop.best_static_action``, found by coordinate ascent on the
-  train split), evaluated on the same goals;
+  source's train split; the synthetic split's for a source with none stored, and the line says so),
+  evaluated on the same goals;
+* on ``satp-minif2f``, SATP's own call for each goal (the one Lean proved it with) through the simulator;
 * all of it per family;
 
 beside SATP's published figures on Lean (miniF2F-test, ``lean_gym/conformance/cases/satp/figures.json``):
@@ -23,7 +26,9 @@ processes; identical (goal, rendered call) pairs are checked once per run.
 
 Usage::
 
-    python benchmarks/bench_sim_calibration.py                      # sim test split, 192 actions
+    python benchmarks/bench_sim_calibration.py                      # satp-minif2f test split, 192 actions
+    python benchmarks/bench_sim_calibration.py --split all           # all of SATP's 92
+    python benchmarks/bench_sim_calibration.py --source sim          # the synthetic test split (300)
     python benchmarks/bench_sim_calibration.py --n 60 --k 48         # a quick sample
     python benchmarks/bench_sim_calibration.py --source minif2f --split test   # after `lean-gym data fetch minif2f`
 """
@@ -170,11 +175,11 @@ _ENV: Any = None
 def _init(source: str, split: str, n: int, max_heartbeats: int) -> None:
     global _ENV
     from lean_gym.backends.sim import SimBackend
+    from lean_gym.data import load_theorems
     from lean_gym.envs.aesop_env import LeanAesopEnv
 
-    _ENV = LeanAesopEnv(
-        backend=SimBackend(), source=source, split=split, cache_size=0, max_heartbeats=max_heartbeats
-    )
+    thms = load_theorems(source, split=None if split == "all" else split)
+    _ENV = LeanAesopEnv(backend=SimBackend(), theorems=thms, cache_size=0, max_heartbeats=max_heartbeats)
     if n:
         _ENV.theorems = _ENV.theorems[:n]
 
@@ -207,10 +212,37 @@ def _satp_figures() -> dict[str, str]:
     return {f["name"]: f"{100 * f['rate']:.1f}% ({f['proved']}/{f['of']})" for f in figs if "rate" in f}
 
 
+def _satp_own_calls(thms: list[Any], max_heartbeats: int) -> list[bool]:
+    """Whether the simulator proves each theorem with SATP's own call (``satp_calls.jsonl``, Lean-checked)."""
+    import json
+
+    from lean_gym.backends.sim import SimBackend
+
+    path = (
+        Path(__file__).resolve().parents[1]
+        / "lean_gym"
+        / "conformance"
+        / "cases"
+        / "satp"
+        / "satp_calls.jsonl"
+    )
+    calls = {}
+    for text in path.read_text(encoding="utf-8").splitlines():
+        case = json.loads(text)
+        calls[case["code"].split(None, 2)[1]] = (case["header"], case["code"])
+    backend = SimBackend()
+    budget = f"set_option maxHeartbeats {max_heartbeats} in\n"
+    return [backend.check(budget + calls[t.name][1], header=calls[t.name][0]).proved for t in thms]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--source", default="sim", help="'sim' or a miniF2F-format JSONL path")
-    ap.add_argument("--split", default="test")
+    ap.add_argument(
+        "--source",
+        default="satp-minif2f",
+        help="satp-minif2f (the env's default set), sim (the synthetic families) or a miniF2F-format JSONL path",
+    )
+    ap.add_argument("--split", default="test", help="train, valid, test or all")
     ap.add_argument("--n", type=int, default=0, help="first N goals only (0: all)")
     ap.add_argument("--k", type=int, default=192, help="uniformly random actions (default 192)")
     ap.add_argument("--seed", type=int, default=0)
@@ -227,7 +259,10 @@ def main() -> None:
     lay = get_layout("satp-v1")
     rng = np.random.default_rng(args.seed)
     randoms = rng.integers(0, np.asarray(lay.nvec), size=(args.k, len(lay.nvec)))
-    static = best_static_action("satp-v1")
+    try:
+        static, static_from = best_static_action("satp-v1", args.source), args.source
+    except KeyError:
+        static, static_from = best_static_action("satp-v1", "sim"), "sim"
     actions = np.concatenate([lay.default_action()[None], static[None], randoms])
 
     t0 = time.perf_counter()
@@ -268,7 +303,7 @@ def main() -> None:
 
     def line(label: str, hits: float, lean: str) -> None:
         el = hits * n / max(int(parsed.sum()), 1)
-        print(f"{label:44s} {100 * hits:5.1f}%{shown.format(100 * el)}   {lean}")
+        print(f"{label:50s} {100 * hits:5.1f}%{shown.format(100 * el)}   {lean}")
 
     line("plain aesop (default action):", float(plain.mean()), f"Lean (SATP): {satp['plain_aesop']}")
     line("uniformly random action (mean):", float(rand.mean()), "Lean: not published")
@@ -283,14 +318,16 @@ def main() -> None:
         f"Lean (SATP, learned policy): {satp['policy']}",
     )
     line(
-        "best static config (stored, train-searched):",
+        f"best static config (stored, {static_from} train):",
         float(stat.mean()),
         f"Lean (SATP, distilled static): {satp['best_static']}",
     )
     if args.source == "satp-minif2f":
+        own = _satp_own_calls(thms, args.max_heartbeats)
+        line("SATP's own call for each goal:", float(np.mean(own)), f"Lean: {len(own)}/{len(own)} (100%)")
         print(
-            "(SATP's figures are over all 244 of miniF2F-test; on these 92, Lean proved every one with SATP's own "
-            "per-goal call: Lean's per-goal best here is 92/92)"
+            "(SATP's three figures are over all 244 of miniF2F-test; on SATP's 92, Lean proved every one with "
+            "SATP's own per-goal call: Lean's per-goal best on any split of them is 100%)"
         )
     print(f"oracle - best single: {100 * (rand.any(axis=1).mean() - rates[best]):.1f} points")
 

@@ -21,13 +21,17 @@ collects, with the same anchor perturbation; ``both`` runs each from the same st
 (the dropout sampler's files go under ``<out>/<suite>/dropout/``). Every sampler's buffer trains the same DPO
 policy, so its "DPO policy, greedy" row measures the buffer.
 
-Suites: ``sim`` (the simulator's train/test split) and ``minif2f`` (train on the simulator's train split
+Suites: ``satp`` (the default: ``LeanAesop-v0``'s default set, SATP's 92 Lean-proved miniF2F-test
+theorems, ``satp-minif2f``, trained on its 46-theorem train split and tested on its 46-theorem test split),
+``sim`` (the simulator's synthetic train/test split), ``minif2f`` (train on the simulator's train split
 plus miniF2F-valid, test on miniF2F-test, all through the simulator; the full miniF2F comes from
-``lean-gym data fetch minif2f``, or pass ``--minif2f minif2f-sample`` for the 8 rows that ship). Every figure is the simulator's
-verdict, not Lean's.
+``lean-gym data fetch minif2f``, or pass ``--minif2f minif2f-sample`` for the 8 rows that ship) and
+``both`` (``sim`` then ``minif2f``). Every figure is the simulator's verdict, not Lean's; on the ``satp``
+suite SATP's figures on Lean are printed beside them.
 
 Run:
-    python examples/satp_loop.py --suite both                # the figures in docs/agents.md
+    python examples/satp_loop.py --sampler both              # the default set, each sampler
+    python examples/satp_loop.py --suite both                # the synthetic and miniF2F suites
     python examples/satp_loop.py --suite sim --quick         # a tiny budget (what the test runs)
     python examples/satp_loop.py --suite sim --sampler both  # Beta posteriors vs dropout Thompson sampling
     python examples/satp_loop.py --sampler dropout --encoder kaiyuy/leandojo-lean4-retriever-byt5-small
@@ -49,7 +53,8 @@ import numpy as np
 
 import lean_gym  # noqa: F401  (registers the env ids)
 from lean_gym.buffers import HistoryBuffer, RecordVectorToBuffer
-from lean_gym.data import Theorem, load_theorems
+from lean_gym.data import Theorem, load_theorems, satp_lean_figures
+from lean_gym.envs.aesop_env import DEFAULT_SOURCE
 from lean_gym.errors import LeanGymError
 from lean_gym_agents import (
     FixedActionAgent,
@@ -68,8 +73,9 @@ class LoopArgs:
     """SATP's loop end to end on LeanAesop-v0: Thompson + anchor perturbation, buffer, DPO policy, test (every
     figure is the simulator's verdict, not Lean's)."""
 
-    suite: Literal["sim", "minif2f", "both"] = "sim"
-    """``sim``, ``minif2f`` or ``both``."""
+    suite: Literal["satp", "sim", "minif2f", "both"] = "satp"
+    """``satp`` (the env's default set, SATP's 92), ``sim`` (synthetic families), ``minif2f`` or ``both``
+    (``sim`` then ``minif2f``)."""
     minif2f: str = "minif2f"
     """The miniF2F source: ``minif2f`` (the full file, after ``lean-gym data fetch minif2f``),
     ``minif2f-sample`` (8 rows that ship with lean-gym) or a path to a miniF2F-format JSONL."""
@@ -115,6 +121,11 @@ class LoopArgs:
 # ------------------------------------------------------------------------------------------------ helpers
 def _theorems(args: LoopArgs, suite: str) -> tuple[list[Theorem], list[Theorem]]:
     lim = args.limit
+    if suite == "satp":
+        return (
+            load_theorems(DEFAULT_SOURCE, split="train", limit=lim),
+            load_theorems(DEFAULT_SOURCE, split="test", limit=lim),
+        )
     train = load_theorems("sim", split="train", limit=lim)
     if suite == "sim":
         return train, load_theorems("sim", split="test", limit=lim)
@@ -215,13 +226,14 @@ def best_static_config(env: gym.Env[Any, Any], indices: Sequence[int], progress:
 
 
 def stored_best_static(suite: str) -> np.ndarray | None:
-    """The calibration issue's stored best static config for the simulator's train split, when present."""
-    if suite != "sim":
+    """The stored best static config for the suite's train split (``sim``, ``satp``), when present."""
+    stored_for = {"sim": "sim", "satp": DEFAULT_SOURCE}
+    if suite not in stored_for:
         return None
     try:
         from lean_gym.aesop import best_static_action  # type: ignore[attr-defined, unused-ignore]
 
-        return np.asarray(best_static_action("satp-v1", "sim"), dtype=np.int64)
+        return np.asarray(best_static_action("satp-v1", stored_for[suite]), dtype=np.int64)
     except (ImportError, KeyError):
         return None
 
@@ -416,6 +428,8 @@ def run_suite(args: LoopArgs, suite: str, echo: Callable[[str], None] = print) -
             f"median {d['median_step_ms']:.0f} ms/step wall ({d['median_step_cpu_ms']:.0f} ms CPU time)"
         )
     echo(f"best static ({figures['best_static_source']}): {lay.render(static)!r}")
+    if suite == "satp":
+        echo(satp_lean_figures(DEFAULT_SOURCE))
     if len(kinds) > 1:
         echo(f"\n[{suite}] samplers compared (same budget, seed {args.seed}):")
         echo(

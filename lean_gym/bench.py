@@ -397,7 +397,7 @@ def run_bench(
         ray_actors: Actors of the ``ray`` mode's RayBackend.
         progress: Called with a line after each configuration.
         source: The envs' theorems (``load_theorems`` sources: a JSONL path, ``"minif2f"``…; ``None``: the
-            env's default, the simulator's families).
+            env's default, ``satp-minif2f`` for ``LeanAesop-v0``, the simulator's families for the others).
         split: The split of ``source`` (``None``: the env's default).
 
     Raises:

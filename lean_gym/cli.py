@@ -80,7 +80,7 @@ def _selftest(args: argparse.Namespace) -> int:
     elif args.markdown:
         print(format_markdown_report(report))
     else:
-        print(format_report(report))
+        print(format_report(report, messages=args.messages))
     return 0 if report.passed else 1
 
 
@@ -118,6 +118,7 @@ def _demo(args: argparse.Namespace) -> int:
             plot_path=args.plot_path,
             rounds=args.rounds,
             eval_limit=args.eval_limit,
+            source=args.source,
         )
     )
 
@@ -406,6 +407,8 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument(
         "--markdown", action="store_true", help="the figures as Markdown tables (docs/simulator.md)"
     )
+    st.add_argument("--messages", action="store_true",
+                    help="also list every case whose recorded Lean error and the backend's differ")  # fmt: skip
     st.add_argument("--quiet", action="store_true", help="no progress bar")
     st.add_argument("--max-stronger", type=_int_at_least(0), default=0,
                     help="most cases where Lean fails and the backend proves (default 0)")  # fmt: skip
@@ -468,6 +471,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="evaluate on the first N test theorems (0: all)",
     )
+    m.add_argument(
+        "--source",
+        default=None,
+        help="the theorem set, its train split trains and its test split evaluates (default: satp-minif2f, "
+        "SATP's 92 Lean-proved miniF2F-test theorems; sim: the simulator's synthetic families)",
+    )
     m.set_defaults(func=_demo)
 
     b = sub.add_parser(
@@ -495,8 +504,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--source",
         default=None,
-        help="the envs' theorems: a JSONL of your own (see the README), minif2f, minif2f-sample "
-        "(default: the simulator's families)",
+        help="the envs' theorems: a JSONL of your own (see the README), minif2f, minif2f-sample, satp-minif2f, "
+        "sim (default: the env's own; satp-minif2f for LeanAesop, the simulator's families for the others)",
     )
     b.add_argument("--split", default=None, help="the split of --source (default: the env's, train)")
     b.add_argument(

@@ -96,3 +96,20 @@ def test_satp_loop_compares_the_two_samplers(
         rows = [json.loads(x) for x in (tmp_path / "sim" / sub / "buffer.jsonl").read_text().splitlines()]
         assert rows and {"arm_good_action", "arm_bad_action", "diff_head"} <= set(rows[0])
         assert (tmp_path / "sim" / sub / "policy.pt").is_file()
+
+
+def test_satp_loop_runs_on_the_env_s_default_set_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loop = _satp_loop(monkeypatch)
+    assert loop.main(["--quick", "--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "[satp] test: 8 goals, backend sim (the simulator, not Lean)" in out
+    assert "SATP on Lean (miniF2F-test, not the simulator)" in out  # Lean's figures, labelled as such
+    res = json.loads((tmp_path / "satp" / "results.json").read_text())
+    assert res["suite"] == "satp" and res["train_goals"] == res["test_goals"] == 8
+    from lean_gym.data import load_theorems
+
+    train = {t.name for t in load_theorems("satp-minif2f", "train")}
+    rows = [json.loads(x) for x in (tmp_path / "satp" / "tries.jsonl").read_text().splitlines()]
+    assert rows and all(r["context_theorem"].split(None, 2)[1] in train for r in rows)

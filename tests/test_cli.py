@@ -25,8 +25,12 @@ def test_demo_reports_three_baselines_per_round_and_saves_a_png(
     assert "baselines on the test split: plain" in out and "random" in out and "best static" in out
     rows = [x.split() for x in out.splitlines() if x.split()[:1] in (["1"], ["2"])]
     assert [r[:2] for r in rows] == [["1", "100"], ["2", "200"]]  # one table row per round
-    summary = next(x for x in out.splitlines() if x.startswith("test split (24 theorems)"))
+    assert "theorems: satp-minif2f (train split: 46, test split: 24)" in out  # the env's default set
+    summary = next(x for x in out.splitlines() if x.startswith("satp-minif2f test split (24 theorems)"))
+    assert "backend sim (the simulator, not Lean)" in summary
     assert "learned per-goal config" in summary and "plain" in summary and "best static" in summary
+    # SATP's figures on Lean beside the simulator's, labelled as Lean's
+    assert "SATP on Lean (miniF2F-test, not the simulator): plain aesop 10.7% (26/244)" in out
     assert f"learning curve: {png}" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
 
@@ -38,6 +42,16 @@ def test_demo_no_plot_writes_no_png(tmp_path: Path, capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert not png.exists() and "learning curve" not in out
     assert "backend: sim" in out
+
+
+def test_demo_plays_the_synthetic_families_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["demo", "--backend", "sim", "--episodes", "20", "--rounds", "1", "--eval-limit", "6", "--no-plot"]
+    assert main([*argv, "--source", "sim"]) == 0
+    out = capsys.readouterr().out
+    assert "theorems: sim (train split: 300, test split: 6)" in out
+    assert "sim test split (6 theorems)" in out and "best static" in out
+    assert main([*argv, "--source", "satp-minif2"]) != 0  # a typo is refused before any training
+    assert "did you mean 'satp-minif2f'" in capsys.readouterr().err
 
 
 def test_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -205,7 +205,12 @@ def test_the_registry_does_not_import_the_cluster_layer() -> None:
 
 
 def test_capabilities_are_declared_not_guessed() -> None:
-    assert capabilities_of(SimBackend()) == Capabilities(in_process=True, tactic_mode=True, max_workers=1)
+    from lean_gym.lean.versions import DEFAULT_LEAN_VERSION
+
+    # no Lean version (the simulator is not Lean), but its messages are held to the pinned version's wording
+    assert capabilities_of(SimBackend()) == Capabilities(
+        in_process=True, tactic_mode=True, max_workers=1, messages_follow=DEFAULT_LEAN_VERSION
+    )
     pool = make_backend("sim-repl", pool_size=2)
     try:
         caps = capabilities_of(pool)

@@ -26,6 +26,7 @@ from lean_gym.conformance.selftest import (
     Thresholds,
     backend_lean_version,
     format_report,
+    message_lines,
     run_selftest,
 )
 from lean_gym.errors import ConfigError
@@ -228,6 +229,65 @@ def test_unknown_family_and_source_are_one_line_errors_with_a_suggestion() -> No
 
 def test_the_simulator_runs_no_lean_version() -> None:
     assert backend_lean_version(SimBackend()) is None
+
+
+# ------------------------------------------------------------------------------- message differences
+
+
+def _judged(case_id: str, expect: str, lean: str | None, status: str, error: str = "", **kw: Any) -> Any:
+    from lean_gym.conformance import Case, judge
+    from lean_gym.lean.protocol import Message, Position
+    from lean_gym.lean.result import CheckResult
+
+    case = Case.from_json({"id": case_id, "kind": "command", "family": "decide", "header": "", "code": "x",
+                           "expect": expect, "source": {"path": "t.lean", "line": 3}, **kw,
+                           "messages": [{"severity": "error", "text": lean}] if lean else []})  # fmt: skip
+    errors = (Message("error", Position(1, 0), None, error),) if error else ()
+    return judge(case, CheckResult(status, errors, backend="sim"), messages_follow="v4.33.0-rc2")
+
+
+def test_message_lines_list_every_differing_text_and_every_case_set_aside() -> None:
+    results = (
+        _judged(
+            "lean4.decide.0001",
+            "error",
+            "tactic 'decide' proved\n  P",
+            "error",
+            "Tactic `decide` proved\n  P",
+        ),
+        _judged("lean4.decide.0002", "error", "same first\nbody", "error", "same first\nother body"),
+        _judged("lean4.decide.0003", "error", "e", "proved"),  # stronger: the backend has no error
+        _judged("lean4.decide.0004", "error", "equal\ntext", "error", "equal  \ntext"),  # equal: not listed
+        _judged("aesop.decide.0005", "error", "equal", "error", "equal", lean_version="v4.32.0-rc1"),
+        _judged("lean4.decide.0006", "ok", None, "error", "e"),  # no Lean text: not a message case
+    )
+    lines = message_lines(SelftestReport("sim", None, True, commands=results, messages_follow="v4.33.0-rc2"))
+    assert [line.split()[:2] for line in lines] == [
+        ["1st-line", "lean4.decide.0001"], ["exact", "lean4.decide.0002"], ["1st-line", "lean4.decide.0003"],
+        ["same", "aesop.decide.0005"],
+    ]  # fmt: skip
+    assert "lean: tactic 'decide' proved | sim: Tactic `decide` proved" in lines[0]
+    assert "t.lean:3" in lines[0] and lines[2].endswith("sim: (proved)")
+    assert "(v4.32.0-rc1) [other version: messages follow v4.33.0-rc2; not counted]" in lines[3]
+    assert "aesop.decide.0005" not in " ".join(lines[:3])
+
+
+def test_cli_messages_lists_the_differences_of_the_corpus(capsys: pytest.CaptureFixture[str]) -> None:
+    from lean_gym.conformance.__main__ import main as conformance_main
+
+    conformance_main(["--source", "aesop", "--family", "aesop", "--messages"])
+    out = capsys.readouterr().out
+    head = next(line for line in out.splitlines() if line.startswith("message differences"))
+    listed = [line for line in out.splitlines() if line.startswith(("1st-line ", "exact ", "same "))]
+    aside = int(head.rsplit(" ", 1)[1].rstrip("):"))
+    # every aesop record is v4.32.0-rc1: each message case is set aside and listed, none hidden
+    assert aside > 0 and len(listed) >= aside and all("not counted" in line for line in listed)
+    assert "its messages follow Lean v4.33.0-rc2's wording" in out
+    main(["selftest", "--backend", "sim", "--family", "decide", "--messages", "--quiet"])
+    lines = capsys.readouterr().out.splitlines()
+    head = next(line for line in lines if line.startswith("message differences"))
+    n = 0 if "none" in head else int(head.split("(", 1)[1].split(";", 1)[0])
+    assert len([line for line in lines if line.startswith(("1st-line ", "exact ", "same "))]) == n
 
 
 # ------------------------------------------------------------------------------------------- the CLI

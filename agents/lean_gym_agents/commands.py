@@ -33,7 +33,8 @@ class RunArgs:
     backend: str = "sim"
     """What checks proofs: ``sim`` (the simulator, not Lean), ``sim-repl``, ``repl`` (real Lean) or ``auto``."""
     source: str | None = None
-    """Where theorems come from: the simulator's families (default), a miniF2F JSONL, a SATP parquet/JSONL."""
+    """Where theorems come from (default: the env's own, SATP's 92 ``satp-minif2f`` for ``LeanAesop-v0``, the
+    simulator's families for the others): ``sim``, a miniF2F JSONL, a SATP parquet/JSONL."""
     split: str = "train"
     """The split of the source: ``train``, ``valid`` or ``test``."""
     vector_mode: VectorMode = "none"

@@ -7,7 +7,10 @@ aesop configuration per goal on ``LeanAesop-v0`` and, round by round, compares i
 with three baselines: plain ``aesop`` (the all-default configuration), a uniformly random configuration
 and the best static configuration (one config for every goal, searched on the train split). It prints a
 table per round, saves the learning curve as a PNG, and names the backend that produced every figure: on
-a machine without a built Lean workspace that is the simulator, which is not Lean.
+a machine without a built Lean workspace that is the simulator, which is not Lean. The theorems are the
+env's default set (SATP's 92 Lean-proved miniF2F-test theorems, ``satp-minif2f``, 46 train / 46 test),
+and SATP's own figures on Lean are printed beside the demo's; ``source="sim"`` plays the simulator's
+synthetic families instead.
 """
 
 from __future__ import annotations
@@ -74,8 +77,11 @@ def _success(env: Any, index: int, action: np.ndarray) -> tuple[bool, dict[str, 
     return float(reward) > 0, info
 
 
-def _baselines(env: Any, lay: Any, seed: int) -> dict[str, list[np.ndarray]]:
-    """Per test goal, the action of each baseline: plain aesop, a uniformly random action, the best static."""
+def _baselines(env: Any, lay: Any, seed: int, source: str) -> dict[str, list[np.ndarray]]:
+    """Per test goal, the action of each baseline: plain aesop, a uniformly random action, the best static.
+
+    The best static config is the one stored for ``source``'s train split; it is left out when none is.
+    """
     n = len(env.unwrapped.theorems)
     rng = np.random.default_rng(seed + 1)
     out = {
@@ -85,7 +91,7 @@ def _baselines(env: Any, lay: Any, seed: int) -> dict[str, list[np.ndarray]]:
     try:
         from lean_gym.aesop import best_static_action
 
-        out["best static"] = [best_static_action(lay.name)] * n
+        out["best static"] = [best_static_action(lay.name, source)] * n
     except KeyError:
         pass  # no stored static config for this layout
     return out
@@ -171,6 +177,7 @@ def run_demo(
     plot: bool = True,
     plot_path: str = "lean-gym-demo.png",
     eval_limit: int = 0,
+    source: str | None = None,
 ) -> int:
     """Train a bandit over aesop configs on the train split and report it, round by round, on the test split.
 
@@ -190,6 +197,8 @@ def run_demo(
         plot: Save the learning curve as a PNG.
         plot_path: Where the PNG goes.
         eval_limit: Evaluate on the first N test theorems only (0: all of them).
+        source: The theorem set (``None``: the env's default, ``satp-minif2f``; ``"sim"``: the simulator's
+            synthetic families); its ``train`` split trains, its ``test`` split evaluates.
 
     Returns:
         0 (the exit status of ``lean-gym demo``).
@@ -209,15 +218,18 @@ def run_demo(
         _check_plot_path(plot_path)
     rounds = max(1, min(rounds, episodes)) if episodes > 0 else 1
 
-    train = gym.make("LeanAesop-v0", backend=backend, source="sim", split="train")
+    from lean_gym.envs.aesop_env import DEFAULT_SOURCE
+
+    source = source or DEFAULT_SOURCE
+    train = gym.make("LeanAesop-v0", backend=backend, source=source, split="train")
     inner: Any = train.unwrapped
-    test = gym.make("LeanAesop-v0", backend=inner.backend, source="sim", split="test")
+    test = gym.make("LeanAesop-v0", backend=inner.backend, source=source, split="test")
     test_inner: Any = test.unwrapped
     if eval_limit:
         test_inner.theorems = test_inner.theorems[:eval_limit]
     lay = inner.layout
     arms = candidate_actions(lay)
-    base = _baselines(test, lay, seed)
+    base = _baselines(test, lay, seed, source)
     if "best static" in base:
         arms.append(base["best static"][0])  # the distilled config is one of the bandit's choices too
     bandit = ThompsonBandit(arms=list(range(len(arms))), args=ThompsonArgs(seed=seed))
@@ -241,7 +253,7 @@ def run_demo(
     echo(f"backend: {backend_name}{'  (the simulator, not Lean)' if backend_name.startswith('sim') else ''}")
     echo(
         f"a contextual Thompson bandit over {len(arms)} aesop configs, {episodes} training episodes in "
-        f"{rounds} rounds; test split: {n_test} theorems"
+        f"{rounds} rounds; theorems: {source} (train split: {n_train}, test split: {n_test})"
     )
     echo("baselines on the test split: " + ", ".join(f"{k} {v:.1%}" for k, v in rates.items()))
     header = f"{'round':>5s} {'episodes':>8s} {'train':>7s} {'learned':>8s}" + "".join(
@@ -278,13 +290,14 @@ def run_demo(
         )
     elapsed = time.perf_counter() - t0
     summary = "; ".join(f"{k} {v:.1%}" for k, v in rates.items())
+    where = " (the simulator, not Lean)" if backend_name.startswith("sim") else ""
     echo(
-        f"test split ({n_test} theorems): learned per-goal config {learned_curve[-1]:.1%}; {summary} "
-        f"({elapsed:.0f} s)"
+        f"{source} test split ({n_test} theorems), backend {backend_name}{where}: learned per-goal config "
+        f"{learned_curve[-1]:.1%}; {summary} ({elapsed:.0f} s)"
     )
     from lean_gym.data import satp_lean_figures
 
-    echo(satp_lean_figures())
+    echo(satp_lean_figures(source))
     if plot:
         _plot(plot_path, xs, learned_curve, rates, backend_name, train=train_curve)
         echo(f"learning curve: {os.path.abspath(plot_path)}")

@@ -57,6 +57,9 @@ class Capabilities:
         max_workers: How many checks run at once (1 for the in-process simulator).
         versions: What produced the verdicts, by component (``{"lean": "v4.27.0", "mathlib": …}`` on real
             Lean when known; empty for the simulator, which is no version of Lean).
+        messages_follow: The Lean version whose wording the backend's messages are held to, where that is
+            not ``versions["lean"]``: the simulator runs no Lean, and its messages follow the pinned version
+            (:data:`~lean_gym.lean.versions.DEFAULT_LEAN_VERSION`); ``None``: its Lean version, if known.
 
     Example:
         >>> from lean_gym.backends import SimBackend
@@ -69,6 +72,7 @@ class Capabilities:
     tactic_mode: bool = False
     max_workers: int = 1
     versions: Mapping[str, str] = field(default_factory=dict, hash=False)
+    messages_follow: str | None = None
 
 
 _UNDECLARED = Capabilities()

@@ -28,6 +28,7 @@ from lean_gym.lean.affinity import Affinity
 from lean_gym.lean.header import split_header
 from lean_gym.lean.protocol import Message, Position, command_request
 from lean_gym.lean.result import check_arguments, header_env_or_error, invalid_text_result
+from lean_gym.lean.versions import DEFAULT_LEAN_VERSION
 from lean_gym.sim.memo import caching
 from lean_gym.sim.memo import request as sim_request
 from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, WallClockTimeout, wall_clock_deadline
@@ -70,8 +71,15 @@ class SimBackend(AsyncMixin, BatchMixin):
     """
 
     max_workers = 1  # pure Python under the GIL: threads would only add overhead
-    #: In process, one check at a time, with tactic mode; no Lean version (the simulator is not Lean).
-    capabilities = Capabilities(in_process=True, concurrent=False, tactic_mode=True, max_workers=1)
+    #: In process, one check at a time, with tactic mode; no Lean version (the simulator is not Lean), but
+    #: its messages are held to the pinned version's wording (the conformance corpus counts them so).
+    capabilities = Capabilities(
+        in_process=True,
+        concurrent=False,
+        tactic_mode=True,
+        max_workers=1,
+        messages_follow=DEFAULT_LEAN_VERSION,
+    )
 
     def __init__(
         self,

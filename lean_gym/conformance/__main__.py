@@ -1,7 +1,8 @@
-"""``python -m lean_gym.conformance [--backend B] [--source S] [--family F] [--disagreements] [--markdown]``.
+"""``python -m lean_gym.conformance [--backend B] [--source S] [--family F] [--disagreements] [--messages]``.
 
 Runs the corpus's command cases on a backend and prints agreement per family and per source (the
-developer's view; ``lean-gym selftest`` is the user's). ``--markdown`` prints the tables as Markdown;
+developer's view; ``lean-gym selftest`` is the user's). ``--messages`` lists every case whose recorded
+Lean error and the backend's differ (and every one set aside for its record's version). ``--markdown`` prints the tables as Markdown;
 ``--write-docs docs/simulator.md`` writes them into that page, between its conformance markers (the
 figures ``tests/test_conformance_ci.py`` holds current).
 """
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 
 from lean_gym.backends import make_backend
-from lean_gym.conformance import is_simulator, load_cases, run_command_cases
+from lean_gym.conformance import is_simulator, load_cases, message_version, run_command_cases
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +25,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--family", action="append", help="family (repeatable)")
     p.add_argument("--disagreements", action="store_true", help="list every case that is not agree/unread")
     p.add_argument("--unread", action="store_true", help="list the unread cases and why")
+    p.add_argument(
+        "--messages",
+        action="store_true",
+        help="list every case whose recorded Lean error and the backend's differ, and those set aside for "
+        "their record's Lean version",
+    )
     p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     p.add_argument(
         "--write-docs", metavar="PAGE", help="write the Markdown tables into PAGE's conformance block"
@@ -42,7 +49,13 @@ def main(argv: list[str] | None = None) -> int:
         replace_docs_block,
     )
 
-    report = SelftestReport(backend.name, None, is_simulator(backend), commands=tuple(results))
+    report = SelftestReport(
+        backend.name,
+        None,
+        is_simulator(backend),
+        commands=tuple(results),
+        messages_follow=message_version(backend),
+    )
     if args.write_docs:
         page = Path(args.write_docs)
         page.write_text(replace_docs_block(page.read_text(encoding="utf-8"), report), encoding="utf-8")
@@ -52,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         print(format_markdown_report(report))
         return 0
     # selftest's text (tables, thresholds; every disagreement with --disagreements), then the unread cases
-    print(format_report(report, disagreements=args.disagreements))
+    print(format_report(report, disagreements=args.disagreements, messages=args.messages))
     if args.unread:
         for r in results:
             if r.outcome == "unread":

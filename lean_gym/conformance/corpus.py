@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from lean_gym.errors import ConfigError
 from lean_gym.jsonl import read_jsonl_objects
+from lean_gym.lean.versions import parse_version
 
 __all__ = ["CASES_DIR", "SOURCES", "Case", "load_cases"]
 
@@ -39,7 +40,8 @@ class Case:
         expect: ``"ok"`` (Lean reports no error) or ``"error"`` (command cases).
         messages: Lean's messages as recorded (``{"severity", "text"}``), empty when not recorded.
         messages_complete: The record shows every message the code produces.
-        lean_version: The Lean toolchain of the record (``"unknown"`` when the record does not say).
+        lean_version: The Lean version of the record: a release (``v4.32.0-rc1``), a bound its own text
+            sets (``before v4.23.0-rc2 (…)``, ``after v4.22.0 (…)``), or ``unknown (…)`` (``FORMAT.md``).
         source: The record: ``repo``, ``path``, ``commit``, ``line``, ``how``.
         note: What the case shows; a note starting ``derived:`` marks a case derived from the record
             rather than recorded by it.
@@ -103,13 +105,27 @@ class Case:
                 raise ConfigError(
                     f"{where}: a repl case needs requests and responses, one answer per request"
                 )
+        version = obj.get("lean_version", "unknown")
+        if not isinstance(version, str):
+            raise ConfigError(f"{where}: lean_version must be a string, got {version!r}")
+        if not version.startswith("unknown"):
+            words = version.split()
+            bounded = bool(words) and words[0] in ("before", "after")
+            try:
+                parse_version(words[1] if bounded and len(words) > 1 else words[0] if words else "")
+            except ConfigError:
+                raise ConfigError(
+                    f"{where}: lean_version {version!r} is not a Lean version: a release (v4.27.0), a bound "
+                    "'before vX.Y.Z[-rcN] (…)' or 'after vX.Y.Z[-rcN] (…)', or 'unknown (…)' (see "
+                    "lean_gym/conformance/FORMAT.md)"
+                ) from None
         return cls(
             id=obj["id"],
             kind=kind,
             family=obj["family"],
             header=obj["header"],
             source=dict(obj["source"]),
-            lean_version=obj.get("lean_version", "unknown"),
+            lean_version=version,
             code=obj.get("code", ""),
             expect=obj.get("expect"),
             messages=tuple(obj.get("messages", ())),

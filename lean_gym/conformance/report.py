@@ -20,12 +20,15 @@ class Tally:
         messages: Cases where both report an error and Lean's text is recorded.
         first_line: Of those, the cases whose first lines are equal.
         exact: Of those, the cases whose whole texts are equal.
+        set_aside: Cases where both report an error and Lean's text is recorded, but at another Lean version
+            than the one the backend's messages follow: not in ``messages`` (listed by ``--messages``).
     """
 
     counts: dict[str, int]
     messages: int = 0
     first_line: int = 0
     exact: int = 0
+    set_aside: int = 0
 
     @property
     def total(self) -> int:
@@ -56,14 +59,15 @@ class Tally:
 def tally(results: Iterable[CaseResult]) -> Tally:
     """The :class:`Tally` of ``results``."""
     counts: Counter[str] = Counter({o: 0 for o in OUTCOMES})
-    messages = fl = ex = 0
+    messages = fl = ex = aside = 0
     for r in results:
         counts[r.outcome] += 1
+        aside += r.message_set_aside
         if r.first_line_match is not None:
             messages += 1
             fl += r.first_line_match
             ex += bool(r.exact_match)
-    return Tally(dict(counts), messages, fl, ex)
+    return Tally(dict(counts), messages, fl, ex, aside)
 
 
 def tally_by(results: Iterable[CaseResult], key: Callable[[CaseResult], str]) -> dict[str, Tally]:
@@ -86,12 +90,20 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("stronger", "Lean fails, the backend proves (must be 0)"),
     ("weaker", "Lean proves, the backend fails"),
     ("unread", "the simulator cannot read the statement or syntax (counted apart)"),
-    ("other v.", "verdicts differ on a record of another Lean version than the backend's (not counted)"),
+    (
+        "other v.",
+        "Lean proves, the backend fails, on a record of another Lean version than the backend's (not counted)",
+    ),
     ("t/o", "timeouts and crashes"),
     ("agreement", "agree / read"),
     ("msgs", "both fail and Lean's message is recorded"),
     ("1st line", "of those, the first lines are equal"),
     ("exact", "of those, the whole texts are equal (whitespace collapsed)"),
+    (
+        "msgs v.",
+        "both fail and Lean's message is recorded, at another Lean version than the backend's "
+        "messages follow (not counted; listed by --messages)",
+    ),
 )
 
 
@@ -101,13 +113,13 @@ def _row(name: str, t: Tally) -> list[str]:
         name, str(t.total), str(t.read), str(c.get("agree", 0)), str(c.get("stronger", 0)),
         str(c.get("weaker", 0)), str(c.get("unread", 0)), str(c.get("version", 0)),
         str(c.get("timeout", 0) + c.get("crashed", 0)), _pct(t.agreement), str(t.messages),
-        _pct(t.first_line_rate), _pct(t.exact_rate),
+        _pct(t.first_line_rate), _pct(t.exact_rate), str(t.set_aside),
     ]  # fmt: skip
 
 
 def format_table(rows: dict[str, Tally], *, title: str = "family") -> str:
     """A plain-text table of :data:`COLUMNS`, one row per entry of ``rows``."""
-    widths = [22, 6, 6, 6, 8, 6, 6, 8, 4, 9, 5, 8, 6]
+    widths = [22, 6, 6, 6, 8, 6, 6, 8, 4, 9, 5, 8, 6, 7]
     names = [title] + [c for c, _ in COLUMNS]
     head = " ".join(f"{n:<{w}}" if i == 0 else f"{n:>{w}}" for i, (n, w) in enumerate(zip(names, widths)))
     lines = [head, "-" * len(head)]

@@ -35,7 +35,14 @@ from lean_gym.conformance.corpus import SOURCES, Case, load_cases
 from lean_gym.conformance.hacks import HackResult, run_hack_catalogue
 from lean_gym.conformance.repl_runner import REPL_OUTCOMES, ReplCaseResult, run_repl_cases
 from lean_gym.conformance.report import Tally, format_markdown, format_table, tally, tally_by
-from lean_gym.conformance.runner import CaseResult, is_simulator, run_command_cases
+from lean_gym.conformance.runner import (
+    CaseResult,
+    first_line,
+    is_simulator,
+    message_version,
+    record_version,
+    run_command_cases,
+)
 from lean_gym.errors import ConfigError
 
 __all__ = [
@@ -51,6 +58,7 @@ __all__ = [
     "format_markdown_report",
     "format_report",
     "measurement_stamp",
+    "message_lines",
     "replace_docs_block",
     "run_selftest",
 ]
@@ -101,6 +109,8 @@ class SelftestReport:
         repl: One result per REPL case.
         hacks: One result per catalogue entry and honest proof.
         thresholds: The thresholds checked.
+        messages_follow: The Lean version whose wording the backend's messages are held to (the pinned
+            version for the simulator, :func:`~lean_gym.conformance.message_version`); ``None``: unknown.
     """
 
     backend: str
@@ -110,6 +120,7 @@ class SelftestReport:
     repl: tuple[ReplCaseResult, ...] = ()
     hacks: tuple[HackResult, ...] = ()
     thresholds: Thresholds = field(default_factory=Thresholds)
+    messages_follow: str | None = None
 
     @property
     def overall(self) -> Tally:
@@ -150,6 +161,7 @@ class SelftestReport:
             "backend": self.backend,
             "simulator": self.simulator,
             "backend_lean_version": self.backend_version,
+            "messages_follow": self.messages_follow,
             "passed": self.passed,
             "thresholds": [c.__dict__ for c in self.checks()],
             "commands": {
@@ -184,7 +196,7 @@ def _where(case: Case) -> str:
 
 def _tally_json(t: Tally) -> dict[str, Any]:
     return {"counts": t.counts, "read": t.read, "agreement": t.agreement, "messages": t.messages,
-            "first_line": t.first_line_rate, "exact": t.exact_rate}  # fmt: skip
+            "first_line": t.first_line_rate, "exact": t.exact_rate, "messages_set_aside": t.set_aside}  # fmt: skip
 
 
 def _record_of(case: Case) -> str:
@@ -308,7 +320,14 @@ def run_selftest(
         repl=tuple(by_id[c.id] for c in repl),
         hacks=tuple(hack_results),
         thresholds=thresholds or Thresholds(),
+        messages_follow=message_version(backend),
     )
+
+
+def _version_of(case: Case) -> str:
+    """The record's Lean version as the report groups it: a release, a bound (``before v4.23.0-rc2``), or unknown."""
+    kind, bound = record_version(case)
+    return "unknown" if bound is None else bound if kind == "exact" else f"{kind} {bound}"
 
 
 def _versions_line(report: SelftestReport) -> str:
@@ -316,10 +335,9 @@ def _versions_line(report: SelftestReport) -> str:
         runs = "the simulator (not Lean: it runs no Lean version)"
     else:
         runs = f"Lean {report.backend_version}" if report.backend_version else "an unknown Lean version"
-    seen = Counter(
-        "unknown" if c.lean_version.startswith("unknown") else c.lean_version
-        for c in [r.case for r in report.commands] + [r.case for r in report.repl]
-    )
+    seen = Counter(_version_of(c) for c in [r.case for r in report.commands] + [r.case for r in report.repl])
+    if report.messages_follow and report.messages_follow != report.backend_version:
+        runs += f"; its messages follow Lean {report.messages_follow}'s wording"
     recorded = ", ".join(f"{v} ({n})" for v, n in sorted(seen.items()))
     return f"backend {report.backend}: {runs}\nrecords from Lean: {recorded or 'none run'}"
 
@@ -355,9 +373,52 @@ def disagreement_lines(report: SelftestReport) -> list[str]:
     return lines
 
 
-def format_report(report: SelftestReport, *, disagreements: bool = True) -> str:
-    """The text ``lean-gym selftest`` prints: every disagreement, then the tables, then the thresholds."""
+def message_lines(report: SelftestReport) -> list[str]:
+    """One line per command case whose recorded Lean error and the backend's first error differ.
+
+    Whatever the verdicts (a backend that proves what Lean rejects has no error: ``(proved)``), unread
+    cases aside. Each line says how they differ (``1st-line``, or ``exact``: same first line, other text;
+    ``same`` only for a case set aside, listed whatever its text),
+    the case, its record (source path:line, Lean version), then Lean's first line and the backend's. A case
+    whose record is from another Lean version than the one the backend's messages follow is marked
+    ``[other version: …; not counted]``: it is set aside from the message figures, never hidden.
+    """
+    who = "sim" if report.simulator else "backend"
+    lines = []
+    for r in report.commands:
+        lean = r.case.lean_errors
+        if r.outcome == "unread" or not lean or r.case.expect != "error":
+            continue
+        mine = r.error if r.error else ""
+        if r.error and not r.texts_differ and not r.message_set_aside:
+            continue
+        kind = (
+            "1st-line" if first_line(lean[0]) != first_line(mine) else "exact" if r.texts_differ else "same"
+        )
+        aside = ""
+        if r.message_set_aside:
+            aside = f" [other version: messages follow {report.messages_follow}; not counted]"
+        shown = first_line(mine) if mine else f"({r.status})"
+        lines.append(f"{kind:<8} {r.case.id} {r.case.corpus_source} {_where(r.case)} ({r.case.lean_version})"
+                     f"{aside} | lean: {first_line(lean[0])} | {who}: {shown}")  # fmt: skip
+    return lines
+
+
+def format_report(report: SelftestReport, *, disagreements: bool = True, messages: bool = False) -> str:
+    """The text ``lean-gym selftest`` prints: every disagreement, then the tables, then the thresholds.
+
+    Args:
+        report: The figures.
+        disagreements: List every case that is not ``agree``/``unread`` first.
+        messages: List every case whose recorded Lean error and the backend's differ
+            (:func:`message_lines`) first.
+    """
     out: list[str] = []
+    if messages:
+        lines = message_lines(report)
+        aside = sum(r.message_set_aside for r in report.commands)
+        head = f"message differences ({len(lines)}; cases set aside for their record's version: {aside}):"
+        out += [head, *lines, ""] if lines else [f"message differences: none (set aside: {aside})", ""]
     if disagreements:
         lines = disagreement_lines(report)
         out += [f"disagreements ({len(lines)}):", *lines, ""] if lines else ["disagreements: none", ""]

@@ -14,7 +14,14 @@ from lean_gym.errors import DatasetNotFoundError, MissingDependencyError
 from lean_gym.jsonl import read_jsonl_objects
 from lean_gym.lean.lexer import lex
 
-__all__ = ["NAMED_SOURCES", "HeaderlessRowsWarning", "load_theorems", "satp_lean_figures", "theorem_from_row"]
+__all__ = [
+    "NAMED_SOURCES",
+    "HeaderlessRowsWarning",
+    "load_theorems",
+    "satp_lean_figures",
+    "satp_minif2f_split",
+    "theorem_from_row",
+]
 
 _MINIF2F_KEYS = ("name", "formal_statement")
 _SATP_KEYS = ("context_theorem",)
@@ -30,10 +37,12 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
     * ``"minif2f"``: the full miniF2F (488 rows, ``valid`` and ``test``), once fetched with
       ``lean-gym data fetch minif2f`` (:mod:`lean_gym.data.remote`; never downloaded here: when it is
       missing the error says how to fetch it). ``"minif2f-sample"``: the 8-row sample that ships with the
-      package (:data:`lean_gym.data.MINIF2F_SAMPLE`). ``"satp-minif2f"``: the 92 miniF2F-test theorems that
-      SATP's policy proved on Lean v4.26.0 (each with its own aesop call, all in split ``test``), shipped
-      with the package as SATP's record (``lean_gym/conformance/cases/satp/``): a set on which every
-      statement is known to be provable by some aesop config on Lean.
+      package (:data:`lean_gym.data.MINIF2F_SAMPLE`). ``"satp-minif2f"`` (the default set of
+      ``LeanAesop-v0``): the 92 miniF2F-test theorems that SATP's policy proved on Lean v4.26.0 (each with
+      its own aesop call), shipped with the package as SATP's record (``lean_gym/conformance/cases/satp/``):
+      a set on which every statement is known to be provable by some aesop config on Lean. SATP's record
+      has no split of its own (all 92 are miniF2F-test), so lean-gym splits them into ``train`` (46) and
+      ``test`` (46) by :func:`satp_minif2f_split`; ``split=None`` gives all 92.
     * A path to a JSONL file in the miniF2F format (``name``, ``split``, ``informal_prefix``,
       ``formal_statement``, ``goal``, ``header``); only ``name`` and ``formal_statement`` are required.
       A row without ``header`` is checked with no imports at all, as Lean would check it (Lean core only:
@@ -103,11 +112,12 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
 NAMED_SOURCES = ("minif2f", "minif2f-sample", "satp-minif2f")
 
 
-def satp_lean_figures() -> str:
+def satp_lean_figures(source: str | None = None) -> str:
     """SATP's published figures on Lean (miniF2F-test, 244 statements), as one line for reports.
 
     Beside the simulator's: plain aesop, the best single static config, the learned policy (from
-    ``lean_gym/conformance/cases/satp/figures.json``, each with its source there).
+    ``lean_gym/conformance/cases/satp/figures.json``, each with its source there). With ``source``
+    ``"satp-minif2f"`` (``LeanAesop-v0``'s default set), the line also says what Lean did on that set.
     """
     import json
 
@@ -117,27 +127,70 @@ def satp_lean_figures() -> str:
     def fig(name: str) -> str:
         return f"{100 * figs[name]['rate']:.1f}% ({figs[name]['proved']}/{figs[name]['of']})"
 
-    return (
+    line = (
         f"SATP on Lean (miniF2F-test, not the simulator): plain aesop {fig('plain_aesop')}, best static "
         f"config {fig('best_static')}, learned policy {fig('policy')}"
     )
+    if source == "satp-minif2f":
+        line += (
+            "; the satp-minif2f set is the 92 its policy proved, so on Lean SATP's own per-goal call proves "
+            "every theorem of each split (100%), and Lean's plain aesop at most 26 of the 92"
+        )
+    return line
+
+
+def satp_minif2f_split(names: Iterable[str]) -> dict[str, str]:
+    """lean-gym's ``train``/``test`` split of SATP's 92 theorems: stratified by competition, fixed by name.
+
+    SATP's record has no split of its own: all 92 are miniF2F-test (SATP trained on NuminaMath-LEAN), so an
+    agent that trains and is tested on them needs one. The theorems are grouped by miniF2F's problem source
+    (the name's prefix: ``mathd_algebra``, ``mathd_numbertheory``, ``amc``, ``aime``, ``algebra``, ...),
+    the groups taken in alphabetical order, each group's names ordered by their SHA-256, and the whole
+    list dealt alternately to ``test`` and ``train``. Each competition is then split evenly (within one
+    theorem), the halves differ by at most one, and the split depends on nothing but the names: not on the
+    file's order, a seed or what any backend proves (so it is the same on the simulator and on Lean).
+
+    Example:
+        >>> satp_minif2f_split(["mathd_algebra_1", "mathd_algebra_2"])
+        {'mathd_algebra_1': 'test', 'mathd_algebra_2': 'train'}
+    """
+    import hashlib
+
+    def group(name: str) -> str:
+        m = re.match(r"mathd_[a-z]+|[a-z]+", name)
+        return m.group() if m else ""
+
+    ordered = sorted(names, key=lambda n: (group(n), hashlib.sha256(n.encode("utf-8")).hexdigest()))
+    return {n: ("test", "train")[k % 2] for k, n in enumerate(ordered)}
 
 
 def _satp_rows() -> Iterable[tuple[str, Mapping[str, Any]]]:
     """SATP's 92 miniF2F-test theorems, each proved on Lean v4.26.0 by SATP's aesop call.
 
-    From ``lean_gym/conformance/cases/satp/satp_minimal.jsonl``: rows in the miniF2F schema, split ``test``.
+    From ``lean_gym/conformance/cases/satp/satp_minimal.jsonl``: rows in the miniF2F schema, in the file's
+    order, each with its split of :func:`satp_minif2f_split` and a ``goal``: the statement's own hypotheses
+    and target written as a goal state, so that the observation is the same text on every backend (the
+    simulator does not read 6 of the 92 statements). For 66 of the 92 it is byte for byte the goal state
+    Lean prints: its ``uuid16`` is the goal uuid SATP recorded for the theorem (``satp_calls.jsonl``); the
+    others differ where Lean's printer writes a term otherwise than the statement does.
     """
     import json
 
+    from lean_gym.data.goal_state import goal_state_text, parse_theorem_form
+
     path = Path(__file__).parents[1] / "conformance" / "cases" / "satp" / "satp_minimal.jsonl"
+    rows = []
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         case = json.loads(line)
         code = case["code"]
         stmt = code[: code.index(":= by\n") + len(":= by\n")]
         name = stmt.split(None, 2)[1]
-        row = {"name": name, "formal_statement": stmt, "header": case["header"], "split": "test"}
-        yield f"{path.name}:{i}", row
+        goal = goal_state_text(*parse_theorem_form(stmt))
+        row = {"name": name, "formal_statement": stmt, "header": case["header"], "goal": goal}
+        rows.append((f"{path.name}:{i}", row))
+    split = satp_minif2f_split(row["name"] for _, row in rows)
+    for where, row in rows:
+        yield where, {**row, "split": split[row["name"]]}
 
 
 def _named_source(name: str) -> Path:

@@ -46,14 +46,16 @@ def theorem_list(
     split: str | None,
     theorems: Sequence[Theorem | Mapping[str, Any]] | None,
     task: str,
+    default_source: str = "sim",
 ) -> list[Theorem]:
     """An env's theorem list: ``theorems`` when given, else :func:`lean_gym.data.load_theorems` of ``source``.
 
     Args:
-        source: Where theorems come from (``None``: ``"sim"``).
+        source: Where theorems come from (``None``: ``default_source``).
         split: The split to load (``None``: ``"train"``).
         theorems: An explicit list of theorems or dicts, used as given.
         task: What the env does with them, for the error on an empty list (``"play"``, ``"prove"``).
+        default_source: The env's own default set (``"sim"``, or ``"satp-minif2f"`` for ``LeanAesop-v0``).
 
     Raises:
         ConfigError: ``theorems`` together with ``source`` or ``split`` (which would select nothing).
@@ -69,7 +71,7 @@ def theorem_list(
     else:
         from lean_gym.data import load_theorems
 
-        out = list(load_theorems(source or "sim", split=split or "train"))
+        out = list(load_theorems(source or default_source, split=split or "train"))
     if not out:
         raise ValueError(f"no theorems to {task} (source={source!r}, split={split!r}); pass theorems=[...]")
     return out

@@ -32,6 +32,7 @@ from lean_gym.errors import BadActionError, ResetNeededError
 
 __all__ = [
     "DEFAULT_MAX_HEARTBEATS",
+    "DEFAULT_SOURCE",
     "GOAL_MAX_CHARS",
     "HISTORY_MAX_CHARS",
     "LEMMA_MAX_CHARS",
@@ -47,6 +48,14 @@ LEMMA_MAX_CHARS = 512
 HISTORY_MAX_CHARS = 16384
 DEFAULT_MAX_HEARTBEATS = 200_000
 """Heartbeats per check: Lean's default ``maxHeartbeats``, the budget SATP's checks ran under."""
+DEFAULT_SOURCE = "satp-minif2f"
+"""The default theorem set: SATP's 92 miniF2F-test theorems, each proved on Lean by an aesop call (SATP's).
+
+Its figures mean something about Lean: every theorem is real (miniF2F-test's own statement), Lean proved
+every one with an aesop config, and SATP's figures on Lean are measured on the same benchmark. The
+simulator's synthetic families (``source="sim"``, the default until issue 21) stay reachable by name; they are
+generated goals built to exercise the search, not a measurement of Lean. See ``docs/aesop-env.md``.
+"""
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -117,10 +126,12 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
             lemma host is ``positivity [L]``).
         backend: ``"auto"`` (real Lean when a built workspace is found, else the simulator, with a warning),
             ``"sim"``, ``"repl"`` or a Backend instance (not closed by the env).
-        source: Where theorems come from: ``"sim"`` (the default), a miniF2F JSONL path, a SATP-schema
+        source: Where theorems come from: ``"satp-minif2f"`` (the default, :data:`DEFAULT_SOURCE`: SATP's
+            92 Lean-proved miniF2F-test theorems, split 46/46 into ``train`` and ``test``), ``"sim"`` (the
+            simulator's synthetic goal families, 300 per split), a miniF2F JSONL path, a SATP-schema
             parquet/JSONL path or a Hugging Face dataset name (see :func:`lean_gym.data.load_theorems`).
-        split: The split to load (``"train"``, ``"valid"``, ``"test"``; ``None``: ``"train"``); not
-            with ``theorems``.
+        split: The split to load (``"train"``, ``"test"``; ``"valid"`` for ``"sim"`` and miniF2F;
+            ``None``: ``"train"``); not with ``theorems``.
         theorems: An explicit list of :class:`~lean_gym.data.Theorem` or dicts (overrides ``source``).
         max_attempts: Attempts per episode; the episode ends at the first proof or after this many.
         timeout: Wall-clock deadline of each check in seconds, passed to the backend (default
@@ -175,7 +186,7 @@ class LeanAesopEnv(TheoremEnv[dict[str, Any], np.ndarray]):
         self.timeout = timeout
         self.max_message_chars = int(max_message_chars)
         self.render_mode = render_mode
-        self.theorems: list[Theorem] = theorem_list(source, split, theorems, "play")
+        self.theorems: list[Theorem] = theorem_list(source, split, theorems, "play", DEFAULT_SOURCE)
         self._cache = VerdictCache(cache_size)
         self._static: dict[int, _StaticObs] = {}
 
