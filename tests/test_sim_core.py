@@ -388,14 +388,17 @@ def test_tick_counts_and_raises() -> None:
 
 
 def test_register_tactic_receives_text_and_can_close() -> None:
+    """A registered tactic closes its goal through the kernel (a bare ``[]`` is refused: test_sim_kernel)."""
+    from lean_gym.sim.kernel import Refl, close
+
     seen: list[str] = []
 
     def handler(g: Goal, text: str, ctx: TacticContext) -> list[Goal]:
         seen.append(text)
-        return []
+        return close(g, Refl(), ctx)
 
     register_tactic("sim_test_close", handler)
-    assert run("(x : ℝ) : x < x", "sim_test_close (config := {})") == []
+    assert run("(x : ℝ) : x = x", "sim_test_close (config := {})") == []
     assert seen == ["sim_test_close (config := {})"]
 
 

@@ -27,7 +27,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("goals",),  # goals and their local context
     ("tactics",),  # the tactic core: context, combinators, the tactic table
     ("evaluate",),  # closed evaluation, rfl and decide
+    ("polyconv",),  # terms to polynomials (the arithmetic tactics and the kernel share it)
     ("proofs",),  # proof terms (by-blocks run through the core)
+    ("kernel",),  # the trusted core: the only module that marks a goal closed (imports no tactic family)
     ("simp",),  # the tactic families, registering into the core's table
     ("tac_arith",),
     ("tac_rcases",),  # intro, the rcases patterns and destructuring, cases/induction
@@ -107,3 +109,12 @@ def test_the_check_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
     )
     fake = SIM / "terms.py"
     assert _imported(ast.parse(src), fake) == {"repl", "aesop", "commands"}
+
+
+def test_the_kernel_imports_no_tactic_family() -> None:
+    """The trusted core relies on the core below it (defeq, the evaluator, polynomials, the proof checker)
+    and on none of the tactics it checks."""
+    path = SIM / "kernel.py"
+    imported = _imported(ast.parse(path.read_text(encoding="utf-8")), path)
+    families = {m for group in LAYERS[RANK["simp"] :] for m in group}
+    assert imported and not imported & families, sorted(imported & families)

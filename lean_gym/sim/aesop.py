@@ -46,6 +46,7 @@ from lean_gym.sim.aesop_rules import elab_rules
 from lean_gym.sim.aesop_search import AesopFailure, AesopResult, Search, indent
 from lean_gym.sim.aesop_syntax import AesopSyntaxError
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.kernel import Subproof, close
 from lean_gym.sim.tactics import (
     LogMessage,
     TacticContext,
@@ -150,7 +151,7 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
         steps = list(result.script) or ["done"]
         text_out = f"Try this: {steps[0]}" if len(steps) == 1 else "Try this:\n  " + "\n  ".join(steps)
         ctx.messages.append(LogMessage("info", text_out, start, end))
-    return []
+    return close(goal, Subproof(search.proof_leaves()), ctx)
 
 
 register_tactic("aesop", aesop_tactic)

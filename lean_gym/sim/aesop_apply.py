@@ -19,6 +19,17 @@ from lean_gym.sim.aesop_rules import Rule
 from lean_gym.sim.aesop_syntax import AesopCall, AesopOptions, AesopSyntaxError, parse_aesop
 from lean_gym.sim.elab import env_key
 from lean_gym.sim.goals import Goal, canonical_goal
+from lean_gym.sim.kernel import (
+    Contradiction,
+    DataValue,
+    Hyp,
+    Justification,
+    Refl,
+    Renamed,
+    TrueIntro,
+    close,
+    replayable,
+)
 from lean_gym.sim.memo import MISS, Memo, clear_all, request_scoped
 from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.syntax import ParseError, Source
@@ -27,8 +38,8 @@ from lean_gym.sim.tactics import (
     HeartbeatsExceeded,
     TacticContext,
     TacticError,
-    exec_node,
     parse_block,
+    run_node,
     term_size,
 )
 from lean_gym.sim.terms import (
@@ -51,6 +62,7 @@ __all__ = [
     "NORM_STEPS",
     "Expansion",
     "apply_rule",
+    "builtin_proof",
     "clear_cache",
     "memo_step",
     "mentions",
@@ -257,6 +269,8 @@ def tracked(
                 ctx.axioms.update(axioms)
             return None, data
         ctx.axioms.update(axioms)
+        if len(answer) > 2:  # the run closed the goal: the replay closes it through the kernel, re-checked
+            close(goal, Renamed(answer[2], answer[3]), ctx)
         return _instantiate(goal, ren, answer[0], answer[1]), data
     mark = fvar_mark()
     left = ctx.left_for_bookkeeping()
@@ -292,6 +306,10 @@ def tracked(
         table.put(where, (cost, need, exact, None, axioms, data), 200)
     else:
         answer = _abstract(goal, ren, new, mark)
+        if answer is not None and not new:
+            # a closure is remembered with a justification that stands alone (else it is run again)
+            proof = replayable(ctx, goal)
+            answer = None if proof is None else (*answer, goal, proof)
         if answer is not None:
             size = 200 + 64 * sum(_nodes(g) for g in new)
             table.put(where, (cost, need, exact, answer, axioms, data), size)
@@ -324,7 +342,7 @@ def _run_sub_plain(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | No
     old_src = ctx.src
     ctx.src = src
     try:
-        new = exec_node(node, [goal.with_tag(None)], ctx)
+        new = run_node(node, [goal.with_tag(None)], ctx)
     except HeartbeatsExceeded as e:
         ctx.restore(snap)
         ctx.src = old_src
@@ -497,6 +515,26 @@ def memo_step(kind: str, goal: Goal, fn: Any) -> tuple[list[Goal], Any] | None:
     if answer is not None:
         _STEPS.put(key, (answer, res[1]), 200 + 64 * sum(_nodes(g) for g in res[0]))
     return res
+
+
+def builtin_proof(goal: Goal) -> Justification | None:
+    """The justification of a builtin rule that closed ``goal`` without running a tactic (``assumption``,
+    syntactic ``rfl``, ``trivial``, ``exact PUnit.unit``, a ``False`` hypothesis), or ``None``: the kernel
+    re-checks it, so it may be found here by looking at the goal."""
+    t = goal.target
+    if t == TRUE:
+        return TrueIntro()
+    if t == _UNIT:
+        return DataValue()
+    for hn, ty in reversed(goal.hyps):
+        if ty[0] != "type" and defeq(ty, t):
+            return Hyp(hn)
+    for hn, ty in goal.hyps:
+        if ty == FALSE:
+            return Contradiction(hn)
+    if (t[0] == "=" and defeq(t[2], t[3])) or (t[0] == "↔" and defeq(t[1], t[2])):
+        return Refl()
+    return None
 
 
 @dataclass

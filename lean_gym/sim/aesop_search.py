@@ -19,6 +19,7 @@ from lean_gym.sim.aesop_apply import (
     NORM_STEPS,
     Expansion,
     apply_rule,
+    builtin_proof,
     memo_step,
     mentions,
     run_sub,
@@ -28,10 +29,12 @@ from lean_gym.sim.aesop_cost import COST_BUILTIN, COST_EXPANSION, COST_NORM_STEP
 from lean_gym.sim.aesop_rules import Rule, RuleSet
 from lean_gym.sim.aesop_syntax import AesopCall
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.kernel import Subproof, close
 from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.tactics import (
     TacticContext,
     TacticError,
+    sealed_here,
 )
 from lean_gym.sim.terms import (
     const_names,
@@ -360,6 +363,7 @@ class Search:
         """The norm phase on ``goal``: the normal goal (``None``: proved) and the script of its steps."""
         ctx = self.ctx
         o = self.opts
+        start = goal
         norm_script: list[str] = []
         limit = o.max_norm_iterations or 100_000
         iteration = 0
@@ -407,6 +411,7 @@ class Search:
                         break
             if proved:
                 norm_script.append(script)
+                self._seal_norm(start, goal)
                 return None, norm_script
             if changed is not None and changed != goal:
                 norm_script.append(script)
@@ -417,6 +422,31 @@ class Search:
             step += 1
             if step == 4:
                 return goal, norm_script
+
+    def _seal_norm(self, start: Goal, last: Goal) -> None:
+        """The norm phase proved ``start`` by proving ``last`` (what its steps made of it): close both through
+        the kernel (``last`` is closed already when a rule's tactic closed it)."""
+        ctx = self.ctx
+        if sealed_here(ctx, last) is None:
+            close(last, builtin_proof(last), ctx)  # type: ignore[arg-type]  # None: the kernel refuses
+        if last is not start:
+            close(start, Subproof((last,)), ctx)
+
+    def proof_leaves(self) -> tuple[Goal | tuple[Goal, Any], ...]:
+        """The leaves of the proof of the root: each goal a rule (or the norm phase) closed, with the
+        justification of a builtin rule that ran no tactic (the others were closed through the kernel)."""
+        out: list[Goal | tuple[Goal, Any]] = []
+        stack = [self.root]
+        while stack:
+            g = stack.pop()
+            r = g.proof_rapp
+            if r is not None and r.children:
+                stack.extend(r.children)
+                continue
+            goal = g.goal
+            j = None if r is None or sealed_here(self.ctx, goal) is not None else builtin_proof(goal)
+            out.append(goal if j is None else (goal, j))
+        return tuple(out)
 
     def _unfold_text(self, goal: Goal) -> str | None:
         """``unfold d₁ d₂ at h … ⊢`` for the locations that mention an unfold rule's definition."""

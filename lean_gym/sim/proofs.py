@@ -9,6 +9,7 @@ argument, a hypothesis of the right shape, or a new goal (``apply``/``refine``).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,30 @@ if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
 
 __all__ = ["Binder", "Instance", "ProofChecker", "Telescope", "decl_telescope", "prop_telescope"]
+
+
+class Checked:
+    """The proof checker's record that it checked ``syn`` against ``expected`` in the context ``hyps``,
+    leaving new goals or not (``open_goals``). Only :meth:`ProofChecker.check` makes them (see
+    :func:`issued`); the kernel closes a goal with ``ProofTerm`` from one."""
+
+    __slots__ = ("__weakref__", "expected", "hyps", "open_goals", "syn")
+
+    def __init__(
+        self, syn: Syn, expected: Term, hyps: tuple[tuple[str, Term], ...], open_goals: bool
+    ) -> None:
+        self.syn = syn
+        self.expected = expected
+        self.hyps = hyps
+        self.open_goals = open_goals
+
+
+_ISSUED: weakref.WeakSet[Checked] = weakref.WeakSet()
+
+
+def issued(rec: object) -> bool:
+    """Whether ``rec`` is a record :meth:`ProofChecker.check` made (not one built elsewhere)."""
+    return isinstance(rec, Checked) and rec in _ISSUED
 
 
 @dataclass(frozen=True)
@@ -159,15 +184,34 @@ class ProofChecker:
         self.el = ctx.elaborator(goal)
         self.allow_new_goals = allow_new_goals
         self.new_goals: list[Goal] = []
+        self._depth = 0
 
     # --------------------------------------------------------------------------------- checking
 
     def check(self, syn: Syn, expected: Term) -> None:
         """Check that ``syn`` proves ``expected``.
 
+        The check is recorded in the running tactic's frame, where the kernel finds it when the tactic
+        closes its goal with ``ProofTerm(syn)`` (:mod:`lean_gym.sim.kernel`).
+
         Raises:
             ElabError: with Lean's message when it does not.
         """
+        if self._depth:
+            return self._check(syn, expected)
+        self._depth = 1
+        try:
+            self._check(syn, expected)
+        finally:
+            self._depth = 0
+        frames = self.ctx.seal_frames
+        if frames:  # the outermost check only: what a tactic closes its goal with
+            rec = Checked(syn, expected, self.goal.hyps, bool(self.new_goals))
+            _ISSUED.add(rec)
+            frames[-1].checked.append(rec)
+        return None
+
+    def _check(self, syn: Syn, expected: Term) -> None:
         self.ctx.tick(5)
         k = syn.kind
         if k == "paren":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.kernel import Hyp, Rewrote, close_from
 from lean_gym.sim.proofs import (
     Instance,
     ProofChecker,
@@ -259,6 +260,7 @@ def _rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     else:
         targets = [None if n == "⊢" else n for n in locs]
     side: list[Goal] = []
+    start = goal
     for rev, term in rules:
         for where in targets:
             if locs == ["*"]:
@@ -270,11 +272,12 @@ def _rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 goal, more = rewrite_once(goal, where, rev, term, ctx)
             side.extend(more)
         if None in targets and rfl_after_rw(goal):
-            return side
+            return side + close_from(start, goal, Rewrote("rw", goal.target), ctx)
     if syn.name == "rwa":
-        if _hyp_closes(goal, goal.target) is not None:
-            return side
+        fid = _hyp_closes(goal, goal.target)
+        if fid is not None:
+            return side + close_from(start, goal, Hyp(fid), ctx)
         raise TacticError(lambda: "Tactic `assumption` failed\n\n" + goal.pretty())
     if rfl_after_rw(goal):
-        return side
+        return side + close_from(start, goal, Rewrote("rw", goal.target), ctx)
     return [goal, *side]

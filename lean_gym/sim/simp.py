@@ -20,6 +20,7 @@ from fractions import Fraction
 
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
@@ -670,6 +671,7 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
 
 def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> list[Goal]:
     only, rules, locs, star, flags = _parse_simp_args(syn)
+    start = goal
     eval_fields = variant in ("norm_num", "norm_num1")
     ss = SimpSet(ctx, default=not only and variant != "norm_num1", eval_fields=eval_fields)
     if variant == "norm_num1":
@@ -698,7 +700,7 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
                 continue
             new = simp_term(t, ss)
             if new == TRUE:
-                return []
+                return close_from(start, goal, Rewrote(variant, new), ctx)
             if canon(new) != canon(t):
                 progress = True
                 goal = goal.with_target(new)
@@ -714,7 +716,7 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
             new = simp_term(p, ss, {})
             ss.rules = saved
             if new == FALSE:
-                return []
+                return close_from(start, goal, Rewrote(variant, new, goal.find(where)), ctx)
             if canon(new) != canon(p):
                 progress = True
                 if new == TRUE:
@@ -768,7 +770,7 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ctx.use_axiom("propext")
     target = simp_term(goal.target, ss) if is_prop_type(goal.target) else goal.target
     if target == TRUE:
-        return []
+        return close(goal, Rewrote("simpa", target), ctx)
     if using_at is not None:
         ts = TokenStream([*toks[using_at + 1 :], toks[-1].__class__("eof", "", syn.end, syn.end, 0, 0, True)])
         term = parse_term(ts, 0)
@@ -783,7 +785,9 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         _add_rule(ss2, goal, rev, term2, ctx)
     q = simp_term(p, ss2, {})
     if q == FALSE or canon(q) == canon(target):
-        return []
+        # the derived goal: the simplified target, with the simplified type of the `using` term as a local
+        derived, this = goal.with_target(target).add_local("this", q)
+        return close_from(goal, derived, Rewrote("simpa", q, this[1]), ctx)
     raise TacticError(
         f"Type mismatch: After simplification, term\n  {pretty(q, goal.ascii)}\n has type\n  {pretty(q, goal.ascii)} : Prop\nbut is expected to have type\n  {pretty(target, goal.ascii)} : Prop"
     )
@@ -791,6 +795,7 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     _, rules, _, _, _ = _parse_simp_args(syn)
+    start = goal
     for rev, term in rules:
         ss = SimpSet(ctx, default=False)
         _add_rule(ss, goal, rev, term, ctx)
@@ -799,7 +804,7 @@ def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         if canon(new) == canon(t):
             raise TacticError("simp made no progress")
         if new == TRUE:
-            return []
+            return close_from(start, goal, Rewrote("simp_rw", new), ctx)
         goal = goal.with_target(new)
     return [goal]
 
@@ -825,7 +830,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                     add_hyp_rule(ss, q)
             new = simp_term(p, ss)
             if new == FALSE:
-                return []
+                return close_from(goal0, goal, Rewrote("simp_all", new, goal.find(name)), ctx)
             if canon(new) != canon(p):
                 changed = True
                 goal = goal.remove_hyp(name) if new == TRUE else goal.replace_hyp(name, new)
@@ -837,7 +842,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             add_hyp_rule(ss, q)
         new = simp_term(goal.target, ss)
         if new == TRUE:
-            return []
+            return close_from(goal0, goal, Rewrote("simp_all", new), ctx)
         if canon(new) != canon(goal.target):
             changed = True
             goal = goal.with_target(new)
@@ -1041,6 +1046,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     """``norm_cast``, ``push_cast``, ``zify``, ``qify``, ``rify`` and the non-equation ``field_simp``."""
     from lean_gym.sim.tactics import _parse_location
 
+    start = goal
     ts = syn.stream(1)
     facts: list[Term] = []
     if name in ("zify", "qify", "rify", "push_cast") and ts.is_sym("["):
@@ -1078,7 +1084,8 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
         new = fn(goal.target)
         if new == TRUE or (new != goal.target and _closed_by_rfl(new)):
             ctx.use_standard_axioms()
-            return []  # simp closes a goal its rewriting turned into `a ↔ a` or `a = a`
+            # simp closes a goal its rewriting turned into `a ↔ a` or `a = a`
+            return close(goal, Rewrote(name, new), ctx)
         if new != goal.target:
             goal = goal.with_target(new)
             changed = True
@@ -1096,12 +1103,13 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     if name == "norm_cast":
         from lean_gym.sim.tactics import _hyp_closes
 
-        if _hyp_closes(goal, goal.target) is not None:
-            return []
+        fid = _hyp_closes(goal, goal.target)
+        if fid is not None:
+            return close_from(start, goal, Hyp(fid), ctx)
         from lean_gym.sim.evaluate import rfl_closes
 
         if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
-            return []
+            return close_from(start, goal, Refl(), ctx)
     if not changed and name in ("field_simp",):
         raise TacticError("field_simp made no progress on goal")
     if not changed and name in ("norm_cast", "push_cast"):

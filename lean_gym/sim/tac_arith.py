@@ -19,25 +19,33 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
-from typing import cast as cast_domain
 
 from lean_gym.sim.arith import (
     ArithBudgetExceeded,
+    Certificate,
     Constraint,
-    Domain,
     Poly,
-    binop,
-    div_mod_constraints,
     dvd_constraints,
-    nat_sub_cases,
+    linarith_certificate,
+    nlinarith_certificate,
     not_dvd_constraints,
 )
-from lean_gym.sim.arith import linarith as _linarith
-from lean_gym.sim.arith import nlinarith as _nlinarith
 from lean_gym.sim.arith import omega as _omega
 from lean_gym.sim.arith.errors import WorkBudget
 from lean_gym.sim.evaluate import _bound_of, decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.kernel import (
+    Decide,
+    Decided,
+    Linear,
+    PolyIdentity,
+    Refl,
+    Rewrote,
+    Subproof,
+    close,
+    close_from,
+)
+from lean_gym.sim.polyconv import DOMAIN, MAX_POW, Conv, poly_to_term, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
@@ -45,216 +53,6 @@ from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, mk_num, new_fvar
 from lean_gym.sim.unify import canon
 
 __all__ = ["Conv", "decide_closed", "eval_term", "poly_to_term", "rfl_closes", "to_constraint"]
-
-DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
-
-
-def _dom(ty: str) -> Domain:
-    return cast_domain(Domain, DOMAIN[ty])
-
-
-MAX_POW = 64
-
-
-class Conv:
-    """Converts terms of one type to :class:`Poly`, remembering facts about the atoms it creates.
-
-    Args:
-        ty: The type (``ℕ ℤ ℚ ℝ``) of the terms.
-        mode: ``ring`` (atoms only), ``linarith`` (plus non-negativity of ℕ-valued atoms) or ``omega``
-            (plus the defining facts of truncated subtraction, ``/`` and ``%`` by numerals).
-    """
-
-    def __init__(self, ty: str, mode: str = "ring", ctx: TacticContext | None = None) -> None:
-        self.ty = ty
-        self.mode = mode
-        self.ctx = ctx
-        self.nat_atoms: set[Any] = set()
-        self.facts: list[Constraint] = []
-        self.disjunctions: list[tuple[tuple[Constraint, ...], ...]] = []
-        self._seen: set[Term] = set()
-        # Lean's omega reads ground numerals only (``groundInt?``): it never unfolds a definition
-        self._unfold = mode != "omega"
-
-    def atom(self, t: Term, nat: bool) -> Poly:
-        if nat:
-            self.nat_atoms.add(t)
-        return Poly.var(t)
-
-    def poly(self, t: Term) -> Poly:
-        if self.ctx is not None:
-            self.ctx.tick(1)
-        h = t[0]
-        ty = self.ty
-        nat = ty == "ℕ"
-        if h == "num":
-            return Poly.const(Fraction(t[2]))
-        if h in ("+", "*"):
-            a, b = self.poly(t[2]), self.poly(t[3])
-            if h == "+":
-                return a + b
-            if self.mode == "omega" and not (a.is_const() or b.is_const()):
-                return self.atom(t, nat)  # omega's `x * y` with neither side constant is an atom
-            return a * b
-        if h == "-":
-            if not nat:
-                return self.poly(t[2]) - self.poly(t[3])
-            a, b = self.poly(t[2]), self.poly(t[3])
-            if b.is_const() and b.const_value() == 0:
-                return a
-            if a.is_const() and b.is_const():
-                return Poly.const(max(a.const_value() - b.const_value(), Fraction(0)))
-            s = self.atom(t, True)
-            if self.mode == "omega" and t not in self._seen:
-                self._seen.add(t)
-                self.disjunctions.append(nat_sub_cases(a, b, t))
-            return s
-        if h == "neg":
-            return -self.poly(t[2])
-        if h == "^":
-            if self.mode == "omega":
-                return self._omega_pow(t, nat)
-            n = eval_term(t[3], self.ctx)
-            if n is not None and 0 <= n <= MAX_POW:
-                return self.poly(t[2]) ** int(n)
-            if n is None and self.mode == "ring":
-                # x ^ (e + c) = x ^ e * x ^ c (Mathlib's `ring` normalises exponents; linarith/omega do not)
-                e = Conv("ℕ", "ring", self.ctx).poly(t[3])
-                c = e.coeff(())
-                rest = e - c
-                if c > 0 and c.denominator == 1 and c <= MAX_POW and not rest.is_zero():
-                    head = ("^", t[1], t[2], poly_to_term(rest, "ℕ"))
-                    return self.atom(head, nat) * self.poly(t[2]) ** int(c)
-                if not rest.is_zero():
-                    return self.atom(("^", t[1], t[2], poly_to_term(rest, "ℕ")), nat)
-            return self.atom(t, nat)
-        if h == "/":
-            if ty in ("ℚ", "ℝ"):
-                return self.poly(t[2]) * self.inv(t[3])
-            return self._divmod(t, nat)
-        if h == "%":
-            return self._divmod(t, nat)
-        if h == "cast":
-            return self.cast(t)
-        if h == "inv":
-            return self.inv(t[2])
-        if h == "abs":
-            return self.atom(t, False)  # Lean's linarith knows nothing about |a| (it needs abs_nonneg)
-        if h == "app" and t[1] == ("const", "Nat.factorial"):
-            v = eval_term(t, self.ctx)
-            if v is not None:
-                return Poly.const(Fraction(v))
-        if h == "const" and self.ctx is not None:
-            d = self.ctx.lookup(t[1])
-            if (
-                d is not None
-                and d.kind == "def"
-                and d.value is not None
-                and not d.binders
-                and self.mode == "unfold"
-            ):
-                return self.poly(d.value)
-        return self.atom(t, nat)
-
-    def _omega_pow(self, t: Term, nat: bool) -> Poly:
-        """Lean's omega on ``b ^ k``: ground values evaluate, ``b ^ (k + 1)`` with a ground base ``b`` is
-        ``b * b ^ k`` (``Int.pow_succ``), and anything else is an atom (``x ^ 2`` included)."""
-        v = eval_term(t, self.ctx, False)
-        if v is not None:
-            return Poly.const(Fraction(v))
-        base, e = t[2], t[3]
-        bv = eval_term(base, self.ctx, False)
-        if bv is not None and e[0] == "+" and e[3] == ("num", "ℕ", 1):
-            return self._omega_pow(("^", t[1], base, e[2]), nat) * Fraction(bv)
-        if bv is not None and e[0] == "app" and e[1] == ("const", "Nat.succ") and len(e[2]) == 1:
-            return self._omega_pow(("^", t[1], base, e[2][0]), nat) * Fraction(bv)
-        return self.atom(t, nat)
-
-    def _divmod(self, t: Term, nat: bool) -> Poly:
-        a, b = t[2], t[3]
-        bv = eval_term(b, self.ctx, self._unfold)
-        av = eval_term(a, self.ctx, self._unfold)
-        if av is not None and bv is not None:
-            v = binop(t[0], av, bv, _dom(self.ty))
-            return Poly.const(Fraction(v))
-        if bv == 1 and t[0] == "/":
-            return self.poly(a)
-        p = self.atom(t, nat)
-        if self.mode == "omega" and bv is not None and t not in self._seen:
-            self._seen.add(t)
-            q_atom = ("/", t[1], a, b)
-            r_atom = ("%", t[1], a, b)
-            self.facts.extend(div_mod_constraints(self.poly(a), int(bv), q_atom, r_atom))
-            self._seen.add(q_atom)
-            self._seen.add(r_atom)
-            if nat:
-                self.nat_atoms.update((q_atom, r_atom))
-        return p
-
-    def inv(self, d: Term) -> Poly:
-        v = eval_term(d, self.ctx)
-        if v is not None:
-            return Poly.const(Fraction(0) if v == 0 else 1 / Fraction(v))
-        h = d[0]
-        if h == "*":
-            return self.inv(d[2]) * self.inv(d[3])
-        if h == "^":
-            n = eval_term(d[3], self.ctx)
-            if n is not None and 0 <= n <= MAX_POW:
-                return self.inv(d[2]) ** int(n)
-        if h == "/":
-            return self.poly(d[3]) * self.inv(d[2])
-        if h == "neg":
-            return -self.inv(d[2])
-        if h == "inv":
-            return self.poly(d[2])  # (a⁻¹)⁻¹ = a in a field (with 0⁻¹ = 0)
-        return Poly.var(("inv", d))
-
-    def cast(self, t: Term) -> Poly:
-        _, to, frm, a = t
-        h = a[0]
-        if h == "num":
-            return Poly.const(Fraction(a[2]))
-        if h in ("+", "*") or (h == "-" and frm != "ℕ") or h == "neg":
-            if h == "neg":
-                return -self.cast(("cast", to, frm, a[2]))
-            lhs = self.cast(("cast", to, frm, a[2]))
-            rhs = self.cast(("cast", to, frm, a[3]))
-            if h == "*" and self.mode == "omega" and not (lhs.is_const() or rhs.is_const()):
-                # ↑(a * b) = ↑a * ↑b (Int.ofNat_mul), an atom with `0 ≤ ↑a * ↑b` (Int.ofNat_mul_nonneg)
-                prod = ("*", to, ("cast", to, frm, a[2]), ("cast", to, frm, a[3]))
-                return self.atom(prod, frm == "ℕ")
-            return lhs + rhs if h == "+" else lhs * rhs if h == "*" else lhs - rhs
-        if self.mode == "omega" and frm == "ℕ" and to == "ℤ":
-            if h == "^":
-                if eval_term(a[2], self.ctx, False) is not None:  # Int.ofNat_pow for a ground base
-                    return self._omega_pow(("^", to, ("cast", to, frm, a[2]), a[3]), False)
-                return self.atom(t, True)
-            if h == "-" and t not in self._seen:
-                # ↑(a - b): b ≤ a ∧ ↑(a - b) = ↑a - ↑b, or a < b ∧ ↑(a - b) = 0 (omega's ℕ-subtraction facts)
-                self._seen.add(t)
-                ca, cb = self.cast(("cast", to, frm, a[2])), self.cast(("cast", to, frm, a[3]))
-                self.disjunctions.append(nat_sub_cases(ca, cb, t))
-                return self.atom(t, True)
-        if h == "^":
-            n = eval_term(a[3], self.ctx)
-            if n is not None and 0 <= n <= MAX_POW:
-                return self.cast(("cast", to, frm, a[2])) ** int(n)
-        if h == "cast":
-            return self.cast(("cast", to, a[2], a[3]))
-        v = eval_term(a, self.ctx, self._unfold)
-        if v is not None:
-            return Poly.const(Fraction(v))
-        return self.atom(t, frm == "ℕ")
-
-
-def to_constraint(rel: Term, conv: Conv) -> Constraint | None:
-    """``a R b`` (R in ``< ≤ > ≥ = ≠``) at ``conv``'s type as a constraint, else ``None``."""
-    h = rel[0]
-    if h not in ("<", "≤", ">", "≥", "=", "≠") or rel[1] != conv.ty:
-        return None
-    a, b = conv.poly(rel[2]), conv.poly(rel[3])
-    return Constraint.compare(a, h, b)
 
 
 def _neg_rel(p: Term) -> Term | None:
@@ -283,44 +81,6 @@ def hyp_constraints(props: Iterable[Term], conv: Conv, split_and: bool = False) 
 
 
 # ---------------------------------------------------------------------------------------- utilities
-
-
-def poly_to_term(p: Poly, ty: str) -> Term:
-    """A term for polynomial ``p`` at type ``ty`` (atoms are the terms they came from)."""
-    items = sorted(p.terms().items(), key=lambda mc: _mono_key(mc[0]))
-    out: Term | None = None
-    for m, c in items:
-        c = Fraction(c)
-        neg = c < 0
-        a = -c if neg else c
-        factors: list[Term] = []
-        for atom, e in m:
-            base = _atom_term(atom, ty)
-            factors.append(base if e == 1 else ("^", ty, base, mk_num("ℕ", e)))
-        mono: Term | None = None
-        for f in factors:
-            mono = f if mono is None else ("*", ty, mono, f)
-        if mono is None:
-            mono = mk_num(ty, a)
-        elif a != 1:
-            mono = ("*", ty, mono, mk_num(ty, a))
-        if out is None:
-            out = ("neg", ty, mono) if neg else mono
-        else:
-            out = ("-" if neg else "+", ty, out, mono)
-    return out if out is not None else ("num", ty, 0)
-
-
-def _mono_key(m: Any) -> tuple:
-    from lean_gym.sim.arith.poly import monomial_degree
-
-    return (monomial_degree(m), [repr(a) for a, _ in m])
-
-
-def _atom_term(atom: Any, ty: str) -> Term:
-    if isinstance(atom, tuple) and atom and atom[0] == "inv":
-        return ("/", ty, ("num", ty, 1), atom[1])
-    return atom
 
 
 def _goal_type(goal: Goal) -> str | None:
@@ -531,13 +291,14 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
         )
         hyps = [*nonneg_facts, *hyps]
         branches = _ne_branches([*ex, *hyps], MAX_SPLIT_NE) if args.split_ne else [[*ex, *hyps]]
-        ok = True
+        certs: list[Certificate] = []
         for branch in branches:
-            ok = _refute_branch(branch, ex, gc, goal, extra, goal_rel, conv, integer, nonlinear, ctx)
-            if not ok:
+            got = _refute_branch(branch, ex, gc, goal, extra, goal_rel, conv, integer, nonlinear, ctx)
+            if got is None:
                 break
-        if ok:
-            return []
+            certs.extend(got)
+        else:
+            return close(goal, Linear(tuple(certs)), ctx)
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
 
 
@@ -552,7 +313,7 @@ def _refute_branch(
     integer: bool,
     nonlinear: bool,
     ctx: TacticContext,
-) -> bool:
+) -> tuple[Certificate, ...] | None:
     ctx.tick(50 + 10 * len(hyps) ** 2)
     sized = ctx.search_budget(100, 20_000, 5)
     budget = sized.value
@@ -562,11 +323,11 @@ def _refute_branch(
             all_terms = [p for _, p in goal.props()] + extra + ([goal_rel] if goal_rel is not None else [])
             sq = _squares(all_terms, conv)
             rest = [h for h in hyps if h not in ex]
-            return _nlinarith(rest, gc, extra_terms=ex, squares=sq, integer=integer, budget=meter)
-        return _linarith(hyps, gc, integer=integer, budget=meter)
+            return nlinarith_certificate(rest, gc, extra_terms=ex, squares=sq, integer=integer, budget=meter)
+        return linarith_certificate(hyps, gc, integer=integer, budget=meter)
     except ArithBudgetExceeded:
         ctx.tick(budget * 5)
-        return False
+        return None
     finally:
         sized.settle(meter, 3 if nonlinear else 1)
 
@@ -667,7 +428,7 @@ def _ring_closes(t: Term, ctx: TacticContext) -> bool:
 def _ring(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
     if _ring_closes(t, ctx):
-        return []
+        return close(goal, PolyIdentity(), ctx)
     if syn.name == "ring1":
         raise TacticError(
             "ring failed: not an equality of commutative (semi)ring expressions"
@@ -729,7 +490,7 @@ def _ring_nf_goal(goal: Goal, where: list[str] | None, ctx: TacticContext) -> li
     if where is None or "⊢" in where:
         new_t = _normalize_rel(goal.target, ctx)
         if new_t == TRUE:
-            return []
+            return close(goal, Rewrote("ring_nf", new_t), ctx)
         if canon(new_t) != canon(goal.target):
             changed = True
             goal = goal.with_target(new_t)
@@ -741,7 +502,7 @@ def _ring_nf_goal(goal: Goal, where: list[str] | None, ctx: TacticContext) -> li
             raise TacticError(f"unknown hypothesis '{name}'")
         nt = _normalize_rel(ty, ctx)
         if nt == FALSE:
-            return []
+            return close(goal, Rewrote("ring_nf", nt, goal.find(name)), ctx)
         if canon(nt) != canon(ty):
             changed = True
             goal = goal.replace_hyp(name, nt)
@@ -768,7 +529,7 @@ def _abel(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         conv = Conv(t[1], "ring", ctx)
         a, b = _abel_poly(t[2], conv), _abel_poly(t[3], conv)
         if a == b:
-            return []
+            return close(goal, Decided("abel"), ctx)
     elif syn.name == "abel_nf" and syn.stream(1).tok.kind == "eof":
         raise TacticError("abel_nf made no progress")  # nothing of an additive group to normalise
     raise TacticError("abel failed to prove the goal" if syn.name != "abel_nf" else "abel_nf failed")
@@ -934,7 +695,7 @@ def _positivity(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     )
     if ok:
         ctx.use_standard_axioms()
-        return []
+        return close(goal, Decided("positivity"), ctx)
     what = {"pos": "positive", "nonneg": "nonnegative", "nonzero": "nonzero"}.get(want or "", "positive")
     raise TacticError(
         lambda: f"failed to prove positivity: could not show that `{pretty(e, goal.ascii)}` is {what}"
@@ -1114,7 +875,7 @@ def _omega_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         sized.settle(meter)
     if ok:
         ctx.use_axiom("propext")
-        return []
+        return close(goal, Decided("omega"), ctx)
     raise TacticError(_omega_fail(goal, False))
 
 
@@ -1238,6 +999,11 @@ def _has_revert(syn: TacSyntax) -> bool:
     return any(a.text == "+" and b.text == "revert" for a, b in pairwise(syn.toks))
 
 
+def _decided(goal: Goal, t: Term) -> Decide | Decided:
+    """What ``decide`` closes ``goal`` with: the evaluation of its target, or of the reverted goal ``t``."""
+    return Decide() if t is goal.target else Decided("decide_revert")
+
+
 @builtin("decide")
 def _decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
@@ -1247,7 +1013,7 @@ def _decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         raise _free_variables_error(t, goal)
     r = decide_closed(t, ctx)
     if r is True:
-        return []
+        return close(goal, _decided(goal, t), ctx)
     if r is False:
         raise TacticError(f"Tactic `decide` proved that the proposition\n  {pretty(t, goal.ascii)}\nis false")
     raise TacticError(
@@ -1265,7 +1031,7 @@ def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]
     r = decide_closed(t, ctx)
     if r is True:
         ctx.use_axiom("Lean.ofReduceBool")
-        return []
+        return close(goal, _decided(goal, t), ctx)
     if r is False:
         raise TacticError(
             f"Tactic `native_decide` evaluated that the proposition\n  {pretty(t, goal.ascii)}\nis false"
@@ -1277,7 +1043,7 @@ def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]
 def _rfl(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
     if t[0] in ("=", "≤", "≥", "↔") and rfl_closes(t, ctx):
-        return []
+        return close(goal, Refl(), ctx)
     if t[0] == "=":
         at = goal.ascii
         raise TacticError(
@@ -1349,7 +1115,7 @@ def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
         hyps = tuple((n, subst(t, fid, val)) for n, t in goal.hyps if n != fid)
         out.append(Goal(hyps, subst(goal.target, fid, val), None, goal.ascii))
     ctx.use_standard_axioms()
-    return out
+    return out or close(goal, Decided("interval_cases"), ctx)  # no case: the bounds contradict
 
 
 # ------------------------------------------------------------------------------------------- gcongr
@@ -1493,7 +1259,7 @@ def _gcongr(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         )
     side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
     ctx.use_standard_axioms()
-    return side + main
+    return side + main or close(goal, Decided("gcongr"), ctx)
 
 
 @builtin("rel")
@@ -1515,12 +1281,13 @@ def _rel(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             + "\n".join(pretty(g.target) for g in side + main)
         )
     ctx.use_standard_axioms()
-    return []
+    return close(goal, Decided("gcongr"), ctx)
 
 
 @builtin("bound")
 def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    start = goal
     if ts.is_sym("["):
         ts.advance()
         while not ts.is_sym("]"):
@@ -1532,7 +1299,8 @@ def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
     try:
-        return _positivity(goal, syn, ctx)
+        _positivity(goal, syn, ctx)
+        return [] if goal is start else close(start, Subproof((goal,)), ctx)
     except TacticError:
         pass
     side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
@@ -1545,7 +1313,7 @@ def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             except TacticError:
                 raise TacticError("bound failed to prove the goal") from None
     ctx.use_standard_axioms()
-    return []
+    return close_from(start, goal, Decided("gcongr"), ctx)
 
 
 # ------------------------------------------------------------------------------------------ field_simp
@@ -1581,7 +1349,7 @@ def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     usable = [d for d in denoms if _nonzero(d, goal, ctx)]
     if _same_product_form(t[2], t[3], goal, ctx):
         ctx.use_standard_axioms()
-        return []
+        return close(goal, Decided("field_simp"), ctx)
     if a == b:
         # ring-equal but not the same normal form: Lean's field_simp leaves the goal to `ring`
         ctx.use_standard_axioms()
@@ -1742,12 +1510,12 @@ def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
     bare = TacSyntax(syn.name, syn.toks[:1], syn.src, syn.start, syn.toks[0].end)
     if _ring_closes(goal.target, ctx):
-        return []
+        return close(goal, PolyIdentity(), ctx)
     if _grind_split(goal, bare, ctx, 0):
-        return []
+        return close(goal, Decided("grind"), ctx)
     cleared = _grind_fields(goal, bare, ctx)
     if cleared is not None and _grind_split(cleared, bare, ctx, 0):
-        return []
+        return close(goal, Decided("grind"), ctx)
     raise TacticError("`grind` failed")
 
 

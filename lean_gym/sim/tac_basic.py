@@ -12,6 +12,22 @@ from typing import Any
 
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.kernel import (
+    Admit,
+    Applied,
+    Contradiction,
+    DataValue,
+    Decide,
+    Hyp,
+    Justification,
+    ProofTerm,
+    Refl,
+    Rewrote,
+    Subproof,
+    TrueIntro,
+    close,
+    close_from,
+)
 from lean_gym.sim.proofs import (
     TERM_MACROS,
     Binder,
@@ -75,7 +91,7 @@ def _sorry(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         )
     ctx.sorries.append(SorryRecord(goal.with_tag(None), syn.start, syn.end))
     ctx.axioms.add("sorryAx")
-    return []
+    return close(goal, Admit("sorry"), ctx)
 
 
 @builtin("skip")
@@ -102,29 +118,33 @@ def _fail(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("assumption")
 def _assumption(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    if _hyp_closes(goal, goal.target) is not None:
-        return []
+    fid = _hyp_closes(goal, goal.target)
+    if fid is not None:
+        return close(goal, Hyp(fid), ctx)
     raise TacticError(lambda: "Tactic `assumption` failed\n\n" + goal.pretty())
 
 
-def _contradiction_found(goal: Goal) -> bool:
-    props = [t for _, t in goal.hyps if is_prop_type(t)]
-    canons = {canon(t) for t in props}
-    for t in props:
+def _contradiction_found(goal: Goal) -> Contradiction | None:
+    props = [(n, t) for n, t in goal.hyps if is_prop_type(t)]
+    canons = {canon(t): n for n, t in props}
+    for n, t in props:
         if t == FALSE:
-            return True
+            return Contradiction(n)
         c = canon(t)
-        if c[0] == "→" and c[2] == FALSE and (c[1] in canons or c[1] == TRUE):
-            return True
+        if c[0] == "→" and c[2] == FALSE and c[1] in canons:
+            return Contradiction(n, canons[c[1]])
+        if c[0] == "→" and c[2] == FALSE and c[1] == TRUE:
+            return Contradiction(n)
         if c[0] == "→" and c[2] == FALSE and c[1][0] == "=" and c[1][2] == c[1][3]:
-            return True
-    return False
+            return Contradiction(n)
+    return None
 
 
 @builtin("contradiction")
 def _contradiction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    if _contradiction_found(goal):
-        return []
+    found = _contradiction_found(goal)
+    if found is not None:
+        return close(goal, found, ctx)
     raise TacticError(lambda: "Tactic `contradiction` failed\n\n" + goal.pretty())
 
 
@@ -137,25 +157,31 @@ def _exfalso(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 @builtin("trivial")
 def _trivial(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    if _trivial_closes(goal, ctx, 3):
-        return []
+    j = _trivial_closes(goal, ctx, 3)
+    if j is not None:
+        return close(goal, j, ctx)
     raise TacticError("Failed to prove the goal using `trivial`")
 
 
-def _trivial_closes(goal: Goal, ctx: TacticContext, depth: int) -> bool:
+def _trivial_closes(goal: Goal, ctx: TacticContext, depth: int) -> Justification | None:
+    """How ``trivial`` closes ``goal`` (a justification for the kernel), or ``None``."""
     from lean_gym.sim.evaluate import decide_closed, rfl_closes
 
     t = goal.target
     ctx.tick(2)
-    if t == TRUE or _hyp_closes(goal, t) is not None:
-        return True
+    if t == TRUE:
+        return TrueIntro()
+    fid = _hyp_closes(goal, t)
+    if fid is not None:
+        return Hyp(fid)
     if t[0] == "=" and rfl_closes(t, ctx):
-        return True
+        return Refl()
     if t[0] == "∧" and depth > 0:
-        return _trivial_closes(goal.with_target(t[1]), ctx, depth - 1) and _trivial_closes(
-            goal.with_target(t[2]), ctx, depth - 1
-        )
-    return decide_closed(t, ctx) is True
+        left, right = goal.with_target(t[1]), goal.with_target(t[2])
+        jl = _trivial_closes(left, ctx, depth - 1)
+        jr = _trivial_closes(right, ctx, depth - 1) if jl is not None else None
+        return None if jl is None or jr is None else Subproof(((left, jl), (right, jr)))
+    return Decide() if decide_closed(t, ctx) is True else None
 
 
 # ----------------------------------------------------------------------------------- constructors
@@ -172,7 +198,7 @@ def _constructor(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             goal.with_target(("→", t[2], t[1])).with_tag("mpr"),
         ]
     if t == TRUE:
-        return []
+        return close(goal, TrueIntro(), ctx)
     raise TacticError(
         lambda: (
             f"Tactic `constructor` failed: target is not an inductive datatype\n\n{goal.pretty()}"
@@ -220,11 +246,11 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if syn.name in ("use", "use!"):
         # `use!` also applies constructors eagerly (pairs, structures): on the simulator's `∃` chains it
         # fills the same witnesses, and runs the same discharger
-        return [] if _use_discharger_closes(g, ctx, 8) else [g]
-    # core's `exists` runs `try trivial` on what is left
-    if _trivial_closes(g, ctx, 2):
-        return []
-    return [g]
+        j = _use_discharger_closes(g, ctx, 8)
+    else:  # core's `exists` runs `try trivial` on what is left
+        j = _trivial_closes(g, ctx, 2)
+    # the witnesses turned the goal into `g` (trusted), which `j` closes
+    return [g] if j is None else close(goal, Subproof(((g, j),)), ctx)
 
 
 def _reducible_form(t: Term) -> Term:
@@ -239,7 +265,7 @@ def _reducible_form(t: Term) -> Term:
     return t
 
 
-def _use_discharger_closes(goal: Goal, ctx: TacticContext, depth: int) -> bool:
+def _use_discharger_closes(goal: Goal, ctx: TacticContext, depth: int) -> Justification | None:
     """Whether Mathlib's ``try with_reducible use_discharger`` closes ``goal`` (``Mathlib/Tactic/Use.lean``).
 
     Its rules: ``apply exists_prop.mpr <;> use_discharger``, ``apply And.intro <;> use_discharger``,
@@ -250,15 +276,24 @@ def _use_discharger_closes(goal: Goal, ctx: TacticContext, depth: int) -> bool:
     ctx.tick(2)
     t = goal.target
     if t == TRUE:
-        return True
+        return TrueIntro()
     if t[0] == "∧":
-        return depth > 0 and all(_use_discharger_closes(goal.with_target(p), ctx, depth - 1) for p in t[1:3])
+        if depth <= 0:
+            return None
+        leaves: list[tuple[Goal, Justification]] = []
+        for p in t[1:3]:
+            part = goal.with_target(p)
+            j = _use_discharger_closes(part, ctx, depth - 1)
+            if j is None:
+                return None
+            leaves.append((part, j))
+        return Subproof(tuple(leaves))
     if t[0] in ("=", "↔"):
         lhs, rhs = (t[2], t[3]) if t[0] == "=" else (t[1], t[2])
         if _reducible_form(lhs) == _reducible_form(rhs):
-            return True
+            return Refl()
     r = _reducible_form(t)
-    return any(is_prop_type(p) and _reducible_form(p) == r for _, p in goal.hyps)
+    return next((Hyp(n) for n, p in goal.hyps if is_prop_type(p) and _reducible_form(p) == r), None)
 
 
 # ------------------------------------------------------------------------------------ exact/apply
@@ -288,12 +323,12 @@ def _exact(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         if term.kind == "ident" and term.args[0] == "sorry":
             ctx.sorries.append(SorryRecord(goal.with_tag(None), term.start, term.end))
             ctx.axioms.add("sorryAx")
-            return []
+            return close(goal, Admit("sorry"), ctx)
         _check_data(goal, term, ctx)
-        return []
+        return close(goal, DataValue(), ctx)
     pc = ProofChecker(goal, ctx)
     pc.check(term, goal.target)
-    return []
+    return close(goal, ProofTerm(term), ctx)
 
 
 @builtin("exact?", "apply?", "rw?", "simp?", "hint", "library_search", "polyrith", "aesop_cat")
@@ -310,7 +345,7 @@ def _refine(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         term = _underscores_as_holes(term)  # `refine' ⟨_, _⟩`: every `_` not filled in becomes a goal
     pc = ProofChecker(goal, ctx, allow_new_goals=True)
     pc.check(term, goal.target)
-    return pc.new_goals
+    return pc.new_goals or close(goal, ProofTerm(term), ctx)
 
 
 def _underscores_as_holes(s: Any) -> Any:
@@ -449,7 +484,7 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 raise TacticError(
                     f"Tactic `apply` failed: could not determine the implicit argument `{user_name(b.name)}`\n\n{goal.pretty()}"
                 )
-        return new_goals
+        return new_goals or close(goal, Applied(instantiate(c_inst, asg)), ctx)
     at = goal.ascii
     shown = instantiate(concl, inst.asg)
     raise TacticError(
@@ -474,7 +509,7 @@ def _apply_data(goal: Goal, term: Syn, ctx: TacticContext) -> list[Goal]:
     if term.kind == "ident" and term.args[0] in BUILTIN_FNS:
         atys, rty = BUILTIN_FNS[term.args[0]]
         if target == type_term(rty):
-            return [goal.with_target(type_term(a)) for a in atys]
+            return [goal.with_target(type_term(a)) for a in atys] or close(goal, DataValue(), ctx)
         raise TacticError(
             f"Tactic `apply` failed: could not unify the type of `{term.args[0]}` with the goal\n\n{goal.pretty()}"
         )
@@ -487,7 +522,7 @@ def _apply_data(goal: Goal, term: Syn, ctx: TacticContext) -> list[Goal]:
             if ty == target:
                 return [goal.with_target(a) for a in args]
     _check_data(goal, term, ctx)
-    return []
+    return close(goal, DataValue(), ctx)
 
 
 # ------------------------------------------------------------------------------------ have / show
@@ -761,26 +796,33 @@ def _exact_mod_cast(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
     from lean_gym.sim.simp import cast_normalize
 
     target = cast_normalize(goal.target)
+    normal = goal.with_target(target)  # what norm_cast makes of the goal (trusted)
     if syn.name == "assumption_mod_cast":
-        for _, t in goal.hyps:
+        for n, t in goal.hyps:
             if is_prop_type(t) and defeq(cast_normalize(t), target):
-                return []
+                return close_from(goal, normal, Rewrote("norm_cast", cast_normalize(t), n), ctx)
         raise TacticError("assumption_mod_cast failed")
-    _check_mod_cast(ProofChecker(goal, ctx), _term_arg(syn), goal.target)
-    return []
+    got = _check_mod_cast(ProofChecker(goal, ctx), _term_arg(syn), goal.target)
+    # the normalised goal with the term's normalised type as a local (the term's type is the checker's)
+    derived, this = normal.add_local("this", got)
+    return close_from(goal, derived, Rewrote("norm_cast", got, this[1]), ctx)
 
 
-def _check_mod_cast(pc: ProofChecker, term: Syn, expected: Term) -> None:
+def _check_mod_cast(pc: ProofChecker, term: Syn, expected: Term) -> Term:
     """``exact_mod_cast e`` and the term ``mod_cast e``: ``e``'s type and ``expected`` agree after norm_cast."""
     from lean_gym.sim.simp import cast_normalize
 
     target = cast_normalize(expected)
     p = pc.infer(term)
     if defeq(cast_normalize(p), target):
-        return
+        return cast_normalize(p)
     raise TacticError(
         f"Type mismatch: the normalized type\n  {pretty(cast_normalize(p), pc.goal.ascii)}\ndoes not match the normalized goal\n  {pretty(target, pc.goal.ascii)}"
     )
 
 
-TERM_MACROS["mod_cast"] = _check_mod_cast
+def _mod_cast_macro(pc: ProofChecker, term: Syn, expected: Term) -> None:
+    _check_mod_cast(pc, term, expected)
+
+
+TERM_MACROS["mod_cast"] = _mod_cast_macro

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from lean_gym.sim.arith import ArithBudgetExceeded, Poly
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.kernel import Decided, close
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import Syn, parse_term
 from lean_gym.sim.tac_arith import DOMAIN, Conv, _sign, poly_to_term
@@ -210,7 +211,7 @@ def _linear_combination(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[
         if norm == "skip":
             return [_skip_goal(goal, ty, pa, pb, exp, piece)]
         if diff.is_zero():
-            return []
+            return close(goal, Decided("linear_combination"), ctx)
         raise TacticError(lambda: _not_equal(goal, ty, diff))
     if norm == "skip":
         raise TacticError(
@@ -221,7 +222,7 @@ def _linear_combination(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[
     c = diff.const_value()
     strict = goal_rel == "<" and piece.rel != "<"
     if c < 0 or (c == 0 and not strict):
-        return []
+        return close(goal, Decided("linear_combination"), ctx)
     raise TacticError(lambda: _larger(goal, ty, c, strict))
 
 

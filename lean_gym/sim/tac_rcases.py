@@ -8,7 +8,10 @@ the goals that replace it. Failures raise :class:`~lean_gym.sim.tactics.TacticEr
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.kernel import Contradiction, close, close_cases, mark
 from lean_gym.sim.proofs import (
     ProofChecker,
 )
@@ -159,6 +162,21 @@ def _parse_pat_atom(ts: TokenStream) -> Pat:
     raise ts.unexpected("rcases pattern")
 
 
+def _closing_cases(fn: Handler) -> Handler:
+    """A destructuring tactic that leaves no goal closed each of its cases through the kernel (a ``False``
+    hypothesis, an alternative's tactics): its goal is closed as their ``Subproof``."""
+
+    def run(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+        since = mark(ctx)
+        return fn(goal, syn, ctx) or close_cases(goal, since, ctx)
+
+    run.__name__, run.__doc__, run.__module__ = fn.__name__, fn.__doc__, fn.__module__
+    return run
+
+
+Handler = Callable[[Goal, TacSyntax, TacticContext], list[Goal]]
+
+
 def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal]:
     """Apply pattern ``pat`` to hypothesis ``hname`` (already in ``goal``; a user name or an id)."""
     ctx.tick(5)
@@ -231,7 +249,7 @@ def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal
             rest = Pat("alts", tuple(alts[1:])) if len(alts) > 2 else alts[1]
             return _destruct(g1, v1[1], alts[0], ctx) + _destruct(g2, v2[1], rest, ctx)
         if ty == FALSE:
-            return []
+            return close(goal, Contradiction(fid), ctx)
         return _destruct(goal, fid, alts[0], ctx)
     raise TacticError("rcases: unsupported pattern")
 
@@ -283,7 +301,7 @@ def _cases_on(goal: Goal, hname: str, ctx: TacticContext, lean4_names: bool = Tr
         g, w = g.add_local("w✝", ty[2])
         return [g.add_hyp("h✝", subst(ty[3], ty[1], w)).with_tag("intro")]
     if ty == FALSE:
-        return []
+        return close(goal, Contradiction(fid), ctx)
     raise TacticError(
         f"tactic 'induction' failed, major premise type is not an inductive type \n  {_pp(goal, ty)}"
     )
@@ -302,6 +320,7 @@ def _target_hyp(goal: Goal, syn: Syn, ctx: TacticContext) -> tuple[Goal, str]:
 
 
 @builtin("rcases")
+@_closing_cases
 def _rcases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     term = parse_term(ts, 0)
@@ -318,6 +337,7 @@ def _rcases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 @builtin("obtain")
+@_closing_cases
 def _obtain(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     pat = _parse_pat(ts)
@@ -357,6 +377,7 @@ def _finish_names(goals: list[Goal]) -> list[Goal]:
 
 
 @builtin("rintro")
+@_closing_cases
 def _rintro(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     goals = [goal]
@@ -456,6 +477,7 @@ def _run_alternatives(
 
 
 @builtin("induction", "induction'")
+@_closing_cases
 def _induction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     if ts.tok.kind != "ident" or goal.hyp(ts.tok.text) is None:
@@ -496,6 +518,7 @@ def _induction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 @builtin("cases", "cases'")
+@_closing_cases
 def _cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     term = parse_term(ts, 0)

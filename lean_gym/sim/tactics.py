@@ -15,7 +15,9 @@ Public API (what the aesop search and the REPL layer build on):
 * :func:`run_tactic_on_goals` ``(goals, text, ctx)``: the same on a goal list (the first goal is the main
   goal, as in Lean).
 * :func:`register_tactic` ``(name, handler)``: ``handler(goal, syntax: str, ctx) -> list[Goal]`` runs on the
-  main goal with the tactic's whole text (e.g. ``"aesop (config := { terminal := true })"``). The tactic
+  main goal with the tactic's whole text (e.g. ``"aesop (config := { terminal := true })"``); a handler
+  that closes its goal returns :func:`lean_gym.sim.kernel.close` (only the kernel marks a goal closed: a
+  handler that leaves no goal the kernel did not close raises :class:`KernelRefusal`). The tactic
   families (:mod:`~lean_gym.sim.simp`, :mod:`~lean_gym.sim.tac_arith`, :mod:`~lean_gym.sim.tac_basic`,
   :mod:`~lean_gym.sim.aesop`) register themselves here; ``lean_gym/sim/__init__.py`` imports them, so the
   table is complete whichever simulator module is imported first. This module imports none of them.
@@ -41,6 +43,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lean_gym.errors import LeanGymError
 from lean_gym.sim.arith.errors import ArithBudgetExceeded, WorkBudget
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature
@@ -64,6 +67,7 @@ __all__ = [
     "HARD_HEARTBEAT_CAP",
     "Goal",
     "HeartbeatsExceeded",
+    "KernelRefusal",
     "SearchBudget",
     "TacSyntax",
     "TacticContext",
@@ -200,6 +204,93 @@ class SorryRecord:
     end: int
 
 
+class KernelRefusal(LeanGymError):
+    """A goal was marked closed without the kernel (:mod:`lean_gym.sim.kernel`) closing it, or the kernel
+    refused a justification: a bug of the simulator, never a proof.
+
+    Not a :class:`TacticError`, so no combinator (``first``, ``try``, aesop's search) catches it: the request
+    ends with the REPL layer's ``internal simulator error`` answer.
+    """
+
+
+@dataclass(slots=True)
+class SealFrame:
+    """What the kernel closed during one atomic tactic call (the engine pushes one frame per call).
+
+    ``closed`` maps each goal the kernel closed in this call, or that a nested call or run the engine
+    checked closed, to ``(goal, kind, justification, frame)`` (keyed by the identity of the goal's context
+    and target; ``justification`` is ``None`` for a run of several tactics; ``frame`` is the call whose
+    records the justification cites); ``checked`` holds the proof checker's records
+    (:class:`lean_gym.sim.proofs.Checked`) of the terms it checked in this call.
+    """
+
+    tactic: str
+    closed: dict[tuple[int, int], list[tuple[Goal, str, Any, SealFrame]]] = field(default_factory=dict)
+    checked: list[Any] = field(default_factory=list)
+    order: list[Goal] = field(default_factory=list)
+
+    def add(self, goal: Goal, kind: str, justification: Any, frame: SealFrame | None = None) -> None:
+        key = (id(goal.hyps), id(goal.target))
+        entry = (goal, kind, justification, self if frame is None else frame)  # the goal keeps its ids alive
+        entries = self.closed.get(key)
+        if entries is None:
+            self.closed[key] = [entry]
+        else:
+            entries.append(entry)
+        self.order.append(goal)
+
+    def entries_of(self, goal: Goal) -> list[tuple[Goal, str, Any, SealFrame]]:
+        """How ``goal`` (its context and target, whatever its tag) was closed in this call, oldest first."""
+        entries = self.closed.get((id(goal.hyps), id(goal.target)))
+        if entries is not None:
+            return entries
+        hyps, target = goal.hyps, goal.target
+        return [e for es in self.closed.values() for e in es if e[0].target == target and e[0].hyps == hyps]
+
+    def justification_of(self, goal: Goal) -> tuple[str, Any] | None:
+        """The kind and justification of the newest closure of ``goal`` in this call, or ``None``."""
+        entries = self.entries_of(goal)
+        return (entries[-1][1], entries[-1][2]) if entries else None
+
+
+#: Closures checked by the engine: ``(tactic, kind)`` → count (a test reads it: every family closes
+#: through the kernel).
+SEALED_COUNTS: dict[tuple[str, str], int] = {}
+
+_KERNEL_KEY: list[object] = []
+
+
+def _kernel_key() -> object:
+    """The capability to mark goals closed: handed out once, to :mod:`lean_gym.sim.kernel` at its import."""
+    if _KERNEL_KEY:
+        raise KernelRefusal("the kernel's key was already handed out: only lean_gym.sim.kernel seals goals")
+    key = object()
+    _KERNEL_KEY.append(key)
+    return key
+
+
+def seal(ctx: TacticContext, goal: Goal, kind: str, justification: Any, key: object) -> None:
+    """Record that the kernel closed ``goal`` in the current atomic call (only the kernel holds ``key``)."""
+    if not _KERNEL_KEY or key is not _KERNEL_KEY[0]:
+        raise KernelRefusal("a goal was sealed without the kernel's key")
+    if ctx.seal_frames:
+        ctx.seal_frames[-1].add(goal, kind, justification)
+
+
+def sealed_here(ctx: TacticContext, goal: Goal) -> tuple[str, Any] | None:
+    """How ``goal`` was closed in the atomic call running now (see :class:`SealFrame`), or ``None``."""
+    return ctx.seal_frames[-1].justification_of(goal) if ctx.seal_frames else None
+
+
+def _seal_run(ctx: TacticContext, goals: Sequence[Goal], how: str) -> None:
+    """A run of tactics the engine checked left no goal: its input goals are closed (each atomic closure in
+    it went through the kernel, each admitted goal recorded ``sorryAx``); the calling tactic may cite them."""
+    if ctx.seal_frames:
+        frame = ctx.seal_frames[-1]
+        for g in goals:
+            frame.add(g, how, None)
+
+
 @dataclass
 class LogMessage:
     """A message logged while running tactics (absolute source offsets; -1 when unknown)."""
@@ -248,6 +339,7 @@ class TacticContext:
     _deadline: float | None = None
     memo_frames: list[list[int]] = field(default_factory=list)
     hidden_sorry: bool = False
+    seal_frames: list[SealFrame] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.max_heartbeats is not None:
@@ -691,7 +783,10 @@ _BUILTIN: dict[str, _BuiltinHandler] = {}
 
 
 def register_tactic(name: str, handler: Handler) -> None:
-    """Register ``handler(goal, syntax_text, ctx) -> remaining goals`` for tactics starting with ``name``."""
+    """Register ``handler(goal, syntax_text, ctx) -> remaining goals`` for tactics starting with ``name``.
+
+    A handler that closes its goal returns ``lean_gym.sim.kernel.close(goal, justification, ctx)``; one that
+    returns ``[]`` without it is refused (:class:`KernelRefusal`)."""
     _EXTERNAL[name] = handler
 
 
@@ -1062,6 +1157,8 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     kind, handler = found
     outer_meter = set_work_meter(ctx.tick)  # polynomial arithmetic pays as it goes
     outer_too_large, ctx.numeral_too_large = ctx.numeral_too_large, False
+    frame = SealFrame(name)
+    ctx.seal_frames.append(frame)
     try:
         if kind == "ext":
             new = handler(goal, syn.text, ctx)
@@ -1100,6 +1197,17 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     finally:
         set_work_meter(outer_meter)
         ctx.numeral_too_large = outer_too_large
+        ctx.seal_frames.pop()
+    if not new:
+        # only the kernel marks a goal closed: a handler that leaves no goal must have closed its goal there
+        how = frame.justification_of(goal)
+        if how is None:
+            raise KernelRefusal(f"`{name}` left no goal, but the kernel did not close its goal")
+        key = (name, how[0])
+        SEALED_COUNTS[key] = SEALED_COUNTS.get(key, 0) + 1
+        if ctx.seal_frames:  # the calling tactic may cite it, with the justification the kernel checked
+            ctx.seal_frames[-1].add(goal, how[0], how[1], frame)
+        return list(rest)
     return list(new) + list(rest)
 
 
@@ -1116,7 +1224,16 @@ def run_block(
     except ParseError as e:
         raise TacticError(e.message, e.start, e.end) from e
     ctx.src = src
-    return exec_node(node, goals, ctx)
+    return run_node(node, goals, ctx)
+
+
+def run_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
+    """:func:`exec_node` for a tactic that runs tactics on its goals: when no goal is left, the goals given
+    are recorded closed in the calling tactic's frame, so that it may cite them (``Subproof``)."""
+    out = exec_node(node, goals, ctx)
+    if not out and goals:
+        _seal_run(ctx, goals, "run")
+    return out
 
 
 def run_tactic_on_goals(

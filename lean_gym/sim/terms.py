@@ -304,6 +304,87 @@ def replace_const(t: Term, name: str, val: Term) -> Term:
     return t if out == t else out
 
 
+# ------------------------------------------------------------------------------------------ term heads
+# Every head the simulator builds, with what it is and the shape of its fields: ``s`` a plain value (a type
+# name, a name, a number), ``t`` a term, ``T`` a tuple of terms, ``*`` any number of trailing fields of the
+# letter before it. The kernel checks the terms of every goal it closes against this table
+# (:func:`check_heads`).
+
+HEAD_KINDS = ("prop", "binder", "value", "type", "meta")
+"""What a head forms: a proposition former, a binder, a value (data), a type, or a placeholder."""
+
+TERM_HEADS: dict[str, tuple[str, str]] = {
+    # values
+    "num": ("value", "ss"),
+    "fvar": ("value", "s"),
+    "var": ("value", "s"),
+    "const": ("value", "s"),
+    "app": ("value", "tT"),
+    "bool": ("value", "s"),
+    "sorry": ("value", ""),
+    "neg": ("value", "st"),
+    "abs": ("value", "st"),
+    "inv": ("value", "st"),
+    "cast": ("value", "sst"),
+    **{op: ("value", "stt") for op in ("+", "-", "*", "/", "%", "^")},
+    # propositions
+    **{rel: ("prop", "stt") for rel in ("=", "≠", "<", "≤", ">", "≥", "∣")},
+    **{op: ("prop", "tt") for op in ("∧", "∨", "→", "↔")},
+    "¬": ("prop", "t"),
+    "True": ("prop", ""),
+    "False": ("prop", ""),
+    # binders
+    "∀": ("binder", "stt"),
+    "∃": ("binder", "stt"),
+    "fun": ("binder", "stt"),
+    # types
+    "type": ("type", "s"),
+    "arrow": ("type", "tt"),
+    # placeholders of elaboration and unification
+    "mvar": ("meta", "s"),
+}
+"""Head → (kind, field shape); see the comment above."""
+
+_HEADS_OK = IdentityMemo("terms.heads_checked", 1 << 16)
+
+
+def check_heads(t: Term) -> str:
+    """``""`` when every node of ``t`` has a declared head with fields of its shape, else what is wrong.
+
+    Memoised by the identity of ``t`` (goals share their hypotheses' terms from step to step).
+    """
+    why = _HEADS_OK.get(t)
+    if why is MISS:
+        why = _check_heads(t)
+        _HEADS_OK.put(t, why)
+    return why
+
+
+def _check_heads(root: Term) -> str:
+    heads = TERM_HEADS
+    stack = [root]
+    while stack:
+        t = stack.pop()
+        if type(t) is not tuple or not t or type(t[0]) is not str:
+            return f"not a term: {str(t)[:80]}"
+        spec = heads.get(t[0])
+        if spec is None:
+            return f"undeclared term head {t[0]!r}"
+        shape = spec[1]
+        if len(t) - 1 != len(shape):
+            return f"head {t[0]!r} with {len(t) - 1} fields, declared {len(shape)}"
+        for c, k in zip(t[1:], shape):
+            if k == "t":
+                stack.append(c)
+            elif k == "T":
+                if type(c) is not tuple:
+                    return f"head {t[0]!r}: arguments are not a tuple"
+                stack.extend(c)
+            elif type(c) is tuple:
+                return f"head {t[0]!r}: a term where a value belongs"
+    return ""
+
+
 _LEAVES = frozenset({"var", "num", "type", "True", "False", "bool", "sorry", "const"})
 
 

@@ -1,0 +1,276 @@
+"""Terms to polynomials: the conversion the arithmetic tactics and the kernel share.
+
+Where soundness of the arithmetic tactics is decided (see :mod:`lean_gym.sim.tac_arith`'s docstring for
+what each operation becomes). It lives below the kernel (:mod:`lean_gym.sim.kernel`), which re-normalises
+a ``ring`` goal with it, and below the tactic families, which build their constraints with it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+from typing import cast as cast_domain
+
+from lean_gym.sim.arith import (
+    Constraint,
+    Domain,
+    Poly,
+    binop,
+    div_mod_constraints,
+    nat_sub_cases,
+)
+from lean_gym.sim.evaluate import eval_term
+from lean_gym.sim.terms import Term, mk_num
+
+if TYPE_CHECKING:
+    from lean_gym.sim.tactics import TacticContext
+
+__all__ = ["DOMAIN", "MAX_POW", "Conv", "poly_to_term", "to_constraint"]
+
+DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+
+
+def _dom(ty: str) -> Domain:
+    return cast_domain(Domain, DOMAIN[ty])
+
+
+MAX_POW = 64
+
+
+class Conv:
+    """Converts terms of one type to :class:`Poly`, remembering facts about the atoms it creates.
+
+    Args:
+        ty: The type (``ℕ ℤ ℚ ℝ``) of the terms.
+        mode: ``ring`` (atoms only), ``linarith`` (plus non-negativity of ℕ-valued atoms) or ``omega``
+            (plus the defining facts of truncated subtraction, ``/`` and ``%`` by numerals).
+    """
+
+    def __init__(self, ty: str, mode: str = "ring", ctx: TacticContext | None = None) -> None:
+        self.ty = ty
+        self.mode = mode
+        self.ctx = ctx
+        self.nat_atoms: set[Any] = set()
+        self.facts: list[Constraint] = []
+        self.disjunctions: list[tuple[tuple[Constraint, ...], ...]] = []
+        self._seen: set[Term] = set()
+        # Lean's omega reads ground numerals only (``groundInt?``): it never unfolds a definition
+        self._unfold = mode != "omega"
+
+    def atom(self, t: Term, nat: bool) -> Poly:
+        if nat:
+            self.nat_atoms.add(t)
+        return Poly.var(t)
+
+    def poly(self, t: Term) -> Poly:
+        if self.ctx is not None:
+            self.ctx.tick(1)
+        h = t[0]
+        ty = self.ty
+        nat = ty == "ℕ"
+        if h == "num":
+            return Poly.const(Fraction(t[2]))
+        if h in ("+", "*"):
+            a, b = self.poly(t[2]), self.poly(t[3])
+            if h == "+":
+                return a + b
+            if self.mode == "omega" and not (a.is_const() or b.is_const()):
+                return self.atom(t, nat)  # omega's `x * y` with neither side constant is an atom
+            return a * b
+        if h == "-":
+            if not nat:
+                return self.poly(t[2]) - self.poly(t[3])
+            a, b = self.poly(t[2]), self.poly(t[3])
+            if b.is_const() and b.const_value() == 0:
+                return a
+            if a.is_const() and b.is_const():
+                return Poly.const(max(a.const_value() - b.const_value(), Fraction(0)))
+            s = self.atom(t, True)
+            if self.mode == "omega" and t not in self._seen:
+                self._seen.add(t)
+                self.disjunctions.append(nat_sub_cases(a, b, t))
+            return s
+        if h == "neg":
+            return -self.poly(t[2])
+        if h == "^":
+            if self.mode == "omega":
+                return self._omega_pow(t, nat)
+            n = eval_term(t[3], self.ctx)
+            if n is not None and 0 <= n <= MAX_POW:
+                return self.poly(t[2]) ** int(n)
+            if n is None and self.mode == "ring":
+                # x ^ (e + c) = x ^ e * x ^ c (Mathlib's `ring` normalises exponents; linarith/omega do not)
+                e = Conv("ℕ", "ring", self.ctx).poly(t[3])
+                c = e.coeff(())
+                rest = e - c
+                if c > 0 and c.denominator == 1 and c <= MAX_POW and not rest.is_zero():
+                    head = ("^", t[1], t[2], poly_to_term(rest, "ℕ"))
+                    return self.atom(head, nat) * self.poly(t[2]) ** int(c)
+                if not rest.is_zero():
+                    return self.atom(("^", t[1], t[2], poly_to_term(rest, "ℕ")), nat)
+            return self.atom(t, nat)
+        if h == "/":
+            if ty in ("ℚ", "ℝ"):
+                return self.poly(t[2]) * self.inv(t[3])
+            return self._divmod(t, nat)
+        if h == "%":
+            return self._divmod(t, nat)
+        if h == "cast":
+            return self.cast(t)
+        if h == "inv":
+            return self.inv(t[2])
+        if h == "abs":
+            return self.atom(t, False)  # Lean's linarith knows nothing about |a| (it needs abs_nonneg)
+        if h == "app" and t[1] == ("const", "Nat.factorial"):
+            v = eval_term(t, self.ctx)
+            if v is not None:
+                return Poly.const(Fraction(v))
+        if h == "const" and self.ctx is not None:
+            d = self.ctx.lookup(t[1])
+            if (
+                d is not None
+                and d.kind == "def"
+                and d.value is not None
+                and not d.binders
+                and self.mode == "unfold"
+            ):
+                return self.poly(d.value)
+        return self.atom(t, nat)
+
+    def _omega_pow(self, t: Term, nat: bool) -> Poly:
+        """Lean's omega on ``b ^ k``: ground values evaluate, ``b ^ (k + 1)`` with a ground base ``b`` is
+        ``b * b ^ k`` (``Int.pow_succ``), and anything else is an atom (``x ^ 2`` included)."""
+        v = eval_term(t, self.ctx, False)
+        if v is not None:
+            return Poly.const(Fraction(v))
+        base, e = t[2], t[3]
+        bv = eval_term(base, self.ctx, False)
+        if bv is not None and e[0] == "+" and e[3] == ("num", "ℕ", 1):
+            return self._omega_pow(("^", t[1], base, e[2]), nat) * Fraction(bv)
+        if bv is not None and e[0] == "app" and e[1] == ("const", "Nat.succ") and len(e[2]) == 1:
+            return self._omega_pow(("^", t[1], base, e[2][0]), nat) * Fraction(bv)
+        return self.atom(t, nat)
+
+    def _divmod(self, t: Term, nat: bool) -> Poly:
+        a, b = t[2], t[3]
+        bv = eval_term(b, self.ctx, self._unfold)
+        av = eval_term(a, self.ctx, self._unfold)
+        if av is not None and bv is not None:
+            v = binop(t[0], av, bv, _dom(self.ty))
+            return Poly.const(Fraction(v))
+        if bv == 1 and t[0] == "/":
+            return self.poly(a)
+        p = self.atom(t, nat)
+        if self.mode == "omega" and bv is not None and t not in self._seen:
+            self._seen.add(t)
+            q_atom = ("/", t[1], a, b)
+            r_atom = ("%", t[1], a, b)
+            self.facts.extend(div_mod_constraints(self.poly(a), int(bv), q_atom, r_atom))
+            self._seen.add(q_atom)
+            self._seen.add(r_atom)
+            if nat:
+                self.nat_atoms.update((q_atom, r_atom))
+        return p
+
+    def inv(self, d: Term) -> Poly:
+        v = eval_term(d, self.ctx)
+        if v is not None:
+            return Poly.const(Fraction(0) if v == 0 else 1 / Fraction(v))
+        h = d[0]
+        if h == "*":
+            return self.inv(d[2]) * self.inv(d[3])
+        if h == "^":
+            n = eval_term(d[3], self.ctx)
+            if n is not None and 0 <= n <= MAX_POW:
+                return self.inv(d[2]) ** int(n)
+        if h == "/":
+            return self.poly(d[3]) * self.inv(d[2])
+        if h == "neg":
+            return -self.inv(d[2])
+        if h == "inv":
+            return self.poly(d[2])  # (a⁻¹)⁻¹ = a in a field (with 0⁻¹ = 0)
+        return Poly.var(("inv", d))
+
+    def cast(self, t: Term) -> Poly:
+        _, to, frm, a = t
+        h = a[0]
+        if h == "num":
+            return Poly.const(Fraction(a[2]))
+        if h in ("+", "*") or (h == "-" and frm != "ℕ") or h == "neg":
+            if h == "neg":
+                return -self.cast(("cast", to, frm, a[2]))
+            lhs = self.cast(("cast", to, frm, a[2]))
+            rhs = self.cast(("cast", to, frm, a[3]))
+            if h == "*" and self.mode == "omega" and not (lhs.is_const() or rhs.is_const()):
+                # ↑(a * b) = ↑a * ↑b (Int.ofNat_mul), an atom with `0 ≤ ↑a * ↑b` (Int.ofNat_mul_nonneg)
+                prod = ("*", to, ("cast", to, frm, a[2]), ("cast", to, frm, a[3]))
+                return self.atom(prod, frm == "ℕ")
+            return lhs + rhs if h == "+" else lhs * rhs if h == "*" else lhs - rhs
+        if self.mode == "omega" and frm == "ℕ" and to == "ℤ":
+            if h == "^":
+                if eval_term(a[2], self.ctx, False) is not None:  # Int.ofNat_pow for a ground base
+                    return self._omega_pow(("^", to, ("cast", to, frm, a[2]), a[3]), False)
+                return self.atom(t, True)
+            if h == "-" and t not in self._seen:
+                # ↑(a - b): b ≤ a ∧ ↑(a - b) = ↑a - ↑b, or a < b ∧ ↑(a - b) = 0 (omega's ℕ-subtraction facts)
+                self._seen.add(t)
+                ca, cb = self.cast(("cast", to, frm, a[2])), self.cast(("cast", to, frm, a[3]))
+                self.disjunctions.append(nat_sub_cases(ca, cb, t))
+                return self.atom(t, True)
+        if h == "^":
+            n = eval_term(a[3], self.ctx)
+            if n is not None and 0 <= n <= MAX_POW:
+                return self.cast(("cast", to, frm, a[2])) ** int(n)
+        if h == "cast":
+            return self.cast(("cast", to, a[2], a[3]))
+        v = eval_term(a, self.ctx, self._unfold)
+        if v is not None:
+            return Poly.const(Fraction(v))
+        return self.atom(t, frm == "ℕ")
+
+
+def to_constraint(rel: Term, conv: Conv) -> Constraint | None:
+    """``a R b`` (R in ``< ≤ > ≥ = ≠``) at ``conv``'s type as a constraint, else ``None``."""
+    h = rel[0]
+    if h not in ("<", "≤", ">", "≥", "=", "≠") or rel[1] != conv.ty:
+        return None
+    a, b = conv.poly(rel[2]), conv.poly(rel[3])
+    return Constraint.compare(a, h, b)
+
+
+def poly_to_term(p: Poly, ty: str) -> Term:
+    """A term for polynomial ``p`` at type ``ty`` (atoms are the terms they came from)."""
+    items = sorted(p.terms().items(), key=lambda mc: _mono_key(mc[0]))
+    out: Term | None = None
+    for m, c in items:
+        c = Fraction(c)
+        neg = c < 0
+        a = -c if neg else c
+        factors: list[Term] = []
+        for atom, e in m:
+            base = _atom_term(atom, ty)
+            factors.append(base if e == 1 else ("^", ty, base, mk_num("ℕ", e)))
+        mono: Term | None = None
+        for f in factors:
+            mono = f if mono is None else ("*", ty, mono, f)
+        if mono is None:
+            mono = mk_num(ty, a)
+        elif a != 1:
+            mono = ("*", ty, mono, mk_num(ty, a))
+        if out is None:
+            out = ("neg", ty, mono) if neg else mono
+        else:
+            out = ("-" if neg else "+", ty, out, mono)
+    return out if out is not None else ("num", ty, 0)
+
+
+def _mono_key(m: Any) -> tuple:
+    from lean_gym.sim.arith.poly import monomial_degree
+
+    return (monomial_degree(m), [repr(a) for a, _ in m])
+
+
+def _atom_term(atom: Any, ty: str) -> Term:
+    if isinstance(atom, tuple) and atom and atom[0] == "inv":
+        return ("/", ty, ("num", ty, 1), atom[1])
+    return atom
