@@ -208,3 +208,23 @@ def test_check_show_of_a_proof_that_succeeds_is_outside_the_subset(sim: SimBacke
     # Lean prints the proof term, which the simulator does not build: it says so instead of guessing
     msg = first_error(sim.check("#check show True by trivial"))
     assert "outside the simulator's Lean subset" in msg
+
+
+# --------------------------------------------------------------------- alternatives without `with`
+# tests/lean/unsolvedIndCases.lean (leanprover/lean4 at 41539a77) writes `cases x` and then `| zero => …`
+# with no `with`; its .expected.out shows goals with `Nat.zero`, a display Lean dropped at v4.8.0-rc1 (the
+# REPL's test outputs at 6d5b2c3). Today's `inductionAlts` begins with " with" (src/Init/Tactics.lean), so
+# the simulator, which follows the pinned version, does not read the old form, and the records are dated.
+
+
+def test_records_of_alternatives_without_with_are_dated_before_v4_8() -> None:
+    dated = [c for c in _cases().values() if c.source["commit"].startswith("41539a7725a8")]
+    assert len(dated) == 5
+    assert {c.lean_version for c in dated} == {"before v4.8.0-rc1 (lean4 development commit 41539a7725a8)"}
+
+
+def test_alternatives_without_with_prove_nothing(sim: SimBackend) -> None:
+    code = "theorem ex1 (x : Nat) : 0 + x = x := by\n  cases x\n  | zero => rfl\n  | succ y => simp"
+    assert sim.check(code).status == "error"
+    with_alts = "theorem ex1 (x : Nat) : 0 + x = x := by\n  cases x with\n  | zero => rfl\n  | succ y => simp"
+    assert sim.check(with_alts).status == "proved"
