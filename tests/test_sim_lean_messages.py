@@ -228,3 +228,16 @@ def test_alternatives_without_with_prove_nothing(sim: SimBackend) -> None:
     assert sim.check(code).status == "error"
     with_alts = "theorem ex1 (x : Nat) : 0 + x = x := by\n  cases x with\n  | zero => rfl\n  | succ y => simp"
     assert sim.check(with_alts).status == "proved"
+
+
+def test_records_with_column_zero_tactic_blocks_are_dated_before_v4_31() -> None:
+    # tests/lean/run/induction1.lean at 031a99a6 compiles `:= by` then `induction h` at column 0; from
+    # v4.31.0-rc1 Lean says "expected command" there (the REPL's line_breaks transcript at a6c92b4e)
+    dated = [c for c in _cases().values() if c.source["commit"].startswith("031a99a65d27")]
+    assert len(dated) == 19
+    assert {c.lean_version for c in dated} == {"before v4.31.0-rc1 (lean4 development commit 031a99a65d27)"}
+
+
+def test_a_column_zero_tactic_block_proves_nothing(sim: SimBackend) -> None:
+    code = "theorem foo : 1 = 1 := by\nrfl"
+    assert first_error(sim.check(code)) == "unsolved goals\n⊢ 1 = 1"
