@@ -241,3 +241,32 @@ def test_records_with_column_zero_tactic_blocks_are_dated_before_v4_31() -> None
 def test_a_column_zero_tactic_block_proves_nothing(sim: SimBackend) -> None:
     code = "theorem foo : 1 = 1 := by\nrfl"
     assert first_error(sim.check(code)) == "unsolved goals\n⊢ 1 = 1"
+
+
+# ------------------------------------------------------------------------- induction' generalizing
+# Mathlib/Tactic/Cases.lean's `induction'`: the target (or what it depends on) cannot be generalized, a
+# hypothesis that depends on the target is generalized anyway; MathlibTest/cases.lean (at 4aa09afd), line 141
+
+
+def test_induction_prime_generalizing_the_target(sim: SimBackend) -> None:
+    case = _cases()["mathlib.cases.0028"]
+    assert normalise_message(first_error(_run(sim, case))) == normalise_message(case.lean_errors[0])
+
+
+@pytest.mark.parametrize(
+    ("gen", "msg"),
+    [
+        ("h", "unnecessary 'generalizing' argument, variable 'h' is generalized automatically"),
+        # past the checks: the simulator does not revert and re-introduce, and says so
+        ("n", "`induction' … generalizing` is outside the simulator's Lean subset"),
+    ],
+)
+def test_induction_prime_generalizing_is_read_not_ignored(
+    msim: MathlibSimBackend, gen: str, msg: str
+) -> None:
+    # before, `generalizing h` was read as two more names for the `succ` case and silently dropped
+    code = (
+        "example (m n : ℕ) (h : m ≤ n) : m ≤ n + 1 := by\n"
+        f"  induction' m with k ih generalizing {gen}\n  all_goals omega"
+    )
+    assert first_error(msim.check(code)) == msg
