@@ -63,6 +63,9 @@ RECORDED = [
     "mathlib.use.0057",
     # `#check show False by native_decide`: tests/lean/run/decideNative.lean (at 1d6e5f68), line 89
     "lean4.native_decide.0006",
+    # `choose` with a type written for what it makes: MathlibTest/choose.lean (at 112f03d1), lines 135, 147
+    "mathlib.choose.0031",
+    "mathlib.choose.0032",
 ]
 
 
