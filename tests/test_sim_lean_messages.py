@@ -273,3 +273,9 @@ def test_induction_prime_generalizing_is_read_not_ignored(
         f"  induction' m with k ih generalizing {gen}\n  all_goals omega"
     )
     assert first_error(msim.check(code)) == msg
+
+
+def test_linear_combination_coefficient_that_coerces_is_no_error(msim: MathlibSimBackend) -> None:
+    # `mul_const_eq h2 (2 : ℕ)` at ℤ: Lean coerces the argument (`↑(2 : ℕ)`), and ring1 closes the goal
+    code = "example (x y : ℤ) (h2 : x = y) : 2 * x = 2 * y := by\n  linear_combination (2 : ℕ) * h2"
+    assert msim.check(code).status == "proved"

@@ -25,7 +25,7 @@ from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import Syn, parse_term
 from lean_gym.sim.tac_arith import DOMAIN, Conv, _sign, poly_to_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import NUM_TYPES, Term, is_prop_type, mk_num
+from lean_gym.sim.terms import NUM_RANK, Term, is_prop_type, mk_num
 
 _LINEAR_ONLY = "'linear_combination' supports only linear operations"
 _STRENGTH = {"=": 0, "≤": 1, "<": 2}
@@ -128,7 +128,7 @@ class _Combination:
         return _Piece(None, c, c)
 
     def _check_coefficient_type(self, op: str, a_syn: Syn, b_syn: Syn) -> None:
-        """Lean's error for a coefficient ascribed another type than the goal's, next to a hypothesis.
+        """Lean's error for a coefficient ascribed a type that does not coerce to the goal's, next to a hypothesis.
 
         Mathlib's ``expandLinearCombo`` turns ``c * h`` into ``mul_const_eq h c`` (``h * c`` into
         ``mul_eq_const h c``, and so on for ``+ - /``); elaborating that application fails on ``c``
@@ -140,8 +140,8 @@ class _Combination:
             if coeff.kind != "ascr" or coeff.args[1].kind != "ident" or other.kind != "ident":
                 continue
             cty = coeff.args[1].args[0]
-            if cty not in NUM_TYPES or cty == self.ty:
-                continue
+            if cty not in NUM_RANK or self.ty not in NUM_RANK or NUM_RANK[cty] <= NUM_RANK[self.ty]:
+                continue  # the same type, or one Lean coerces to the goal's (`↑(2 : ℕ)` at ℤ): no error
             piece = self.proof(other)
             if piece is None or piece.rel != "=":
                 continue
