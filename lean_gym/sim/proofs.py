@@ -832,6 +832,8 @@ _CORE_UNMODELLED = frozenset(
 def _syn_text(syn: Syn) -> str:
     from lean_gym.sim.elab import syn_text
 
+    if syn.kind == "show":
+        return "this"  # Lean's `show T from e` is `let_fun this : T := e; this` (Term.elabShow)
     return syn_text(syn)
 
 
