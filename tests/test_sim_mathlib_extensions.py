@@ -222,20 +222,21 @@ def test_real_sqrt_values() -> None:
 
 
 # ------------------------------------------------------------------------------------ positivity
-# Mathlib's positivity extensions on the functions the simulator models; each combines with the
-# hypotheses (`compareHyp`) as `Positivity.core` does.
+# Mathlib's positivity extensions on the functions the simulator models, each read in mathlib4's sources by
+# its name (the files that define the functions); each combines with the hypotheses (`compareHyp`) as
+# `Positivity.core` does.
 
 
 @pytest.mark.parametrize(
     "stmt",
     [
-        # Mathlib/Data/Real/Sqrt.lean, `evalSqrt`: √a ≥ 0 always; > 0 when a > 0
+        # `evalSqrt`: √a ≥ 0 always; > 0 when a > 0
         "(x : ℝ) : 0 ≤ Real.sqrt x",  # positivity.lean:322
         "{a : ℝ} (_ha : 0 ≤ a) : 0 ≤ Real.sqrt a",  # :325
         "(x : ℝ) (h : 0 < x) : 0 < Real.sqrt x",
-        # Mathlib/Analysis/SpecialFunctions/Exp.lean, `evalExp`
+        # `evalExp`
         "{r : ℝ} : 0 < Real.exp r",  # :359
-        # Mathlib/Analysis/SpecialFunctions/Log/Basic.lean, `evalLogIntCast`, `evalLogNatLit`
+        # `evalLogNatCast`, `evalLogIntCast`, `evalLogNatLit`
         "{n : ℤ} : 0 ≤ Real.log n",  # :362
         "{n : ℕ} : 0 ≤ Real.log n",
         ": 0 < Real.log 1.01",  # :364
@@ -246,15 +247,15 @@ def test_real_sqrt_values() -> None:
         ": 0 ≤ Real.log (-1)",
         ": Real.log 0.5 ≠ 0",
         ": 0 < Real.log (-1.5)",
-        # Mathlib/Analysis/SpecialFunctions/Pow/Real.lean, `evalRpow`, `evalRpowZero`
+        # `evalRpow`, `evalRpowZero`
         "{a b : ℝ} (ha : 0 ≤ a) : 0 ≤ a ^ b",  # :286
         "{a b : ℝ} (ha : 0 < a) : 0 < a ^ b",
         "{a : ℝ} : 0 < a ^ (0 : ℝ)",
-        # Mathlib/Tactic/Positivity/Basic.lean, `evalRatNum`, `evalRatDen`
+        # `evalRatNum`, `evalRatDen`
         "{q : ℚ} (hq : q ≠ 0) : q.num ≠ 0",  # :207
         "{q : ℚ} (hq : 0 ≤ q) : 0 ≤ q.num",  # :210
         "{q : ℚ} : 0 < q.den",
-        # Mathlib/Algebra/Order/BigOperators/…/Finset.lean, `evalFinsetSum`, `evalFinsetProd`
+        # `evalFinsetSum`, `evalFinsetProd`
         "(s : Finset ℕ) : 0 ≤ ∑ j ∈ s, j",  # :472
         "(s : Finset ℕ) : 0 ≤ ∏ j ∈ s, j",  # :490
         "(n : ℕ) (f : ℕ → ℤ) : 0 ≤ ∑ j ∈ Finset.range n, f j ^ 2",  # :464
@@ -334,7 +335,7 @@ def test_norm_num1_writes_an_inverse_numeral_as_a_fraction(sim: MathlibSimBacken
 
 
 # ------------------------------------------------------------------------------------ #norm_num
-# Mathlib/Tactic/NormNum/Core.lean, `elabNormNumCmd`: prints the norm_num form of the term as an info;
+# Mathlib's `#norm_num` command (`elabNormNumCmd`): prints the norm_num form of the term as an info;
 # MathlibTest/norm_num.lean:580 and :583 (00f7c249) record `True` for both.
 
 

@@ -463,7 +463,7 @@ class _Runner:
         return f"{pretty(t, at)} : {tyname}"
 
     def _norm_num_text(self, ts: TokenStream) -> str:
-        """``#norm_num e``: Mathlib's ``elabNormNumCmd`` (``Mathlib/Tactic/NormNum/Core.lean``) prints the
+        """``#norm_num e``: Mathlib's ``elabNormNumCmd`` prints the
         norm_num form of ``e`` (simp lemmas and extensions), or fails as norm_num does; ``only``, lemma lists
         and ``:`` are outside the simulator's subset."""
         from lean_gym.sim.simp import SimpSet, simp_term

@@ -474,7 +474,7 @@ MAX_BIGOP_TERMS = 10_000
 
 def _nn_bigop(t: Term, ss: SimpSet) -> Term | None:
     """``∑ i ∈ Finset.range n, f i`` / ``∏``: Mathlib's ``evalFinsetSum``/``evalFinsetProd``
-    (``Mathlib/Tactic/NormNum/BigOperators.lean``): ``Finset.range n`` of a numeral is peeled one element at
+    (``Mathlib/Tactic/NormNum/BigOperators.lean``, read at 0906b2a): ``Finset.range n`` of a numeral is peeled one element at
     a time (``Finset.range_succ'``), each ``f i`` must evaluate to a numeral (norm_num's core: no simp
     lemma), and the results are added (multiplied); any other set, or a term that is no numeral, fails."""
     if len(t[2]) != 2:

@@ -641,19 +641,19 @@ def _or_else(a: str | None, b: str | None) -> str | None:
 
 
 def _pos_real_sqrt(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
-    """``evalSqrt`` (``Mathlib/Data/Real/Sqrt.lean``): ``√a`` is positive when ``a`` is, else non-negative."""
+    """Mathlib's ``evalSqrt``: ``√a`` is positive when ``a`` is, else non-negative."""
     return "pos" if _sign(e[2][0], goal, ctx, depth + 1) == "pos" else "nonneg"
 
 
 def _pos_real_exp(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
-    """``evalExp`` (``Mathlib/Analysis/SpecialFunctions/Exp.lean``): ``Real.exp a`` is positive."""
+    """Mathlib's ``evalExp``: ``Real.exp a`` is positive."""
     return "pos"
 
 
 def _pos_real_log(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
-    """``Mathlib/Analysis/SpecialFunctions/Log/Basic.lean``: ``evalLogNatCast``/``evalLogIntCast`` (the log of
-    a cast from ℕ or ℤ is non-negative) and ``evalLogNatLit`` (the log of a numeral, by its value:
-    :func:`~lean_gym.sim.arith.normnum.log_numeral_sign`), the better of the two (``orElse``)."""
+    """Mathlib's ``evalLogNatCast``/``evalLogIntCast`` (the log of a cast from ℕ or ℤ is non-negative) and
+    ``evalLogNatLit`` (the log of a numeral, by its value: :func:`~lean_gym.sim.arith.normnum.log_numeral_sign`),
+    the better of the two (``orElse``)."""
     a = e[2][0]
     cast = "nonneg" if a[0] == "cast" and a[2] in ("ℕ", "ℤ") else None
     try:
@@ -664,7 +664,7 @@ def _pos_real_log(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | 
 
 
 def _pos_rpow(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
-    """``evalRpowZero``/``evalRpow`` (``Mathlib/Analysis/SpecialFunctions/Pow/Real.lean``): ``a ^ (0 : ℝ)`` is
+    """Mathlib's ``evalRpowZero``/``evalRpow``: ``a ^ (0 : ℝ)`` is
     positive; otherwise ``a ^ b`` is positive (non-negative) when ``a`` is, and nothing is known else."""
     a, b = e[2]
     if b == ("num", "ℝ", 0):
@@ -674,12 +674,12 @@ def _pos_rpow(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None
 
 
 def _pos_rat_num(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
-    """``evalRatNum`` (``Mathlib/Tactic/Positivity/Basic.lean``): ``q.num`` has the sign ``q`` has."""
+    """Mathlib's ``evalRatNum``: ``q.num`` has the sign ``q`` has."""
     return _sign(e[2][0], goal, ctx, depth + 1)
 
 
 def _pos_rat_den(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
-    """``evalRatDen`` (``Mathlib/Tactic/Positivity/Basic.lean``): ``q.den`` is positive."""
+    """Mathlib's ``evalRatDen``: ``q.den`` is positive."""
     return "pos"
 
 
@@ -693,7 +693,7 @@ def _bound_body(f: Term, goal: Goal) -> tuple[Term, Goal] | None:
 
 
 def _pos_finset_sum(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
-    """``evalFinsetSum`` (``Mathlib/Algebra/Order/BigOperators/Group/Finset.lean``): the sum is non-negative
+    """Mathlib's ``evalFinsetSum``: the sum is non-negative
     when its body is (positive needs the set proved non-empty: not modelled, so never positive here)."""
     got = _bound_body(e[2][1], goal) if len(e[2]) == 2 else None
     if got is None:
@@ -702,7 +702,7 @@ def _pos_finset_sum(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str 
 
 
 def _pos_finset_prod(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
-    """``evalFinsetProd`` (``Mathlib/Algebra/Order/BigOperators/Ring/Finset.lean``): the product has the sign
+    """Mathlib's ``evalFinsetProd``: the product has the sign
     of its body (positive, non-negative, non-zero), over any set (the empty product is ``1``)."""
     got = _bound_body(e[2][1], goal) if len(e[2]) == 2 else None
     return None if got is None else _sign(got[0], got[1], ctx, depth + 1)

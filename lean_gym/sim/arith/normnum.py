@@ -12,8 +12,8 @@ The tactics that use them are :mod:`lean_gym.sim.simp` (``norm_num``) and :mod:`
 * ``Mathlib/Tactic/NormNum/RealSqrt.lean`` (``evalRealSqrt``; read at 00ddfb8): ``√x`` of a natural
   numeral that is a perfect square; ``0`` of a negative numeral (integer or rational); ``√(n / d)`` when
   ``n`` and ``d`` (the reduced fraction) are both perfect squares; otherwise the extension fails.
-* ``Mathlib/Analysis/SpecialFunctions/Log/Basic.lean`` (``evalLogNatLit``): the sign of ``Real.log`` of a
-  numeral.
+* ``evalLogNatLit``, the positivity extension of ``Real.log`` on numerals (read in mathlib4's sources by its
+  name): the sign of ``Real.log`` of a numeral, from the numeral's value.
 """
 
 from __future__ import annotations
