@@ -15,7 +15,7 @@ import pytest
 
 from lean_gym.backends.sim import SimBackend
 from lean_gym.data import theorem_with_proof
-from lean_gym.sim.aesop import _degree, goal_degree, tactic_cost
+from lean_gym.sim.aesop_cost import goal_degree, tactic_cost, term_degree
 from lean_gym.sim.families import generate
 from lean_gym.sim.families_text import _elaborate
 
@@ -61,9 +61,9 @@ def test_goal_degree_is_the_highest_polynomial_degree(body: str, degree: int) ->
 
 def test_degree_of_odd_shapes_never_raises() -> None:
     # a non-numeral exponent, an empty tuple, a non-tuple: the measure stays defined
-    assert _degree(("^", "ℝ", ("fvar", "x"), ("fvar", "n"))) == 2
-    assert _degree(()) == 0
-    assert _degree("x") == 0
+    assert term_degree(("^", "ℝ", ("fvar", "x"), ("fvar", "n"))) == 2
+    assert term_degree(()) == 0
+    assert term_degree("x") == 0
 
 
 def test_nlinarith_counts_comparisons_and_the_monomials_of_their_products() -> None:

@@ -8,7 +8,8 @@ import pytest
 
 from lean_gym.backends.sim import SimBackend
 from lean_gym.sim.aesop_syntax import AesopSyntaxError, parse_aesop
-from lean_gym.sim.families import HEADER, _linear_facts, _src
+from lean_gym.sim.families import HEADER, linear_facts
+from lean_gym.sim.families_terms import lean_source
 
 SIX_VALID = [
     "aesop",
@@ -144,11 +145,11 @@ def test_rule_needed(backend: SimBackend) -> None:
 
 
 def _deep_statement(n: int) -> str:
-    _data, hyps, facts = _linear_facts(random.Random(7), "ℝ", n)
+    _data, hyps, facts = linear_facts(random.Random(7), "ℝ", n)
     tgt = facts[-1]
     for f in reversed(facts[:-1]):
         tgt = ("∧", f, tgt)
-    return "(x y z : ℝ) " + " ".join(f"({h} : {_src(p)})" for h, p in hyps) + f" : {_src(tgt)}"
+    return "(x y z : ℝ) " + " ".join(f"({h} : {lean_source(p)})" for h, p in hyps) + f" : {lean_source(tgt)}"
 
 
 def test_depth_needed(backend: SimBackend) -> None:

@@ -30,11 +30,18 @@ LAYERS: list[tuple[str, ...]] = [
     ("proofs",),  # proof terms (by-blocks run through the core)
     ("simp",),  # the tactic families, registering into the core's table
     ("tac_arith",),
-    ("tac_basic",),
+    ("tac_rcases",),  # intro, the rcases patterns and destructuring, cases/induction
+    ("tac_basic",),  # exact, apply, have, constructor, … (uses the destructuring's subst/clear)
+    ("rewrite",),  # the rewrite engine and rw (a rule's arguments are elaborated as apply does)
     ("tac_choose", "tac_lincomb", "tac_tauto"),  # Mathlib's choose, linear_combination and tauto
     ("aesop_syntax",),
-    ("aesop",),
+    ("aesop_cost", "aesop_rules"),  # aesop's cost model; its rule base (builtin rules, rules of the clauses)
+    ("aesop_apply",),  # applying one rule to one goal, memoised
+    ("aesop_search",),  # the search tree, expanded best-first
+    ("aesop",),  # the tactic: parse, search, Lean's answer; registers aesop/aesop?
     ("families_text",),  # goal families written as Lean text (parsed by the core)
+    ("families_terms",),  # the families' term builders and Lean source
+    ("families_poly", "families_retrieval"),  # polynomials for the ring family; the lemma retriever
     ("families",),  # goal families for the envs' data (no tactic runs)
     ("commands",),
     ("jsonfmt",),

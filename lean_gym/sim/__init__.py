@@ -19,6 +19,7 @@ from lean_gym.sim import aesop as _aesop  # noqa: F401
 
 # registration: the lemma library, then the tactic families and aesop
 from lean_gym.sim import library as _library  # noqa: F401
+from lean_gym.sim import rewrite as _rewrite  # noqa: F401
 from lean_gym.sim import simp as _simp  # noqa: F401
 from lean_gym.sim import tac_arith as _tac_arith  # noqa: F401
 from lean_gym.sim import tac_basic as _tac_basic  # noqa: F401

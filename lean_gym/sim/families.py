@@ -26,7 +26,8 @@ family          what a proof needs (in the simulator)
 
 Every theorem is true by construction (a Farkas certificate, a polynomial expansion, an enumerated range,
 a library lemma instance, …); ``tests/test_families.py`` re-checks truth by brute force on small domains.
-Splits come from disjoint seed ranges, and a statement is only kept in the split its text hashes to, so no
+The terms are built with :mod:`lean_gym.sim.families_terms` (polynomials: :mod:`lean_gym.sim.families_poly`),
+the context lemmas come from :mod:`lean_gym.sim.families_retrieval`. Splits come from disjoint seed ranges, and a statement is only kept in the split its text hashes to, so no
 statement text occurs in two splits.
 
 Example:
@@ -41,7 +42,6 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-import re
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -49,10 +49,26 @@ from typing import Any
 
 from lean_gym.sim.elab import BUILTIN_FNS
 from lean_gym.sim.evaluate import decide_closed, eval_term
+from lean_gym.sim.families_poly import p_add, p_const, p_mul, p_pow, p_var, poly_term
+from lean_gym.sim.families_retrieval import lemma_available, retrieve_lemmas
+from lean_gym.sim.families_terms import (
+    Rel,
+    add,
+    cast,
+    lean_source,
+    lin_rel,
+    lin_term,
+    mul,
+    num,
+    pw,
+    rel,
+    sub,
+    v,
+)
 from lean_gym.sim.families_text import TEXT_FAMILIES, UNREACHABLE_FAMILIES, TextSpec, register_bases
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.tactics import TacticContext
-from lean_gym.sim.terms import FALSE, TRUE, Term, mk_num, pretty, type_term, user_name
+from lean_gym.sim.terms import FALSE, TRUE, Term, mk_num, pretty, type_term
 
 __all__ = [
     "DEFAULT_SPLIT_SIZE",
@@ -64,6 +80,7 @@ __all__ = [
     "evaluate",
     "generate",
     "generate_split",
+    "linear_facts",
     "retrieve_lemmas",
 ]
 
@@ -73,103 +90,6 @@ HEADER = "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nope
 SPLITS = ("train", "valid", "test")
 DEFAULT_SPLIT_SIZE = 300
 _SEED_BASE = {"train": 10_000_000, "valid": 20_000_000, "test": 30_000_000}
-
-Rel = str
-
-
-# ------------------------------------------------------------------------------------ term builders
-
-
-def v(name: str) -> Term:
-    return ("fvar", name)
-
-
-def num(ty: str, n: int) -> Term:
-    return mk_num(ty, n)
-
-
-def add(ty: str, a: Term, b: Term) -> Term:
-    return ("+", ty, a, b)
-
-
-def sub(ty: str, a: Term, b: Term) -> Term:
-    return ("-", ty, a, b)
-
-
-def mul(ty: str, a: Term, b: Term) -> Term:
-    return ("*", ty, a, b)
-
-
-def pw(ty: str, a: Term, k: int) -> Term:
-    return ("^", ty, a, ("num", "ℕ", k))
-
-
-def rel(op: Rel, ty: str, a: Term, b: Term) -> Term:
-    return (op, ty, a, b)
-
-
-def cast(to: str, frm: str, a: Term) -> Term:
-    return ("cast", to, frm, a)
-
-
-def _src(t: Term) -> str:
-    """Lean source for ``t``: like the goal display, but casts written as type ascriptions."""
-    return pretty(_ascribe(t))
-
-
-def _ascribe(t: Term) -> Term:
-    h = t[0]
-    if h == "cast":
-        inner = t[3]
-        if inner[0] == "fvar":
-            return ("var", f"({inner[1]} : {t[1]})")
-        return ("var", f"(({pretty(_ascribe(inner))} : {t[2]}) : {t[1]})")
-    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool"):
-        return t
-    if h in ("∀", "∃", "fun"):
-        return (h, t[1], t[2], _ascribe(t[3]))
-    return tuple(_ascribe(c) if type(c) is tuple else c for c in t)
-
-
-# --------------------------------------------------------------------------------- linear forms
-
-
-def _lin_term(ty: str, coeffs: Sequence[int], names: Sequence[str]) -> Term | None:
-    """``c₁ * x₁ + c₂ * x₂ + …`` for positive coefficients (``None`` when all are zero)."""
-    out: Term | None = None
-    for c, x in zip(coeffs, names):
-        if c == 0:
-            continue
-        t = v(x) if c == 1 else mul(ty, num(ty, c), v(x))
-        out = t if out is None else add(ty, out, t)
-    return out
-
-
-def _lin_rel(
-    ty: str, coeffs: Sequence[int], names: Sequence[str], op: Rel, const: int, rng: random.Random
-) -> Term:
-    """``Σ cᵢ xᵢ op const`` printed naturally: positive terms left, negative terms and constant right."""
-    pos = [c if c > 0 else 0 for c in coeffs]
-    neg = [-c if c < 0 else 0 for c in coeffs]
-    left = _lin_term(ty, pos, names)
-    right = _lin_term(ty, neg, names)
-    if left is None:
-        # everything negative: Σ nᵢ xᵢ ≥ -const  (flip the relation)
-        flip = {"≤": "≥", "<": ">", "=": "=", "≥": "≤", ">": "<"}[op]
-        lhs = right if right is not None else num(ty, 0)
-        return rel(flip, ty, lhs, num(ty, -const))
-    if right is None:
-        rhs: Term = num(ty, const)
-    elif const == 0:
-        rhs = right
-    elif const > 0:
-        rhs = add(ty, right, num(ty, const))
-    else:
-        rhs = sub(ty, right, num(ty, -const))
-    if op in ("≤", "<") and rng.random() < 0.25:
-        return rel("≥" if op == "≤" else ">", ty, rhs, left)
-    return rel(op, ty, left, rhs)
-
 
 # ------------------------------------------------------------------------------------ the record
 
@@ -205,12 +125,12 @@ class _Spec:
                 j += 1
             parts.append(f"({' '.join(names)} : {ty})")
             i = j
-        parts.extend(f"({h} : {_src(p)})" for h, p in self.hyps)
+        parts.extend(f"({h} : {lean_source(p)})" for h, p in self.hyps)
         return " ".join(parts)
 
     def body(self) -> str:
         b = self.binder_text()
-        return (b + " " if b else "") + f": {_src(self.target)}"
+        return (b + " " if b else "") + f": {lean_source(self.target)}"
 
     def goal(self) -> Goal:
         hyps = [(n, type_term(ty)) for n, ty in self.data] + list(self.hyps)
@@ -297,7 +217,7 @@ def _linear_system(
         slack = 0 if op == "=" else (rng.randint(1, 3) if op == "<" else rng.randint(0, 2))
         b = val + slack
         rows.append((co, op, b))
-        hyps.append(_lin_rel(ty, co, names, op, b, rng))
+        hyps.append(lin_rel(ty, co, names, op, b, rng))
     return hyps, rows, x0
 
 
@@ -328,7 +248,7 @@ def _fam_linarith(rng: random.Random) -> _Spec:
         cons = _linear_consequence(rng, ty, names, rows)
         if cons is None:
             continue
-        tgt = _lin_rel(ty, cons[0], names, cons[1], cons[2], rng)
+        tgt = lin_rel(ty, cons[0], names, cons[1], cons[2], rng)
         if tgt in hyps:
             continue
         data = [(x, ty) for x in names]
@@ -361,127 +281,40 @@ def _fam_subst(rng: random.Random) -> _Spec:
     return _Spec("subst", data, list(zip(_hyp_names(2), [h0, h1])), tgt, 1 + (kind == 2))
 
 
-# --- polynomials (for ring identities)
-
-ExpPoly = dict[tuple[int, ...], int]  # exponent vector -> coefficient (not sim.arith.poly.Poly)
-
-
-def _p_var(i: int, n: int) -> ExpPoly:
-    m = [0] * n
-    m[i] = 1
-    return {tuple(m): 1}
-
-
-def _p_const(c: int, n: int) -> ExpPoly:
-    return {tuple([0] * n): c} if c else {}
-
-
-def _p_add(a: ExpPoly, b: ExpPoly, s: int = 1) -> ExpPoly:
-    out = dict(a)
-    for m, c in b.items():
-        out[m] = out.get(m, 0) + s * c
-        if out[m] == 0:
-            del out[m]
-    return out
-
-
-def _p_mul(a: ExpPoly, b: ExpPoly) -> ExpPoly:
-    out: ExpPoly = {}
-    for m1, c1 in a.items():
-        for m2, c2 in b.items():
-            m = tuple(x + y for x, y in zip(m1, m2))
-            out[m] = out.get(m, 0) + c1 * c2
-            if out[m] == 0:
-                del out[m]
-    return out
-
-
-def _p_pow(a: ExpPoly, k: int, n: int) -> ExpPoly:
-    out = _p_const(1, n)
-    for _ in range(k):
-        out = _p_mul(out, a)
-    return out
-
-
-def _mono_term(ty: str, c: int, m: tuple[int, ...], names: Sequence[str]) -> Term:
-    factors: list[Term] = []
-    for e, x in zip(m, names):
-        if e == 1:
-            factors.append(v(x))
-        elif e > 1:
-            factors.append(pw(ty, v(x), e))
-    t: Term | None = None
-    for f in factors:
-        t = f if t is None else mul(ty, t, f)
-    if t is None:
-        return num(ty, abs(c))
-    if abs(c) != 1:
-        t = mul(ty, num(ty, abs(c)), t) if len(factors) == 1 else _prepend_coeff(ty, abs(c), factors)
-    return t
-
-
-def _prepend_coeff(ty: str, c: int, factors: list[Term]) -> Term:
-    t: Term = num(ty, c)
-    for f in factors:
-        t = mul(ty, t, f)
-    return t
-
-
-def _poly_term(ty: str, p: ExpPoly, names: Sequence[str], rng: random.Random) -> Term:
-    monos = sorted(p.items(), key=lambda mc: (-sum(mc[0]), [-e for e in mc[0]]))
-    if rng.random() < 0.3:
-        rng.shuffle(monos)
-    # make the first coefficient positive for a natural display
-    for i, (_m, c) in enumerate(monos):
-        if c > 0:
-            monos.insert(0, monos.pop(i))
-            break
-    out: Term | None = None
-    for m, c in monos:
-        t = _mono_term(ty, c, m, names)
-        if out is None:
-            out = ("neg", ty, t) if c < 0 else t
-        else:
-            out = sub(ty, out, t) if c < 0 else add(ty, out, t)
-    return out if out is not None else num(ty, 0)
-
-
 def _fam_ring(rng: random.Random) -> _Spec:
     ty = rng.choice(["ℝ", "ℝ", "ℚ", "ℤ"])
     if rng.random() < 0.5 and ty != "ℤ":
         return _fam_field(rng, ty)
     names = rng.choice([["a", "b"], ["x", "y"], ["a", "b", "c"]])
     n = len(names)
-    X = [_p_var(i, n) for i in range(n)]
+    X = [p_var(i, n) for i in range(n)]
     kind = rng.randrange(6)
     k1, k2 = rng.randint(1, 4), rng.randint(1, 4)
     if kind == 0:  # (a + k b)^2
-        inner = _p_add(X[0], {m: k1 * c for m, c in X[1].items()})
+        inner = p_add(X[0], {m: k1 * c for m, c in X[1].items()})
         lhs_t = pw(ty, add(ty, v(names[0]), _coef(ty, k1, v(names[1]))), 2)
-        p = _p_pow(inner, 2, n)
+        p = p_pow(inner, 2, n)
     elif kind == 1:  # (a - b)^2
-        inner = _p_add(X[0], X[1], -1)
+        inner = p_add(X[0], X[1], -1)
         lhs_t = pw(ty, sub(ty, v(names[0]), v(names[1])), 2)
-        p = _p_pow(inner, 2, n)
+        p = p_pow(inner, 2, n)
     elif kind == 2:  # (a + b)(a - b)
         lhs_t = mul(ty, add(ty, v(names[0]), v(names[1])), sub(ty, v(names[0]), v(names[1])))
-        p = _p_mul(_p_add(X[0], X[1]), _p_add(X[0], X[1], -1))
+        p = p_mul(p_add(X[0], X[1]), p_add(X[0], X[1], -1))
     elif kind == 3:  # (a + k1)(a + k2)
         lhs_t = mul(ty, add(ty, v(names[0]), num(ty, k1)), add(ty, v(names[0]), num(ty, k2)))
-        p = _p_mul(_p_add(X[0], _p_const(k1, n)), _p_add(X[0], _p_const(k2, n)))
+        p = p_mul(p_add(X[0], p_const(k1, n)), p_add(X[0], p_const(k2, n)))
     elif kind == 4:  # (a + b)^3
         lhs_t = pw(ty, add(ty, v(names[0]), v(names[1])), 3)
-        p = _p_pow(_p_add(X[0], X[1]), 3, n)
+        p = p_pow(p_add(X[0], X[1]), 3, n)
     else:  # a (b + k) - b (a - k)
         lhs_t = sub(
             ty,
             mul(ty, v(names[0]), add(ty, v(names[1]), num(ty, k1))),
             mul(ty, v(names[1]), sub(ty, v(names[0]), num(ty, k2))),
         )
-        p = _p_add(
-            _p_mul(X[0], _p_add(X[1], _p_const(k1, n))), _p_mul(X[1], _p_add(X[0], _p_const(k2, n), -1)), -1
-        )
-    rhs_t = _poly_term(ty, p, names, rng)
+        p = p_add(p_mul(X[0], p_add(X[1], p_const(k1, n))), p_mul(X[1], p_add(X[0], p_const(k2, n), -1)), -1)
+    rhs_t = poly_term(ty, p, names, rng)
     used = [x for x in names if _mentions(x, [], ("∧", lhs_t, rhs_t))]
     tgt = rel("=", ty, lhs_t, rhs_t) if rng.random() < 0.7 else rel("=", ty, rhs_t, lhs_t)
     return _Spec("ring", [(x, ty) for x in used], [], tgt, 1 + (kind == 4))
@@ -664,7 +497,7 @@ def _lemma_templates() -> list[
 
 
 def _fam_lemma(rng: random.Random) -> _Spec:
-    templates = [t for t in _lemma_templates() if _lemma_available(t[0])]
+    templates = [t for t in _lemma_templates() if lemma_available(t[0])]
     if not templates:
         return _fam_linarith(rng)
     name, build = rng.choice(templates)
@@ -717,7 +550,7 @@ def _fam_cases(rng: random.Random) -> _Spec:
     raise RuntimeError("cases family: no instance found")  # pragma: no cover
 
 
-def _linear_facts(
+def linear_facts(
     rng: random.Random, ty: str, count: int
 ) -> tuple[list[tuple[str, str]], list[tuple[str, Term]], list[Term]]:
     """Hypotheses ``x < y``, ``y < z`` and ``count`` distinct strict linear consequences of them."""
@@ -737,8 +570,8 @@ def _linear_facts(
         # -(co·v) < 0  →  present as  Σ(neg) + shift < Σ(pos) + shift
         neg = [max(-c, 0) for c in co]
         pos = [max(c, 0) for c in co]
-        left = _lin_term(ty, neg, names)
-        right = _lin_term(ty, pos, names)
+        left = lin_term(ty, neg, names)
+        right = lin_term(ty, pos, names)
         if left is None or right is None:
             continue
         if shift:
@@ -758,7 +591,7 @@ def _fam_deep(rng: random.Random) -> _Spec:
         count = rng.choice([rng.randint(33, 46), rng.randint(52, 66), rng.randint(72, 86)])
     else:
         count = rng.randint(102, 138)
-    data, hyps, facts = _linear_facts(rng, ty, count)
+    data, hyps, facts = linear_facts(rng, ty, count)
     if shape == "chain":
         tgt = facts[-1]
         for f in reversed(facts[:-1]):
@@ -860,127 +693,6 @@ _SHORT = {
     "ctx_normal_form": "cnf",
     "products": "prod",
 }
-
-
-# --------------------------------------------------------------------------------------- retrieval
-
-
-@lru_cache(maxsize=1)
-def _library_texts() -> tuple[tuple[str, str, frozenset[str]], ...]:
-    try:
-        from lean_gym.sim.library import library_decls
-    except ImportError:
-        return ()
-    out = []
-    for name, d in sorted(library_decls().items()):
-        if getattr(d, "kind", "theorem") not in ("theorem", "axiom"):
-            continue
-        text = _decl_text(d)
-        out.append((name, text, frozenset(_tokens(text) | _name_tokens(name))))
-    return tuple(out)
-
-
-def _lemma_available(name: str) -> bool:
-    return any(n == name for n, _, _ in _library_texts())
-
-
-def _decl_text(d: Any) -> str:
-    parts = []
-    for b in getattr(d, "binders", ()):
-        try:
-            parts.append(f"({user_name(b[0])} : {pretty(b[1])})")
-        except (IndexError, TypeError):
-            continue
-    try:
-        parts.append(": " + pretty(d.type))
-    except (AttributeError, TypeError):
-        pass
-    return " ".join(parts)
-
-
-_TOKEN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_'.]*|[0-9]+|[^\sA-Za-z0-9_()]")
-
-
-def _tokens(text: str) -> set[str]:
-    toks = set(_TOKEN_RE.findall(text))
-    # variable names carry no signal between a goal and a lemma statement
-    return {
-        t
-        for t in toks
-        if not (len(t) <= 2 and t.isalpha() and t.islower()) and t not in ("h₀", "h₁", "h₂", ":")
-    }
-
-
-_NAME_WORDS = {
-    "abs": "|",
-    "dvd": "∣",
-    "mod": "%",
-    "div": "/",
-    "mul": "*",
-    "add": "+",
-    "sub": "-",
-    "pow": "^",
-    "neg": "-",
-    "le": "≤",
-    "lt": "<",
-    "sq": "^",
-    "two": "2",
-    "zero": "0",
-    "one": "1",
-    "eq": "=",
-}
-
-
-def _name_tokens(name: str) -> set[str]:
-    out: set[str] = set()
-    for w in re.split(r"[._]", name):
-        if w in _NAME_WORDS:
-            out.add(_NAME_WORDS[w])
-    return out
-
-
-def retrieve_lemmas(
-    goal_text: str, k: int = 8, must_include: str | None = None, noise: float = 0.0, seed: int = 0
-) -> tuple[list[str], list[float]]:
-    """A simple lexical retriever over the built-in library: top ``k`` lemmas by token overlap.
-
-    The score is the cosine of the token sets (operators, constants, symbols; short variable names
-    ignored) between the goal and the lemma statement plus words of its name (``abs`` → ``|``), plus a
-    seeded uniform jitter of at most ``noise`` (real retrievers are noisy, and so that the
-    useful lemma lands on every rank: they use 0.8), min–max normalised over the top ``k`` as SATP's retriever does. Ties break by name. When ``must_include``
-    (the lemma a goal needs) falls outside the top ``k``, it replaces the last one, keeping its own score,
-    so the useful lemma is always among the candidates but not always first.
-
-    Args:
-        goal_text: The goal state text.
-        k: How many lemmas.
-        must_include: A lemma name that must be among the results.
-
-    Returns:
-        Lemma names and their scores (non-increasing, in [0, 1]).
-    """
-    lib = _library_texts()
-    if not lib:
-        return [], []
-    gt = _tokens(goal_text)
-    jitter = random.Random(seed)
-    scored = []
-    for name, _text, toks in lib:
-        inter = len(gt & toks)
-        denom = math.sqrt(max(len(gt), 1) * max(len(toks), 1))
-        scored.append((inter / denom + noise * jitter.random(), name))
-    scored.sort(key=lambda s: (-s[0], s[1]))
-    top = scored[:k]
-    if must_include is not None and all(n != must_include for _, n in top):
-        own = next((s for s in scored if s[1] == must_include), None)
-        if own is not None:
-            top = [*top[: k - 1], own]
-            top.sort(key=lambda s: (-s[0], s[1]))
-    hi = max(s for s, _ in top)
-    lo = min(s for s, _ in top)
-    span = hi - lo
-    scores = [round((s - lo) / span, 4) if span > 0 else 1.0 for s, _ in top]
-    return [n for _, n in top], scores
 
 
 # --------------------------------------------------------------------------------------- generation

@@ -1,7 +1,9 @@
-"""Structural tactics: intro, exact, apply, refine, constructor, cases/rcases/obtain, have, rw, ….
+"""Structural tactics: sorry, exact, apply, refine, constructor, use, have, show, by_contra, subst, ….
 
 Each handler takes the main goal and the tactic's :class:`~lean_gym.sim.tactics.TacSyntax` and returns
 the goals that replace it. Failures raise :class:`~lean_gym.sim.tactics.TacticError` with Lean's words.
+Introduction and destructuring (intro, rcases, cases, induction) are in :mod:`~lean_gym.sim.tac_rcases`,
+the rewrite engine and ``rw`` in :mod:`~lean_gym.sim.rewrite`.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from lean_gym.sim.proofs import (
     Binder,
     Instance,
     ProofChecker,
+    _has_mvars,
     _pi,
-    decl_telescope,
     prop_telescope,
 )
-from lean_gym.sim.syntax import ParseError, Syn, Token, TokenStream, parse_term
+from lean_gym.sim.syntax import Syn, TokenStream, parse_term
+from lean_gym.sim.tac_rcases import clear_local, subst_eq
 from lean_gym.sim.tactics import (
     SorryRecord,
     TacSyntax,
@@ -28,14 +31,13 @@ from lean_gym.sim.tactics import (
     _hyp_closes,
     _map_at,
     _parse_location,
+    _rename_inaccessible,
     builtin,
 )
 from lean_gym.sim.terms import (
     FALSE,
     TRUE,
     Term,
-    _fresh,
-    free_vars,
     is_prop_type,
     pretty,
     replace_const,
@@ -45,7 +47,7 @@ from lean_gym.sim.terms import (
 )
 from lean_gym.sim.unify import canon, defeq, instantiate, match
 
-__all__: list[str] = []
+__all__ = ["apply_telescope"]
 
 
 def _term_arg(syn: TacSyntax, skip: int = 1) -> Syn:
@@ -58,10 +60,6 @@ def _term_arg(syn: TacSyntax, skip: int = 1) -> Syn:
             f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
         )
     return term
-
-
-def _pp(goal: Goal, t: Term) -> str:
-    return pretty(t, goal.ascii, goal.display_names())
 
 
 # --------------------------------------------------------------------------------------------- sorry
@@ -97,516 +95,6 @@ def _fail(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         text = msg.text[1:-1].replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
         raise TacticError(lambda: f"{text}\n{goal.pretty()}")
     raise TacticError(lambda: "tactic 'fail' failed\n" + goal.pretty())
-
-
-# --------------------------------------------------------------------------------------------- intro
-
-
-def _intro_one(goal: Goal, name: str | None, ctx: TacticContext) -> Goal:
-    t = goal.target
-    h = t[0]
-    if h == "∀":
-        g, v = goal.add_local(name or (t[1] + "✝"), t[2])
-        return g.with_target(subst(t[3], t[1], v))
-    if h == "→":
-        return Goal(goal.add_hyp(name or "a✝", t[1]).hyps, t[2], goal.tag, goal.ascii)
-    if h == "¬":
-        return Goal(goal.add_hyp(name or "a✝", t[1]).hyps, FALSE, goal.tag, goal.ascii)
-    if h == "≠":
-        return Goal(goal.add_hyp(name or "a✝", ("=", t[1], t[2], t[3])).hyps, FALSE, goal.tag, goal.ascii)
-    raise TacticError("no additional binders or let bindings in the goal to introduce")
-
-
-@builtin("intro")
-def _intro(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    toks = syn.toks[1:]
-    if not toks:
-        return [_intro_one(goal, None, ctx)]
-    if any(t.kind != "ident" and t.text != "_" for t in toks):
-        return _rintro(goal, syn, ctx)
-    for t in toks:
-        goal = _intro_one(goal, None if t.text == "_" else t.text, ctx)
-    return [goal]
-
-
-@builtin("intros")
-def _intros(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    toks = syn.toks[1:]
-    if toks:
-        for t in toks:
-            goal = _intro_one(goal, t.text, ctx)
-        return [goal]
-    while goal.target[0] in ("∀", "→"):
-        goal = _intro_one(goal, None, ctx)
-    return [goal]
-
-
-# ------------------------------------------------------------------------------- rcases patterns
-
-
-class Pat:
-    """An rcases pattern: ``kind`` in ``name``, ``tuple``, ``alts``, ``clear``, ``rfl``."""
-
-    __slots__ = ("args", "kind")
-
-    def __init__(self, kind: str, args: tuple = ()) -> None:
-        self.kind = kind
-        self.args = args
-
-
-def _parse_pat(ts: TokenStream) -> Pat:
-    alts = [_parse_pat_atom(ts)]
-    while ts.is_sym("|"):
-        ts.advance()
-        alts.append(_parse_pat_atom(ts))
-    return alts[0] if len(alts) == 1 else Pat("alts", tuple(alts))
-
-
-def _parse_typed_pat(ts: TokenStream) -> Pat:
-    """A component of ``⟨…⟩``: a pattern, optionally ``p : T`` (rcases' ``rcasesPatMed : term``)."""
-    p = _parse_pat(ts)
-    if ts.is_sym(":"):
-        ts.advance()
-        return Pat("typed", (p, parse_term(ts, 0)))
-    return p
-
-
-def _drop_add_zero(t: Term) -> Term:
-    """``e + 0`` → ``e`` over ℕ, everywhere: ``Nat.add e 0`` reduces to ``e`` definitionally."""
-    if type(t) is not tuple:
-        return t
-    if t and t[0] == "+" and t[1] == "ℕ" and t[3] == ("num", "ℕ", 0):
-        return _drop_add_zero(t[2])
-    return tuple(_drop_add_zero(c) if type(c) is tuple else c for c in t)
-
-
-def _parse_pat_atom(ts: TokenStream) -> Pat:
-    t = ts.tok
-    if ts.is_sym("⟨"):
-        ts.advance()
-        items: list[Pat] = []
-        if not ts.is_sym("⟩"):
-            items.append(_parse_typed_pat(ts))
-            while ts.is_sym(","):
-                ts.advance()
-                items.append(_parse_typed_pat(ts))
-        ts.expect_sym("⟩")
-        return Pat("tuple", tuple(items))
-    if ts.is_sym("("):
-        ts.advance()
-        p = _parse_pat(ts)
-        if ts.is_sym(":"):
-            ts.advance()
-            ty = parse_term(ts, 0)
-            ts.expect_sym(")")
-            return Pat("typed", (p, ty))
-        ts.expect_sym(")")
-        return p
-    if ts.is_sym("-"):
-        ts.advance()
-        return Pat("clear")
-    if ts.is_sym("_"):
-        ts.advance()
-        return Pat("name", ("_",))
-    if t.kind == "ident" and not ts.at_stop():
-        ts.advance()
-        if t.text == "rfl":
-            return Pat("rfl")
-        return Pat("name", (t.text,))
-    raise ts.unexpected("rcases pattern")
-
-
-def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal]:
-    """Apply pattern ``pat`` to hypothesis ``hname`` (already in ``goal``; a user name or an id)."""
-    ctx.tick(5)
-    fid = goal.find(hname)
-    ty = goal.hyp(hname)
-    if fid is None or ty is None:
-        raise TacticError(f"unknown hypothesis '{hname}'")
-    k = pat.kind
-    if k == "typed":
-        # `(p : T)`: the hypothesis's type becomes T, which must be definitionally equal (Lean's rcases)
-        sub, tsyn = pat.args
-        if ty[0] != "type" and is_prop_type(ty):
-            want = ctx.elaborator(goal).elab_prop(tsyn)
-            if not defeq(want, ty) and not defeq(_drop_add_zero(want), _drop_add_zero(ty)):
-                raise TacticError(
-                    f"Type mismatch\n  {pretty(want, goal.ascii)}\nis not definitionally equal to\n"
-                    f"  {pretty(ty, goal.ascii)}"
-                )
-            goal = goal.replace_hyp(fid, want)
-        return _destruct(goal, fid, sub, ctx)
-    if k == "name":
-        new = pat.args[0]
-        if new == "_":
-            u = user_name(fid)
-            return [goal if u.endswith("✝") else goal.rename(fid, u.lstrip("_").split("_")[0] + "✝")]
-        return [goal if new == user_name(fid) else goal.rename(fid, new)]
-    if k == "clear":
-        # rcases' `-` is `clear`: a local something else mentions cannot go
-        return [_clear_local(goal, fid)]
-    if k == "rfl":
-        return _subst_eq(goal, fid, ctx)
-    if k == "tuple":
-        items = list(pat.args)
-        if not items:
-            return [goal]
-        if len(items) == 1:
-            return _destruct(goal, fid, items[0], ctx)
-        h = ty[0]
-        if h == "∧" or h == "↔":
-            left, right = (ty[1], ty[2]) if h == "∧" else (("→", ty[1], ty[2]), ("→", ty[2], ty[1]))
-            g = _clear_local(goal, fid)
-            g, lv = g.add_local("_left", left)
-            g, rv = g.add_local("_right", right)
-            rest = Pat("tuple", tuple(items[1:])) if len(items) > 2 else items[1]
-            out: list[Goal] = []
-            for g2 in _destruct(g, lv[1], items[0], ctx):
-                out.extend(_destruct(g2, rv[1], rest, ctx) if g2.find(rv[1]) is not None else [g2])
-            return out
-        if h == "∃":
-            x, xty, body = ty[1], ty[2], ty[3]
-            g = _clear_local(goal, fid)
-            first = items[0]
-            if first.kind == "typed" and first.args[0].kind == "name":
-                first = first.args[0]  # `⟨n : Nat, …⟩`: the witness's type is the binder's
-            g, xv = g.add_local(
-                first.args[0] if first.kind == "name" and first.args[0] != "_" else x + "✝", xty
-            )
-            g, bv = g.add_local("_h", subst(body, x, xv))
-            rest = Pat("tuple", tuple(items[1:])) if len(items) > 2 else items[1]
-            return _destruct(g, bv[1], rest, ctx)
-        # a tuple pattern on a non-structure: name with the first component
-        return _destruct(goal, fid, items[0], ctx)
-    if k == "alts":
-        alts = list(pat.args)
-        h = ty[0]
-        if h == "∨":
-            g = _clear_local(goal, fid)
-            g1, v1 = g.with_tag("inl").add_local("_h", ty[1])
-            g2, v2 = g.with_tag("inr").add_local("_h", ty[2])
-            rest = Pat("alts", tuple(alts[1:])) if len(alts) > 2 else alts[1]
-            return _destruct(g1, v1[1], alts[0], ctx) + _destruct(g2, v2[1], rest, ctx)
-        if ty == FALSE:
-            return []
-        return _destruct(goal, fid, alts[0], ctx)
-    raise TacticError("rcases: unsupported pattern")
-
-
-def _clear_local(goal: Goal, fid: str) -> Goal:
-    """``goal`` without local ``fid``; Lean's error when the target or another local depends on it."""
-    deps = goal.dependents(fid)
-    if deps:
-        shown = goal.display_names()
-        raise TacticError(
-            f"tactic 'clear' failed, variable '{shown[deps[0]]}' depends on '{shown[fid]}'\n{goal.pretty()}"
-        )
-    if fid in free_vars(goal.target):
-        shown = goal.display_names()
-        raise TacticError(f"tactic 'clear' failed, target depends on '{shown[fid]}'\n{goal.pretty()}")
-    return goal.remove_hyp(fid)
-
-
-def _subst_eq(goal: Goal, hname: str, ctx: TacticContext) -> list[Goal]:
-    ty = goal.hyp(hname)
-    if ty is None or ty[0] != "=":
-        raise TacticError(f"rcases: `rfl` pattern needs an equation, got\n  {_pp(goal, ty or TRUE)}")
-    a, b = ty[2], ty[3]
-    g = goal.remove_hyp(hname)
-    for var, val in ((b, a), (a, b)):
-        if var[0] == "fvar" and not is_prop_type(g.hyp(var[1]) or TRUE) and var[1] not in free_vars(val):
-            fid = var[1]
-            hyps = tuple((n, subst(t, fid, val)) for n, t in g.hyps if n != fid)
-            return [Goal(hyps, subst(g.target, fid, val), g.tag, g.ascii)]
-    raise TacticError(f"motive is not type correct: cannot substitute in\n  {_pp(goal, ty)}")
-
-
-def _cases_on(goal: Goal, hname: str, ctx: TacticContext, lean4_names: bool = True) -> list[Goal]:
-    """``cases h``: like rcases with inaccessible names and Lean's case tags."""
-    ty = goal.hyp(hname)
-    fid = goal.find(hname)
-    if ty is None or fid is None:
-        raise TacticError(f"unknown hypothesis `{hname}`")
-    h = ty[0]
-    g = _clear_local(goal, fid) if h in ("∧", "↔", "∨", "∃") else goal
-    if h == "∧":
-        return [g.add_hyp("left✝", ty[1]).add_hyp("right✝", ty[2]).with_tag("intro")]
-    if h == "↔":
-        return [g.add_hyp("mp✝", ("→", ty[1], ty[2])).add_hyp("mpr✝", ("→", ty[2], ty[1])).with_tag("intro")]
-    if h == "∨":
-        return [g.add_hyp("h✝", ty[1]).with_tag("inl"), g.add_hyp("h✝", ty[2]).with_tag("inr")]
-    if h == "∃":
-        g, w = g.add_local("w✝", ty[2])
-        return [g.add_hyp("h✝", subst(ty[3], ty[1], w)).with_tag("intro")]
-    if ty == FALSE:
-        return []
-    raise TacticError(
-        f"tactic 'induction' failed, major premise type is not an inductive type \n  {_pp(goal, ty)}"
-    )
-
-
-def _target_hyp(goal: Goal, syn: Syn, ctx: TacticContext) -> tuple[Goal, str]:
-    """Make ``syn`` a hypothesis: a name already is one; a proof term is added as a new one."""
-    if syn.kind == "ident":
-        fid = goal.find(syn.args[0])
-        if fid is not None:
-            return goal, fid
-    pc = ProofChecker(goal, ctx)
-    p = pc.infer(syn)
-    g, v = goal.add_local("_h", p)
-    return g, v[1]
-
-
-@builtin("rcases")
-def _rcases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    ts = syn.stream(1)
-    term = parse_term(ts, 0)
-    pat = Pat("name", ("_",))
-    if ts.is_word("with"):
-        ts.advance()
-        pat = _parse_pat(ts)
-    if ts.tok.kind != "eof":
-        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    g, hname = _target_hyp(goal, term, ctx)
-    if pat.kind == "name" and pat.args[0] == "_" and term.kind == "ident":
-        return _cases_on(g, hname, ctx)
-    return _finish_names(_destruct(g, hname, pat, ctx))
-
-
-@builtin("obtain")
-def _obtain(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    ts = syn.stream(1)
-    pat = _parse_pat(ts)
-    new_goals: list[Goal] = []
-    if ts.is_sym(":"):
-        ts.advance()
-        pty = ctx.elaborator(goal).elab_prop(parse_term(ts, 0))
-        if ts.is_sym(":="):
-            ts.advance()
-            pf = parse_term(ts, 0)
-            ProofChecker(goal, ctx).check(pf, pty)
-        else:
-            new_goals.append(goal.with_target(pty).with_tag(None))
-        g, v = goal.add_local("_h", pty)
-        name = v[1]
-    elif ts.is_sym(":="):
-        ts.advance()
-        term = parse_term(ts, 0)
-        g, name = _target_hyp(goal, term, ctx)
-    else:
-        raise TacticError("unexpected end of input; expected ':=' or ':'", syn.end, syn.end)
-    if ts.tok.kind != "eof":
-        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    return new_goals + _finish_names(_destruct(g, name, pat, ctx))
-
-
-def _finish_names(goals: list[Goal]) -> list[Goal]:
-    """Temporary names (``_left``…) that patterns did not name become inaccessible, as in Lean."""
-    out = []
-    for g in goals:
-        for n, _ in g.hyps:
-            u = user_name(n)
-            if u.startswith("_"):
-                g = g.rename(n, (u.lstrip("_").split("_")[0] or "h") + "✝")
-        out.append(g)
-    return out
-
-
-@builtin("rintro")
-def _rintro(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    ts = syn.stream(1)
-    goals = [goal]
-    while ts.tok.kind != "eof":
-        pat = _parse_pat_atom(ts)
-        out: list[Goal] = []
-        for g in goals:
-            if pat.kind == "name":
-                n = pat.args[0]
-                out.append(_intro_one(g, None if n == "_" else n, ctx))
-            else:
-                g2 = _intro_one(g, "_x", ctx)
-                out.extend(_destruct(g2, g2.hyps[-1][0], pat, ctx))
-        goals = _finish_names(out)
-    return goals
-
-
-def _nat_cases(goal: Goal, x: str, with_ih: bool) -> list[Goal]:
-    """``induction x`` / ``cases x`` for ``x : ℕ``: cases ``zero`` and ``succ`` (hypotheses about ``x`` are
-    generalised, as Lean 4 does: they come back in each case, and the induction hypothesis assumes them).
-
-    Every local it makes is new (``n✝``, the induction hypothesis, the re-introduced hypotheses), so nothing
-    already in the goal can be captured, whatever its name.
-    """
-    fid = goal.find(x)
-    if fid is None:
-        raise TacticError(f"unknown identifier '{x}'")
-    deps = [(n, t) for n, t in goal.hyps if n != fid and fid in free_vars(t)]
-    dep_ids = {n for n, _ in deps}
-    base_hyps = tuple((n, t) for n, t in goal.hyps if n != fid and n not in dep_ids)
-    zero = ("num", "ℕ", 0)
-    g0 = Goal(base_hyps, subst(goal.target, fid, zero), "zero", goal.ascii)
-    for n, t in deps:
-        g0 = g0.add_hyp(user_name(n), subst(t, fid, zero))
-    g1, kv = Goal(base_hyps, goal.target, "succ", goal.ascii).add_local("n✝", type_term("ℕ"))
-    if with_ih:
-        ih: Term = subst(goal.target, fid, kv)
-        for _, t in reversed(deps):
-            ih = ("→", subst(t, fid, kv), ih)
-        g1 = g1.add_hyp("a✝", ih)
-    succ = ("+", "ℕ", kv, ("num", "ℕ", 1))
-    for n, t in deps:
-        g1 = g1.add_hyp(user_name(n), subst(t, fid, succ))
-    g1 = Goal(g1.hyps, subst(goal.target, fid, succ), "succ", goal.ascii)
-    return [g0, g1]
-
-
-def _alternatives(syn: TacSyntax, ts: TokenStream) -> list[tuple[str, list[str], int, int, Token]]:
-    """``| tag x y => tacs`` alternatives after ``with``: (tag, names, start, end, bar token)."""
-    toks = ts.toks[ts.i : -1]
-    starts: list[int] = []
-    depth = 0
-    for i, t in enumerate(toks):
-        if t.kind == "sym" and t.text in ("(", "[", "{", "⟨"):
-            depth += 1
-        elif t.kind == "sym" and t.text in (")", "]", "}", "⟩"):
-            depth -= 1
-        elif depth == 0 and t.kind == "sym" and t.text == "|":
-            j = i + 1
-            while j < len(toks) and (toks[j].kind == "ident" or toks[j].text == "_"):
-                j += 1
-            if j > i + 1 and j < len(toks) and toks[j].text == "=>":
-                starts.append(i)
-    if not starts or starts[0] != 0:
-        raise TacticError("unexpected token; expected '|'", toks[0].start if toks else syn.end, syn.end)
-    alts = []
-    for a, i in enumerate(starts):
-        end_i = starts[a + 1] if a + 1 < len(starts) else len(toks)
-        j = i + 1
-        words: list[str] = []
-        while toks[j].text != "=>":
-            words.append(toks[j].text)
-            j += 1
-        body = toks[j + 1 : end_i]
-        if not body:
-            raise TacticError("unexpected token; expected tactic", toks[j].end, toks[j].end)
-        alts.append((words[0], words[1:], body[0].start, body[-1].end, toks[i]))
-    return alts
-
-
-def _run_alternatives(
-    goals: list[Goal], alts: list[tuple[str, list[str], int, int, Token]], syn: TacSyntax, ctx: TacticContext
-) -> list[Goal]:
-    from lean_gym.sim.tactics import _rename_inaccessible, run_block, unsolved_goals_message
-
-    by_tag = {g.tag: g for g in goals}
-    for tag, names, start, end, bar in alts:
-        g = by_tag.pop(tag, None)
-        if g is None:
-            raise TacticError(f"invalid alternative name '{tag}'", bar.start, bar.end)
-        g = _rename_inaccessible(g.with_tag(None), names) if names else g.with_tag(None)
-        rest = run_block(syn.src, start, end, [g], ctx)
-        if rest:
-            raise TacticError(unsolved_goals_message(rest), bar.start, end)
-    if by_tag:
-        missing = next(iter(by_tag))
-        raise TacticError(f"alternative '{missing}' has not been provided")
-    return []
-
-
-@builtin("induction", "induction'")
-def _induction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    ts = syn.stream(1)
-    if ts.tok.kind != "ident" or goal.hyp(ts.tok.text) is None:
-        raise TacticError("the simulator's `induction` takes a variable: `induction n`", syn.start, syn.end)
-    x = ts.advance().text
-    hx = goal.hyp(x)
-    if hx is not None and hx[0] in ("∨", "∧", "↔", "∃", "False") and syn.name == "induction":
-        # a proof of a non-recursive inductive proposition: `induction` is `cases` (same motive, no
-        # induction hypotheses; Lean core's tests/lean/run/induction1.lean)
-        toks = syn.toks
-        heads = {"∨": "Or", "∧": "And", "↔": "Iff", "∃": "Exists", "False": "False"}
-        if len(toks) > 3 and toks[2].text == "using":
-            # `using T.casesOn` / `T.rec` with T the hypothesis's own type: the default eliminator
-            if toks[3].text not in (f"{heads[hx[0]]}.{e}" for e in ("casesOn", "rec", "recOn")):
-                raise TacticError(
-                    f"`induction … using {toks[3].text}` is outside the simulator's Lean subset"
-                )
-            toks = toks[:2] + toks[4:]
-        return _cases(goal, TacSyntax("cases", toks, syn.src, syn.start, syn.end), ctx)
-    if hx != type_term("ℕ"):
-        raise TacticError(
-            f"induction on `{x}` is outside the simulator's Lean subset (it supports natural-number variables"
-            " and proofs of ∨, ∧, ↔, ∃)"
-        )
-    goals = _nat_cases(goal, x, with_ih=True)
-    if ts.is_word("with"):
-        ts.advance()
-        if syn.name == "induction'":
-            names = []
-            while ts.tok.kind == "ident" or ts.is_sym("_"):
-                names.append(ts.advance().text)
-            from lean_gym.sim.tactics import _rename_inaccessible
-
-            goals[1] = _rename_inaccessible(goals[1], names) if names else goals[1]
-        else:
-            return _run_alternatives(goals, _alternatives(syn, ts), syn, ctx)
-    if ts.tok.kind != "eof":
-        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    return goals
-
-
-@builtin("cases", "cases'")
-def _cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    ts = syn.stream(1)
-    term = parse_term(ts, 0)
-    names: list[str] = []
-    if term.kind == "ident" and goal.hyp(term.args[0]) == type_term("ℕ"):
-        goals = _nat_cases(goal, term.args[0], with_ih=False)
-        if ts.is_word("with") and syn.name == "cases":
-            ts.advance()
-            return _run_alternatives(goals, _alternatives(syn, ts), syn, ctx)
-        if ts.is_word("with"):
-            ts.advance()
-            while ts.tok.kind == "ident" or ts.is_sym("_"):
-                names.append(ts.advance().text)
-            from lean_gym.sim.tactics import _rename_inaccessible
-
-            goals[1] = _rename_inaccessible(goals[1], names[-1:]) if names else goals[1]
-        return goals
-    if ts.is_word("with"):
-        ts.advance()
-        if syn.name == "cases":
-            g0, hname0 = _target_hyp(goal, term, ctx)
-            return _run_alternatives(_cases_on(g0, hname0, ctx), _alternatives(syn, ts), syn, ctx)
-        while ts.tok.kind == "ident" or ts.is_sym("_"):
-            names.append(ts.advance().text)
-    if ts.tok.kind != "eof":
-        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    g, hname = _target_hyp(goal, term, ctx)
-    ty = g.hyp(hname)
-    if syn.name == "cases'" and ty is not None:
-        if ty[0] == "∨":
-            pat = Pat("alts", tuple(Pat("name", (n,)) for n in [*names, "_", "_"][:2]))
-        else:
-            pat = Pat("tuple", tuple(Pat("name", (n,)) for n in (names or ["_", "_"])))
-        return _finish_names(_destruct(g, hname, pat, ctx))
-    return _cases_on(g, hname, ctx)
-
-
-@builtin("by_cases")
-def _by_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    ts = syn.stream(1)
-    name = "h✝"
-    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
-        name = ts.advance().text
-        ts.advance()
-    term = parse_term(ts, 0)
-    el = ctx.elaborator(goal)
-    if term.kind == "ident" and goal.hyp(term.args[0]) == type_term("Bool"):
-        p: Term = ("=", "Bool", goal.var(term.args[0]) or TRUE, ("bool", True))
-    else:
-        p = el.elab_prop(term)
-    return [goal.add_hyp(name, p).with_tag("pos"), goal.add_hyp(name, ("¬", p)).with_tag("neg")]
 
 
 # -------------------------------------------------------------------------------------- closing
@@ -837,7 +325,7 @@ def _underscores_as_holes(s: Any) -> Any:
     return s
 
 
-def _apply_telescope(
+def apply_telescope(
     goal: Goal, term: Syn, ctx: TacticContext
 ) -> tuple[list[Binder], Term, Instance, list[str]]:
     """Instantiate the head of ``term`` with its explicit arguments; return the remaining binders."""
@@ -870,8 +358,6 @@ def _apply_telescope(
             holes.append(m[1])
             continue
         if b.is_prop:
-            from lean_gym.sim.proofs import _has_mvars
-
             if _has_mvars(btype):
                 got = pc.infer(arg)
                 if not match(btype, got, inst.asg):
@@ -889,7 +375,7 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     term = _term_arg(syn)
     if not is_prop_type(goal.target):
         return _apply_data(goal, term, ctx)
-    pending, concl, inst, holes = _apply_telescope(goal, term, ctx)
+    pending, concl, inst, holes = apply_telescope(goal, term, ctx)
     target = goal.target
     target_head = canon(target)[0]
     binder_ids = {b.name for b in pending}
@@ -974,8 +460,6 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _unresolved(t: Term) -> bool:
-    from lean_gym.sim.proofs import _has_mvars
-
     return _has_mvars(t)
 
 
@@ -1188,12 +672,12 @@ def _subst_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         if ty is None:
             raise TacticError(f"unknown hypothesis '{n}'")
         if ty[0] == "=":
-            goal = _subst_eq(goal, n, ctx)[0]
+            goal = subst_eq(goal, n, ctx)[0]
             continue
         v = goal.var(n)
         for hn, ht in reversed(goal.props()):
             if ht[0] == "=" and (ht[2] == v or ht[3] == v):
-                goal = _subst_eq(goal, hn, ctx)[0]
+                goal = subst_eq(goal, hn, ctx)[0]
                 break
         else:
             raise TacticError(f"tactic 'subst' failed, did not find equation for eliminating '{n}'")
@@ -1239,14 +723,12 @@ def _clear(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         fids.append(fid)
     order = {n: i for i, (n, _) in enumerate(goal.hyps)}
     for fid in sorted(fids, key=order.__getitem__, reverse=True):
-        goal = _clear_local(goal, fid)
+        goal = clear_local(goal, fid)
     return [goal]
 
 
 @builtin("rename_i")
 def _rename_i(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    from lean_gym.sim.tactics import _rename_inaccessible
-
     return [_rename_inaccessible(goal, [t.text for t in syn.toks[1:]])]
 
 
@@ -1302,245 +784,3 @@ def _check_mod_cast(pc: ProofChecker, term: Syn, expected: Term) -> None:
 
 
 TERM_MACROS["mod_cast"] = _check_mod_cast
-
-
-# ----------------------------------------------------------------------------------------- rewrite
-
-
-def _parse_rules(ts: TokenStream) -> list[tuple[bool, Syn]]:
-    """``[h, ← h', foo a]`` → ``[(reverse, term), ...]``."""
-    rules: list[tuple[bool, Syn]] = []
-    ts.expect_sym("[")
-    if ts.is_sym("]"):
-        ts.advance()
-        return rules
-    while True:
-        rev = False
-        if ts.is_sym("←") or ts.is_sym("<-"):
-            ts.advance()
-            rev = True
-        rules.append((rev, parse_term(ts, 0)))
-        if ts.is_sym(","):
-            ts.advance()
-            continue
-        ts.expect_sym("]")
-        return rules
-
-
-def rule_equation(goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> tuple[Instance, Term, Term, str]:
-    """The rewrite rule ``term`` as ``(instance, lhs, rhs, kind)`` with kind ``=`` or ``↔``."""
-    pc = ProofChecker(goal, ctx)
-    head, args = (term, ()) if term.kind != "app" else (term.args[0], term.args[1])
-    if (
-        head.kind == "ident"
-        and goal.hyp(head.args[0]) is None
-        and ctx.lookup(head.args[0]) is not None
-        and not args
-    ):
-        d = ctx.lookup(head.args[0])
-        if d is not None and d.kind == "def":
-            raise TacticError(
-                "the simulator does not unfold definitions with `rw`; use `simp only [f]` or `unfold f`"
-            )
-    if head.kind == "ident" and not args and goal.hyp(head.args[0]) is None and "." not in head.args[0]:
-        d = ctx.lookup(head.args[0])
-        if d is not None and d.kind in ("theorem", "axiom"):
-            ctx.axioms.update(d.axioms)
-            tel = decl_telescope(d, peel_not=False)
-            inst = Instance(tel)
-            while inst.pending:
-                inst.mvar_next()
-            return _eq_sides(inst, inst.conclusion, rev, term)
-    if head.kind == "ident" and args and goal.hyp(head.args[0]) is None:
-        _, _, inst, _ = _apply_telescope(goal, term, ctx)
-        while inst.pending:
-            inst.mvar_next()
-        return _eq_sides(inst, inst.conclusion, rev, term)
-    p = pc.infer(term)
-    tel = prop_telescope(p, peel_not=False)
-    inst = Instance(tel)
-    while inst.pending:
-        inst.mvar_next()
-    return _eq_sides(inst, inst.conclusion, rev, term)
-
-
-def _eq_sides(inst: Instance, concl: Term, rev: bool, term: Syn) -> tuple[Instance, Term, Term, str]:
-    h = concl[0]
-    if h == "=":
-        lhs, rhs, kind = concl[2], concl[3], "="
-    elif h == "↔":
-        lhs, rhs, kind = concl[1], concl[2], "↔"
-    elif h == "¬":
-        lhs, rhs, kind = concl[1], FALSE, "↔"  # eq_false: a proof of ¬p rewrites p to False
-    elif h == "≠":
-        lhs, rhs, kind = ("=", concl[1], concl[2], concl[3]), FALSE, "↔"
-    elif h in ("<", "≤", ">", "≥", "∣", "∧", "∨", "→", "True", "var", "fvar", "const", "app", "∀", "∃"):
-        lhs, rhs, kind = concl, TRUE, "↔"  # eq_true: a proof of p rewrites p to True
-    else:
-        raise ElabError(f"equality or iff proof expected\n  {pretty(concl)}", term.start, term.end)
-    if rev:
-        lhs, rhs = rhs, lhs
-    return inst, lhs, rhs, kind
-
-
-def kabstract(t: Term, lhs: Term, rhs: Term, asg: dict) -> tuple[Term, bool]:
-    """Replace every instance of ``lhs`` in ``t`` by ``rhs``; the first match fixes the metavariables."""
-    # free names of the rule and of the term: a binder with one of these names is renamed while we work
-    # under it, and a match may not use a bound variable (Lean's `rw` cannot rewrite under binders with it)
-    avoid = free_vars(lhs) | free_vars(rhs) | free_vars(t)
-    for v in list(asg.values()):
-        if isinstance(v, tuple):
-            free_vars(v, avoid)
-    st = _Kabstract(lhs, rhs, asg, avoid)
-    out = st.go(t, frozenset())
-    return out, st.found
-
-
-class _Kabstract:
-    """The state of one :func:`kabstract` walk (a class, not a closure: a recursive closure is a cycle that
-    only the garbage collector frees)."""
-
-    __slots__ = ("asg", "avoid", "found", "lhs", "rhs")
-
-    def __init__(self, lhs: Term, rhs: Term, asg: dict, avoid: set[str]) -> None:
-        self.lhs, self.rhs, self.asg, self.avoid = lhs, rhs, asg, avoid
-        self.found = False
-
-    def go(self, u: Term, bound: frozenset[str]) -> Term:
-        lhs, rhs, asg, avoid, go = self.lhs, self.rhs, self.asg, self.avoid, self.go
-        if not self.found:
-            trial = dict(asg)
-            if match(lhs, u, trial) and not (bound and free_vars(u) & bound):
-                asg.clear()
-                asg.update(trial)
-                self.found = True
-                return instantiate(rhs, asg)
-        elif canon(instantiate(lhs, asg)) == canon(u) and not (bound and free_vars(u) & bound):
-            return instantiate(rhs, asg)
-        h = u[0]
-        if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
-            return u
-        if h == "app":
-            return ("app", go(u[1], bound), tuple(go(a, bound) for a in u[2]))
-        if h in ("∀", "∃", "fun"):
-            x = u[1]
-            if x not in avoid:
-                return (h, x, u[2], go(u[3], bound | {x}))
-            x2 = _fresh(x, avoid | free_vars(u[3]))
-            new_body = go(subst(u[3], x, ("var", x2)), bound | {x2})
-            if x not in free_vars(new_body):
-                return (h, x, u[2], subst(new_body, x2, ("var", x)))
-            return (h, x2, u[2], new_body)
-        return tuple(go(c, bound) if type(c) is tuple else c for c in u)
-
-
-def rewrite_once(
-    goal: Goal, where: str | None, rev: bool, term: Syn, ctx: TacticContext
-) -> tuple[Goal, list[Goal]]:
-    """Rewrite with one rule at ``where`` (a hypothesis name, or ``None`` for the target).
-
-    Returns:
-        The rewritten goal and the side goals: one per premise of the rule (``h : 0 < c`` of
-        ``le_div_iff₀``), as Lean's ``rw`` leaves them.
-
-    Raises:
-        TacticError: when the pattern does not occur (Lean's "did not find instance" message).
-    """
-    inst, lhs, rhs, kind = rule_equation(goal, rev, term, ctx)
-    ctx.tick(20)
-    if lhs[0] == "mvar":
-        raise TacticError(
-            f"Tactic `rewrite` failed: Motive is not type correct (pattern is a metavariable)\n\n{goal.pretty()}"
-        )
-    asg = dict(inst.asg)
-    t = goal.target if where is None else goal.hyp(where)
-    if t is None:
-        raise TacticError(f"unknown hypothesis '{where}'")
-    new, found = kabstract(t, lhs, rhs, asg)
-    if not found:
-        at = goal.ascii
-        what = "target expression" if where is None else "expression"
-        raise TacticError(
-            lambda: (
-                f"Tactic `rewrite` failed: Did not find an instance of the pattern in the {what}\n  {pretty(instantiate(lhs, asg), at)}\n\n{goal.pretty()}"
-            )
-        )
-    from lean_gym.sim.proofs import _has_mvars
-
-    if _has_mvars(new):
-        raise TacticError(
-            f"Tactic `rewrite` failed: could not determine every argument of the rule\n\n{goal.pretty()}"
-        )
-    bad = inst.check_types(asg)
-    if bad is not None:
-        raise TacticError(f"failed to synthesize an instance: the rule does not apply to type {bad}")
-    side: list[Goal] = []
-    for mv, b in inst.mvars:
-        if b.is_prop and mv not in asg:
-            st = instantiate(b.type, asg)
-            if _has_mvars(st):
-                raise TacticError(
-                    f"Tactic `rewrite` failed: could not determine every argument of the rule\n\n{goal.pretty()}"
-                )
-            side.append(goal.with_target(st).with_tag(None if b.name.startswith("_") else user_name(b.name)))
-    if kind == "↔":
-        ctx.use_axiom("propext")
-    if where is None:
-        return goal.with_target(new), side
-    return goal.replace_hyp(where, new), side
-
-
-def rfl_after_rw(goal: Goal) -> bool:
-    """``rw`` closes goals ``a = a``, ``a ↔ a``, ``a ≤ a`` and ``True`` with reducible ``rfl``."""
-    t = goal.target
-    if t == TRUE:
-        return True
-    if t[0] in ("=", "≤", "≥"):
-        return canon(t[2]) == canon(t[3])
-    if t[0] == "↔":
-        return canon(t[1]) == canon(t[2])
-    return False
-
-
-@builtin("rw", "rewrite", "rwa", "nth_rewrite", "nth_rw")
-def _rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    ts = syn.stream(1)
-    if syn.name in ("nth_rewrite", "nth_rw"):
-        raise TacticError(f"`{syn.name}` is outside the simulator's subset")
-    try:
-        rules = _parse_rules(ts)
-        locs = _parse_location(ts)
-    except ParseError as e:
-        raise TacticError(e.message, e.start, e.end) from e
-    if ts.tok.kind != "eof":
-        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    targets: list[str | None]
-    if locs is None:
-        targets = [None]
-    elif locs == ["*"]:
-        targets = [n for n, t in goal.hyps if is_prop_type(t)] + [None]
-    else:
-        targets = [None if n == "⊢" else n for n in locs]
-    side: list[Goal] = []
-    for rev, term in rules:
-        for where in targets:
-            if locs == ["*"]:
-                try:
-                    goal, more = rewrite_once(goal, where, rev, term, ctx)
-                except TacticError:
-                    continue
-            else:
-                goal, more = rewrite_once(goal, where, rev, term, ctx)
-            side.extend(more)
-        if None in targets and rfl_after_rw(goal):
-            return side
-    if syn.name == "rwa":
-        if _hyp_closes(goal, goal.target) is not None:
-            return side
-        raise TacticError(lambda: "Tactic `assumption` failed\n\n" + goal.pretty())
-    if rfl_after_rw(goal):
-        return side
-    return [goal, *side]
-
-
-__all__ += ["kabstract", "rewrite_once", "rfl_after_rw", "rule_equation"]
