@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import signal
 
 import pytest
 
@@ -12,6 +13,13 @@ import pytest
 # those scans (measured on the soundness tests: 3.1 s of 13.3 s in collections at the default thresholds,
 # 1.7 s at these); nothing in the suite depends on when cyclic garbage is freed.
 gc.set_threshold(10_000, 10, 10)
+
+# A session started where SIGINT is ignored (a background job of a script, `nohup`) passes that on to every
+# process a test starts, and a Python started with SIGINT ignored never raises KeyboardInterrupt: the tests
+# that interrupt a child with SIGINT (tests/test_examples.py) then wait for a child that cannot stop. A
+# Python handler here is not inherited through exec, so children start with the default, as from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The longest tests (measured with `pytest -n 2 --durations=0` on 2 busy cores, longest first; each takes
 # several seconds, most of them in subprocesses). They run first, so that pytest-xdist hands them out while
