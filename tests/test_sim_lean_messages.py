@@ -277,3 +277,10 @@ def test_induction_prime_generalizing_is_read_not_ignored(
         f"  induction' m with k ih generalizing {gen}\n  all_goals omega"
     )
     assert first_error(msim.check(code)) == msg
+
+
+def test_simp_rw_at_a_hypothesis_never_rewrites_the_goal(msim: MathlibSimBackend) -> None:
+    # `simp_rw [hn] at h2` rewrites `h2` only (Mathlib's SimpRw.lean passes the location to each
+    # `simp only`); the goal `n = 0` stays open in Lean. Before, the simulator rewrote the goal and proved it.
+    code = "example (n m : ℕ) (hn : n = 0) (h2 : m = n) : n = 0 := by\n  simp_rw [hn] at h2"
+    assert msim.check(code).status == "error"

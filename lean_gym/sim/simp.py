@@ -915,7 +915,10 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    _, rules, _, _, _ = _parse_simp_args(syn)
+    _, rules, locs, _, _ = _parse_simp_args(syn)
+    if locs is not None:
+        # the rules rewrite only the goal here: with `at h` that would close goals Lean leaves open
+        raise TacticError("`simp_rw … at …` is outside the simulator's Lean subset")
     start = goal
     for i, (rev, term) in enumerate(rules):
         ss = SimpSet(ctx, default=False)
