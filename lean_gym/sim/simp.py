@@ -386,6 +386,18 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return TRUE  # zero_le
     if h == "<" and t[1] == "ℕ" and _is_num(t[3], 0):
         return FALSE  # not_lt_zero'
+    if h in ("<", "≤") and t[1] in ("ℤ", "ℚ", "ℝ"):
+        a, b = t[2], t[3]
+        if _is_num(a, 0) and b[0] == "neg":
+            return (h, t[1], b[2], a)  # neg_pos / neg_nonneg: `0 < -a ↔ a < 0`
+        if _is_num(b, 0) and a[0] == "neg":
+            return (h, t[1], b, a[2])  # neg_lt_zero / neg_nonpos: `-a < 0 ↔ 0 < a`
+    if h == "<" and t[1] in _NUM_TYPES and _is_num(t[2], 0) and t[3][0] == "*":
+        a, b = t[3][2], t[3][3]
+        if b[0] == "num" and b[2] > 0:
+            return ("<", t[1], t[2], a)  # mul_pos_iff_of_pos_right (`0 < c` by norm_num)
+        if a[0] == "num" and a[2] > 0:
+            return ("<", t[1], t[2], b)  # mul_pos_iff_of_pos_left
     if h in ("∃",):
         body = t[3]
         bv = ("var", t[1])

@@ -1055,6 +1055,7 @@ def _log_and_admit(ctx: TacticContext, err: TacticError, node: Node | TacSyntax)
 MATHLIB_TACTICS = frozenset(
     {
         "abel",
+        "cancel_denoms",
         "abel!",
         "abel1",
         "abel_nf",
