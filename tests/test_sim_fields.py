@@ -137,3 +137,148 @@ def test_cancel_denoms_needs_mathlib(sim: MathlibSimBackend) -> None:
 
     r = SimBackend().check("example : True := by\n  cancel_denoms")
     assert r.status == "error" and r.messages[0].data == "unknown tactic"
+
+
+# ---------------------------------------------------------------------------------------- field_simp
+# MathlibTest/FieldSimp.lean (c5da5641a9ca), "Documenting field_simp normal form": each `P (e)` example
+# prints (#guard_msgs) the normal form the tactic leaves.
+
+NORMAL_FORMS = [
+    ("", "x ^ 0", "P 1"),  # line 40
+    ("", "x ^ 1", "P x"),  # 44
+    ("", "x ^ 2", "P (x ^ 2)"),  # 52: a power written anew counts as a change
+    ("", "x ^ 1 * x ^ 2", "P (x ^ 3)"),
+    ("", "x ^ 3 * x ^ 42", "P (x ^ 45)"),
+    ("", "x⁻¹", "P (1 / x)"),  # 78
+    ("", "x * x⁻¹", "P (x / x)"),  # 82: x may be zero, so no cancellation
+    ("", "x⁻¹ * x", "P (x / x)"),
+    ("", "x * x * x⁻¹", "P x"),  # 90
+    ("", "x / x", "P (x / x)"),
+    ("", "x ^ 2 * x⁻¹", "P x"),  # 98
+    ("", "x / x ^ 4", "P (1 / x ^ 3)"),
+    ("(hx : x ≠ 0)", "x * x⁻¹", "P 1"),  # 130: cancelled with the side condition
+    ("(hx : x ≠ 0)", "x ^ 17 / x ^ 17", "P 1"),
+    ("", "x - x", "P (x * (1 - 1))"),  # 164: no ring arithmetic
+    ("", "-x + x", "P (x * (-1 + 1))"),
+    ("", "(2 - 2) * x", "P (2 * (1 - 1) * x)"),  # 176: numerals are atoms
+    ("", "x * y", "P (x * y)"),  # 190
+    ("", "(x * y) / (y * x)", "P (x * y / (x * y))"),
+    ("", "x * y + y * x", "P (x * y * (1 + 1))"),
+    ("", "x * y + x * 1", "P (x * (y + 1))"),
+    ("", "x / -y", "P (-(x / y))"),
+    ("(hx : x + 1 ≠ 0)", "x / (x + 1) + y / (y + 1)", "P ((x + (x + 1) * y / (y + 1)) / (x + 1))"),  # 234
+    (
+        "(hx : 0 < x + 1) (hy : 0 < y + 1)",
+        "x / (x + 1) + y / (y + 1)",
+        "P ((x * (y + 1) + (x + 1) * y) / ((x + 1) * (y + 1)))",
+    ),  # 238: positivity discharges
+    ("", "x / (y / x)", "P (x ^ 2 / y)"),
+    ("", "x ^ 1 * y * x ^ 2 * y⁻¹", "P (x ^ 3 * y / y)"),  # 258
+    ("(hy : y ≠ 0)", "x ^ 1 * y * x ^ 2 * y⁻¹", "P (x ^ 3)"),
+    ("(hx : x ≠ 0)", "x / (x * y + x * z)", "P (1 / (y + z))"),  # 288
+    ("", "x / (x * y + x * z)", "P (x / (x * (y + z)))"),
+    ("", "2 * x - x - x", "P (x * (2 - 1 - 1))"),  # 304
+    ("", "0 * x * y + 0", "P (0 * (x * y + 1))"),  # 323: no special handling of zero
+    ("", "(x * y - y * x) * z", "P (x * y * (1 - 1) * z)"),
+    ("", "-(-x)", "P x"),  # 332
+    ("", "0 -(0 + (-x))", "P (0 - (0 + -x))"),  # 337: prints as before, but written anew
+]
+
+
+@pytest.mark.parametrize(("hyps", "expr", "shown"), NORMAL_FORMS)
+def test_field_simp_normal_form(sim: MathlibSimBackend, hyps: str, expr: str, shown: str) -> None:
+    err = goal_after(sim, f"example {{P : ℚ → Prop}} {{x y z : ℚ}} {hyps} : P ({expr}) := by field_simp")
+    assert err.splitlines()[-1] == f"⊢ {shown}"
+
+
+@pytest.mark.parametrize("expr", ["1", "x", "x + y"])  # lines 34, 48, 186
+def test_field_simp_no_progress(sim: MathlibSimBackend, expr: str) -> None:
+    code = f"example {{P : ℚ → Prop}} {{x y : ℚ}} : P ({expr}) := by field_simp"
+    assert run(sim, code) == ("error", "field_simp made no progress on goal")
+
+
+@pytest.mark.parametrize(
+    ("stmt", "shown"),
+    [
+        ("{x y z : ℚ} (hy : y ≠ 0) (hz : z ≠ 0) : x / y = x / z", "⊢ x * z = x * y"),  # line 417
+        ("{x y z : ℚ} (hy : y ≠ 0) (hz : z ≠ 0) (hx : x ≠ 0) : x / y = x / z", "⊢ z = y"),  # 422
+        ("{x y z : ℚ} : x / y ^ 2 = z / y", "⊢ x / y ^ 2 = z / y"),  # 436: nothing proved non-zero
+        (
+            "(x y : ℚ) (hy : y + 1 ≠ 0) : 2 * x / (y + 1) = x",
+            "⊢ 2 * x = x * (y + 1)",
+        ),  # 389 (a Semifield there)
+    ],
+)
+def test_field_simp_equations(sim: MathlibSimBackend, stmt: str, shown: str) -> None:
+    assert goal_after(sim, f"example {stmt} := by field_simp").splitlines()[-1] == shown
+
+
+def test_field_simp_at_a_hypothesis(sim: MathlibSimBackend) -> None:
+    # line 400: guard_hyp h : x * w = y * z; line 427: `x * y = x * z` stays, and that is no error
+    err = goal_after(
+        sim,
+        "example {x y z w : ℚ} (h : x / y = z / w) (hy : y ≠ 0) (hw : w ≠ 0) : False := by field_simp at h",
+    )
+    assert "h : x * w = y * z" in err
+    err = goal_after(sim, "example {x y z : ℚ} (h : x * y = x * z) : False := by field_simp at h")
+    assert "h : x * y = x * z" in err
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example {x y : ℚ} (h : x + y ≠ 0) : x / (x + y) + y / (x + y) = 1 := by field_simp",  # line 479
+        "example {x : ℚ} (hx : x ≠ 0) : x * x⁻¹ = 1 := by field_simp",  # 480
+        "example {x : ℚ} : x ^ 2 * x⁻¹ = x := by field_simp",  # 481: true at 0 too, no side condition
+        "example {x y : ℚ} (hx : y ≠ 0) {f : ℚ → ℚ} (hf : ∀ t, f t ≠ 0) :\n"
+        "    f (x * y / y) / f (x / y * y) = 1 := by\n  field_simp [hf]",  # 489: recursion into f's argument
+        "example {x y z : ℚ} (hx : y ≠ 0) {f : ℚ → ℚ} (hf : ∀ t, f t ≠ 0) :\n"
+        "    f (y * x / (y ^ 2 / z)) / f (z / (y / x)) = 1 := by\n  field_simp [hf]",  # 498
+        "example (n : ℕ) (T : ℝ) {hT : T ≠ 0} (hn : n ≠ 0) {a : ℝ} :\n"
+        "    (2 * a / T * (n * (T / 2 / n))) = a := by\n  field_simp",  # 599: the discharger through a cast
+        "example {x y z : ℚ} : (x / y ^ 2 = z / y) ↔ (x * y = z * y ^ 2) := by\n"
+        "  obtain rfl | hy := eq_or_ne y 0\n  · simp\n  field_simp",  # 442: both sides become one, `iff_self`
+    ],
+)
+def test_field_simp_closes_recorded_identities(sim: MathlibSimBackend, code: str) -> None:
+    assert run(sim, code) == ("proved", "")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the side condition missing from the context: x / x stays (line 94), so nothing closes
+        "example {x : ℚ} : x * x⁻¹ = 1 := by field_simp",
+        "example {x y : ℚ} : x / (x + y) + y / (x + y) = 1 := by field_simp",
+        # without [hf] no discharger proves f _ ≠ 0 (hypotheses under ∀ are not assumptions)
+        "example {x y : ℚ} (hx : y ≠ 0) {f : ℚ → ℚ} (hf : ∀ t, f t ≠ 0) :\n"
+        "    f (x * y / y) / f (x / y * y) = 1 := by\n  field_simp",
+        # line 581: positivity takes no help from the arguments, and simp [hK x] proves `0 < x + 1`, not `≠`
+        "example (hK : ∀ ξ : ℚ, 0 < ξ + 1) (x : ℚ) : 1 / (x + 1) = 5 := by field_simp [hK x]",
+        # a false equation: field_simp never decides it
+        "example {x : ℚ} (hx : x ≠ 0) : x / x = 2 := by field_simp",
+        # `field_simp; ring` of MathlibTest/ring.lean needs the ring step: field_simp alone leaves it open
+        "example (x : ℝ) (hx : x ≠ 0) : 2 * x ^ 3 * 2 / (24 * x) = x ^ 2 / 6 := by field_simp",
+    ],
+)
+def test_field_simp_is_not_stronger(sim: MathlibSimBackend, code: str) -> None:
+    assert run(sim, code)[0] == "error"
+
+
+def test_field_simp_positivity_uses_a_hypothesis_in_context(sim: MathlibSimBackend) -> None:
+    # line 584: `have := hK x` brings `0 < x + 1` out for positivity; the goal becomes `1 = (x + 1) * 5`
+    code = "example (hK : ∀ ξ : ℚ, 0 < ξ + 1) (x : ℚ) : 1 / (x + 1) = 5 := by\n  have := hK x\n  field_simp"
+    assert goal_after(sim, code).splitlines()[-1] == "⊢ 1 = (x + 1) * 5"
+
+
+def test_field_simp_custom_discharger(sim: MathlibSimBackend) -> None:
+    # line 539: a custom discharger ignores the argument list, with Lean's warning
+    code = (
+        "example (x : ℚ) (h₀ : x ≠ 0) :\n    (4 / x)⁻¹ * ((3 * x ^ 3) / x) ^ 2 * ((1 / (2 * x))⁻¹) ^ 3 = 18 * x ^ 8 := by\n"
+        "  field_simp (discharger := simp; assumption) [h₀]\n  ring"
+    )
+    r = sim.check(code)
+    assert r.status == "proved"
+    assert [m.data for m in r.messages if m.severity == "warning"] == [
+        "Custom `field_simp` dischargers do not make use of the `field_simp` arguments list"
+    ]

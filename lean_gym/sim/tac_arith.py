@@ -45,7 +45,7 @@ from lean_gym.sim.kernel import (
     close,
     close_from,
 )
-from lean_gym.sim.polyconv import DOMAIN, MAX_POW, Conv, poly_to_term, to_constraint
+from lean_gym.sim.polyconv import DOMAIN, Conv, poly_to_term, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
@@ -633,6 +633,10 @@ def _type_of(e: Term, goal: Goal) -> str | None:
     if e[0] in ("num", "+", "-", "*", "/", "%", "^", "neg", "abs", "cast", "inv"):
         return e[1]
     return None
+
+
+sign_of = _sign
+"""Positivity's verdict on a term (``pos``/``nonneg``/``nonzero``/``None``), for the field tactics."""
 
 
 def _from_hyps(e: Term, goal: Goal) -> str | None:
@@ -1330,139 +1334,6 @@ def _nonzero(d: Term, goal: Goal, ctx: TacticContext) -> bool:
     return s in ("pos", "nonzero")
 
 
-@builtin("field_simp")
-def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    t = goal.target
-    if t[0] != "=" or t[1] not in ("ℚ", "ℝ"):
-        from lean_gym.sim.simp import run_simp_variant
-
-        return run_simp_variant(goal, syn, ctx, "field_simp")
-    ty = t[1]
-    conv = Conv(ty, "ring", ctx)
-    a, b = conv.poly(t[2]), conv.poly(t[3])
-    denoms: list[Term] = []
-    for p in (a, b):
-        for m in p.terms():
-            for atom, _ in m:
-                if isinstance(atom, tuple) and atom[0] == "inv" and atom[1] not in denoms:
-                    denoms.append(atom[1])
-    usable = [d for d in denoms if _nonzero(d, goal, ctx)]
-    if _same_product_form(t[2], t[3], goal, ctx):
-        ctx.use_standard_axioms()
-        return close(goal, Decided("field_simp"), ctx)
-    if a == b:
-        # ring-equal but not the same normal form: Lean's field_simp leaves the goal to `ring`
-        ctx.use_standard_axioms()
-        return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
-    if not usable:
-        raise TacticError("field_simp made no progress on goal")
-    for d in usable:
-        inv_atom = ("inv", d)
-        dp = conv.poly(d)
-        k = max(_inv_degree(a, inv_atom), _inv_degree(b, inv_atom))
-        a, b = _clear_power(a, inv_atom, dp, k), _clear_power(b, inv_atom, dp, k)
-    ctx.use_standard_axioms()
-    return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
-
-
-_ProductForm = tuple[Fraction, dict[Term, tuple[int, int]]]
-
-
-def _product_form(t: Term, ctx: TacticContext, depth: int = 0) -> _ProductForm | None:
-    """``t`` as ``c · ∏ aᵢ ^ (pᵢ - nᵢ)``, the shape Mathlib's field_simp normalises products to.
-
-    Atoms are every subterm that is not ``* / ⁻¹ -(·)``, a numeral power or a numeral: a sum is an atom
-    as it stands (Lean's field_simp also works inside sums, so comparing sums as written is weaker).
-    Each atom keeps its positive and negative exponents apart, ``(pᵢ, nᵢ)``: ``x · x⁻¹`` is ``1`` only
-    for ``x ≠ 0``, which :func:`_same_product_form` decides. ``None`` when the term is too deep or needs
-    arithmetic on numerals (two numerals multiplied, a numeral raised to a power): the field_simp of
-    the records differ there by Mathlib version, so the simulator leaves those goals to ``ring``.
-    """
-    if depth > 60:
-        return None
-    ctx.tick(1)
-    h = t[0]
-    if h == "num":
-        return Fraction(t[2]), {}
-    if h == "neg":
-        f = _product_form(t[2], ctx, depth + 1)
-        return None if f is None else (-f[0], f[1])
-    if h in ("*", "/"):
-        f, g = _product_form(t[2], ctx, depth + 1), _product_form(t[3], ctx, depth + 1)
-        if f is None or g is None:
-            return None
-        if h == "/":
-            g = _inverse_form(g)
-        if abs(f[0]) != 1 and abs(g[0]) != 1:
-            return None  # numeral arithmetic: Mathlib's older field_simp leaves it to `ring` (ring.lean:89)
-        ex = dict(f[1])
-        for atom, (p, n) in g[1].items():
-            p0, n0 = ex.get(atom, (0, 0))
-            ex[atom] = (p0 + p, n0 + n)
-        return f[0] * g[0], ex
-    if h == "inv":
-        f = _product_form(t[2], ctx, depth + 1)
-        return None if f is None else _inverse_form(f)
-    if h == "^" and t[3][0] == "num" and 0 <= t[3][2] <= MAX_POW:
-        f = _product_form(t[2], ctx, depth + 1)
-        if f is None:
-            return None
-        k = int(t[3][2])
-        if abs(f[0]) != 1 and k > 1:
-            return None
-        return f[0] ** k, {a: (p * k, n * k) for a, (p, n) in f[1].items()}
-    return Fraction(1), {t: (1, 0)}
-
-
-def _inverse_form(f: _ProductForm) -> _ProductForm:
-    return (Fraction(0) if f[0] == 0 else 1 / f[0]), {a: (n, p) for a, (p, n) in f[1].items()}
-
-
-def _same_product_form(lhs: Term, rhs: Term, goal: Goal, ctx: TacticContext) -> bool:
-    """True when both sides have one normal form as products (then Lean's field_simp closes the goal).
-
-    A sum is compared as written and ``x ^ p · x ^ -n`` cancels only for ``x`` proved non-zero, so this
-    identifies less than Mathlib's field_simp does (``Mathlib/Tactic/FieldSimp.lean``), never more; an
-    equation that needs ``ring`` to see (the ``field_simp; ring`` examples of ``MathlibTest/ring.lean``
-    and ``MathlibTest/FieldSimp.lean``) is left open.
-    """
-    f, g = _product_form(lhs, ctx), _product_form(rhs, ctx)
-    if f is None or g is None:
-        return False
-
-    def reduce(form: _ProductForm) -> tuple[Fraction, frozenset[tuple[Term, int, int]]]:
-        c, ex = form
-        if c == 0:
-            return Fraction(0), frozenset()
-        out = []
-        for a, (p, n) in ex.items():
-            if p and n and p == n and _nonzero(a, goal, ctx):
-                p = n = 0  # ``x ^ 3 / x`` is ``x ^ 2`` only for the newer field_simp: left to `ring`
-            if p or n:
-                out.append((a, p, n))
-        return c, frozenset(out)
-
-    return reduce(f) == reduce(g)
-
-
-def _inv_degree(p: Poly, inv_atom: Any) -> int:
-    return max((dict(m).get(inv_atom, 0) for m in p.terms()), default=0)
-
-
-def _clear_power(p: Poly, inv_atom: Any, dp: Poly, k: int) -> Poly:
-    """``p · d ^ k`` with each ``d⁻¹ ^ j · d ^ k`` written ``d ^ (k - j)`` (``d ≠ 0``, ``j ≤ k``).
-
-    Multiplying both sides of an equation by ``d ^ k`` for ``d ≠ 0`` is an equivalence, and ``d⁻¹ · d = 1``
-    holds there, so the result has no ``d⁻¹`` left, whatever ``d`` is (a sum, a product).
-    """
-    out = Poly.zero()
-    for mono, coef in p.terms().items():
-        rest = dict(mono)
-        j = rest.pop(inv_atom, 0)
-        out = out + Poly.from_terms([(rest, Fraction(coef))]) * dp ** (k - j)
-    return out
-
-
 # ------------------------------------------------------------------------------------- casts (norm_cast)
 
 
@@ -1473,7 +1344,7 @@ def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return run_simp_variant(goal, syn, ctx, syn.name)
 
 
-__all__ += ["DOMAIN", "hyp_constraints", "ring_equal"]
+__all__ += ["DOMAIN", "hyp_constraints", "ring_equal", "sign_of"]
 
 
 # ---------------------------------------------------------------------------------------------- grind
