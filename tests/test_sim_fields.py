@@ -282,3 +282,82 @@ def test_field_simp_custom_discharger(sim: MathlibSimBackend) -> None:
     assert [m.data for m in r.messages if m.severity == "warning"] == [
         "Custom `field_simp` dischargers do not make use of the `field_simp` arguments list"
     ]
+
+
+# ----------------------------------------------------------------------------------------------- conv
+# MathlibTest/ring.lean (e22e28d7071c), lines 111-169: Mathlib's conv `ring` is
+# `first | discharge => ring1 | try_this ring_nf`; Lean's `conv` ends with `try (with_reducible rfl)`.
+
+
+@pytest.mark.parametrize(
+    ("code", "info"),
+    [
+        ("example : 22 + 7 * 4 + 3 * 8 = 0 + 7 * 4 + 46 := by\n  conv => ring\n  trivial", False),  # 111
+        (
+            "example : (22 + 7 * 4 + 3 * 8 = 0 + 7 * 4 + 47) = (74 = 75) := by\n  conv => ring\n  trivial",
+            True,
+        ),
+        ("example (x : ℕ) : 22 + 7 * x + 3 * 8 = 0 + 7 * x + 46 := by\n  conv => ring\n  trivial", False),
+        (
+            "example (x : ℕ) : (22 + 7 * x + 3 * 8 = 0 + 7 * x + 46 + 1)\n"
+            "                    = (7 * x + 46 = 7 * x + 47) := by\n  conv => ring\n  trivial",
+            True,
+        ),  # 132
+        (
+            "example {n : ℝ} :\n    (n + 1 / 2) ^ 2 * (n + 1 + 1 / 3) = 1 / 3 + n * (19 / 12) + n ^ 2 * (7 / 3) + n ^ 3 := by\n"
+            "  conv_lhs => ring_nf",
+            False,
+        ),  # 169: the left side becomes the right one, and conv's rfl closes the goal
+    ],
+)
+def test_conv_ring_records(sim: MathlibSimBackend, code: str, info: bool) -> None:
+    r = sim.check(code)
+    assert r.status == "proved"
+    assert ([m.data for m in r.messages if m.severity == "info"] == ["Try this: ring_nf"]) == info
+
+
+def test_conv_ring_leaves_true_to_prove(sim: MathlibSimBackend) -> None:
+    # the record needs `trivial` after `conv => ring`: the target is `True`, which rfl does not close
+    err = goal_after(sim, "example : 22 + 7 * 4 + 3 * 8 = 0 + 7 * 4 + 46 := by\n  conv => ring")
+    assert err.splitlines()[-1] == "⊢ True"
+
+
+def test_conv_on_a_false_equation(sim: MathlibSimBackend) -> None:
+    # ring1 fails, ring_nf normalises the sides, and the goal stays (false, so nothing proves it)
+    code = "example (x : ℕ) : x + x = 3 * x := by\n  conv => ring"
+    assert run(sim, code)[0] == "error"
+    code = "example (x : ℕ) : x + x = 3 * x := by\n  conv_lhs => ring_nf\n  rfl"
+    assert run(sim, code)[0] == "error"
+
+
+@pytest.mark.parametrize(
+    ("code", "first_line"),
+    [
+        (
+            "example (a b : ℕ) (h : a = b) : a + 0 = b := by\n  conv => rw [h]",
+            "`rw` inside `conv` is outside",
+        ),
+        (
+            "example (a b : ℕ) (h : a = b) : a = b := by\n  conv at h => ring_nf",
+            "`at h` inside `conv` is outside",
+        ),
+        ("example (p : Prop) (hp : p) : p := by\n  conv_lhs => ring_nf", "invalid 'lhs' conv tactic"),
+        ("example (a : ℕ) : a = a + 0 := by\n  conv => arg 3", "invalid 'arg' conv tactic"),
+    ],
+)
+def test_conv_errors(sim: MathlibSimBackend, code: str, first_line: str) -> None:
+    status, err = run(sim, code)
+    assert status == "error" and err.startswith(first_line), err
+
+
+def test_conv_navigation(sim: MathlibSimBackend) -> None:
+    # `rhs` then `arg 1`: only `x * 1` is rewritten; the left side stays as written
+    code = "example (x : ℕ) : x * 1 = x * 1 + 0 := by\n  conv =>\n    rhs\n    arg 1\n    ring_nf"
+    assert goal_after(sim, code).splitlines()[-1] == "⊢ x * 1 = x + 0"
+    code = "example (x : ℕ) : x * 1 = x * 1 + 0 := by\n  conv => enter [2, 1]; ring_nf"
+    assert goal_after(sim, code).splitlines()[-1] == "⊢ x * 1 = x + 0"
+    # the sides made equal: conv's closing `rfl` proves the goal
+    assert run(sim, "example (x : ℕ) : x + 0 = x * 1 + 0 := by\n  conv => enter [2, 1]; ring_nf") == (
+        "proved",
+        "",
+    )

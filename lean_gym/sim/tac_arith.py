@@ -467,6 +467,20 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
     return tuple(_nf_inside(c, ctx, depth + 1) if type(c) is tuple else c for c in t)
 
 
+def ring_nf_term(t: Term, ctx: TacticContext) -> Term:
+    """``ring_nf`` on one expression (conversion mode): a ring expression to its normal form, a
+    proposition as the tactic rewrites it (an equation of propositions with equal sides is ``True``)."""
+    h = t[0]
+    if h in _ARITH_HEADS and t[1] in DOMAIN:
+        return poly_to_term(Conv(t[1], "ring", ctx).poly(_nf_inside(t, ctx)), t[1])
+    if h == "=" and t[1] == "Prop":
+        a, b = ring_nf_term(t[2], ctx), ring_nf_term(t[3], ctx)
+        return TRUE if a == b else ("=", "Prop", a, b)  # `eq_self`
+    if h in ("=", "≠", "<", "≤", ">", "≥", "↔", "∧", "∨", "→", "¬"):
+        return _normalize_rel(t, ctx)
+    return _nf_inside(t, ctx)
+
+
 def _normalize_rel(t: Term, ctx: TacticContext) -> Term:
     h = t[0]
     if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in DOMAIN:
@@ -1344,7 +1358,7 @@ def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return run_simp_variant(goal, syn, ctx, syn.name)
 
 
-__all__ += ["DOMAIN", "hyp_constraints", "ring_equal", "sign_of"]
+__all__ += ["DOMAIN", "hyp_constraints", "ring_equal", "ring_nf_term", "sign_of"]
 
 
 # ---------------------------------------------------------------------------------------------- grind
