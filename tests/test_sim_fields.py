@@ -361,3 +361,38 @@ def test_conv_navigation(sim: MathlibSimBackend) -> None:
         "proved",
         "",
     )
+
+
+# ------------------------------------------------------------------------------------------ push_neg
+# MathlibTest/push_neg.lean (13ecfa732c2c), line 143 under `set_option push_neg.use_distrib true`:
+# `¬(p ∧ q)` becomes `¬p ∨ ¬q` (`not_and_or`); without the option it is `p → ¬q` (`not_and`).
+
+
+def test_push_neg_use_distrib(sim: MathlibSimBackend) -> None:
+    body = "example {p q : Prop} (h : ¬ p ∨ ¬ q) : ¬ (p ∧ q) := by\n  push_neg\n  exact h"
+    assert run(sim, "set_option push_neg.use_distrib true in\n" + body) == ("proved", "")
+    assert run(sim, body)[0] == "error"
+    imp = "example {p q : Prop} (h : p → ¬ q) : ¬ (p ∧ q) := by\n  push_neg\n  exact h"
+    assert run(sim, imp) == ("proved", "")
+    assert run(sim, "set_option push_neg.use_distrib true in\n" + imp)[0] == "error"
+
+
+# ------------------------------------------------------------------------------------ interval_cases
+# MathlibTest/interval_cases.lean, lines 84 and 89: `interval_cases h : n % 3` / `interval_cases n % 3` on a
+# term that is not a variable: its bounds from the hypotheses, one goal per value with the term replaced.
+
+
+def test_interval_cases_on_a_term(sim: MathlibSimBackend) -> None:
+    code = "example (n : ℕ) (w₁ : n % 3 < 1) : n % 3 = 0 := by\n  interval_cases h : n % 3\n  · rfl"
+    assert run(sim, code) == ("proved", "")
+    assert run(sim, "example (n : ℕ) (w₁ : n % 3 < 1) : n % 3 = 0 := by\n  interval_cases n % 3\n  rfl") == (
+        "proved",
+        "",
+    )
+    # two values: the second case `1 = 0` is false, and nothing closes it
+    err = goal_after(
+        sim, "example (n : ℕ) (w₁ : n % 3 < 2) : n % 3 = 0 := by\n  interval_cases h : n % 3\n  · rfl"
+    )
+    assert "h : n % 3 = 1" in err and err.endswith("⊢ 1 = 0")
+    status, err = run(sim, "example (n : ℕ) : n % 3 = 0 := by\n  interval_cases n % 3")
+    assert status == "error" and err == "interval_cases failed: could not find upper bound on n % 3"

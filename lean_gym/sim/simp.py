@@ -879,26 +879,29 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 # ------------------------------------------------------------------------------------------- push_neg
 
 
-def push_neg_term(t: Term) -> Term:
-    """Mathlib's ``push_neg`` normal form (negations pushed to atoms)."""
+def push_neg_term(t: Term, distrib: bool = False) -> Term:
+    """Mathlib's ``push_neg`` normal form (negations pushed to atoms); ``distrib``: the option
+    ``push_neg.use_distrib``, under which ``¬(p ∧ q)`` is ``¬p ∨ ¬q`` (``not_and_or``) instead of ``p → ¬q``."""
     h = t[0]
     if h == "¬":
         a = t[1]
         ha = a[0]
         if ha == "¬":
-            return push_neg_term(a[1])
+            return push_neg_term(a[1], distrib)
         if ha == "∧":
-            return ("→", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+            if distrib:
+                return ("∨", push_neg_term(("¬", a[1]), distrib), push_neg_term(("¬", a[2]), distrib))
+            return ("→", push_neg_term(a[1], distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "∨":
-            return ("∧", push_neg_term(("¬", a[1])), push_neg_term(("¬", a[2])))
+            return ("∧", push_neg_term(("¬", a[1]), distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "→":
-            return ("∧", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+            return ("∧", push_neg_term(a[1], distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "↔":
-            return ("↔", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+            return ("↔", push_neg_term(a[1], distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "∀":
-            return ("∃", a[1], a[2], push_neg_term(("¬", a[3])))
+            return ("∃", a[1], a[2], push_neg_term(("¬", a[3]), distrib))
         if ha == "∃":
-            return ("∀", a[1], a[2], push_neg_term(("¬", a[3])))
+            return ("∀", a[1], a[2], push_neg_term(("¬", a[3]), distrib))
         if ha == "<" and a[1] in _NUM_TYPES:
             return ("≤", a[1], a[3], a[2])
         if ha == "≤" and a[1] in _NUM_TYPES:
@@ -917,9 +920,9 @@ def push_neg_term(t: Term) -> Term:
             return TRUE
         return t
     if h in ("∧", "∨", "→", "↔"):
-        return (h, push_neg_term(t[1]), push_neg_term(t[2]))
+        return (h, push_neg_term(t[1], distrib), push_neg_term(t[2], distrib))
     if h in ("∀", "∃"):
-        return (h, t[1], t[2], push_neg_term(t[3]))
+        return (h, t[1], t[2], push_neg_term(t[3], distrib))
     return t
 
 
@@ -930,7 +933,8 @@ def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     locs = _parse_location(ts)
     ctx.use_standard_axioms()
-    goal, changed = _map_at(goal, locs, push_neg_term)
+    distrib = ctx.env.options.get("push_neg.use_distrib") is True
+    goal, changed = _map_at(goal, locs, lambda t: push_neg_term(t, distrib))
     if not changed:
         raise TacticError(
             "push_neg made no progress"

@@ -1090,8 +1090,56 @@ def _bounds_for(x: Term, goal: Goal, ty: str) -> tuple[int | None, int | None]:
     return lo, hi
 
 
+def _replace_subterm(t: Term, old: Term, new: Term) -> Term:
+    if t == old:
+        return new
+    if t[0] in ("∀", "∃", "fun"):
+        return (t[0], t[1], t[2], _replace_subterm(t[3], old, new))
+    if t[0] == "app":
+        return ("app", _replace_subterm(t[1], old, new), tuple(_replace_subterm(a, old, new) for a in t[2]))
+    return tuple(_replace_subterm(c, old, new) if type(c) is tuple else c for c in t)
+
+
+def _interval_cases_term(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal] | None:
+    """``interval_cases e`` / ``interval_cases h : e`` for a term ``e`` that is not a variable (Mathlib's
+    ``IntervalCases``: bounds on ``e`` from the hypotheses, ``e`` replaced by each value, ``h : e = v``);
+    ``None`` when ``e`` is a variable (the variable path substitutes it)."""
+    ts = syn.stream(1)
+    hname = None
+    if ts.tok.kind == "ident" and ts.peek(1).kind == "sym" and ts.peek(1).text == ":":
+        hname = ts.advance().text
+        ts.advance()
+    if ts.tok.kind == "ident" and ts.peek(1).kind == "eof" and hname is None:
+        return None
+    e, ty = ctx.elaborator(goal).elab_term(parse_term(ts, 0), None)
+    if e[0] == "fvar" or ty not in ("ℕ", "ℤ"):
+        return None
+    if ts.tok.kind != "eof":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    lo, hi = _bounds_for(e, goal, ty)
+    if lo is None or hi is None:
+        which = "lower" if lo is None else "upper"
+        raise TacticError(f"interval_cases failed: could not find {which} bound on {pretty(e, goal.ascii)}")
+    if hi - lo > 1000:
+        raise TacticError("interval_cases failed: too many cases")
+    out: list[Goal] = []
+    for v in range(lo, hi):
+        ctx.tick(10)
+        val = mk_num(ty, v)
+        hyps = tuple((n, _replace_subterm(t, e, val) if is_prop_type(t) else t) for n, t in goal.hyps)
+        g = Goal(hyps, _replace_subterm(goal.target, e, val), None, goal.ascii)
+        out.append(g.add_hyp(hname, ("=", ty, e, val)) if hname is not None else g)
+    ctx.use_standard_axioms()
+    return out or close(goal, Decided("interval_cases"), ctx)  # no case: the bounds contradict
+
+
 @builtin("interval_cases")
 def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    by_term = (
+        _interval_cases_term(goal, syn, ctx) if len(syn.toks) > 1 and syn.toks[1].text != "using" else None
+    )
+    if by_term is not None:
+        return by_term
     if len(syn.toks) < 2 or syn.toks[1].kind != "ident":
         raise TacticError("interval_cases: the simulator needs a variable, `interval_cases x`")
     bounds_goal = goal
