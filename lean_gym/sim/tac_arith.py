@@ -1090,6 +1090,17 @@ def _bounds_for(x: Term, goal: Goal, ty: str) -> tuple[int | None, int | None]:
     return lo, hi
 
 
+def _case_values(x: Term, goal: Goal, ty: str, shown: str) -> range:
+    """The values ``interval_cases`` splits ``x`` into: its bounds from the hypotheses of ``goal``."""
+    lo, hi = _bounds_for(x, goal, ty)
+    if lo is None or hi is None:
+        which = "lower" if lo is None else "upper"
+        raise TacticError(f"interval_cases failed: could not find {which} bound on {shown}")
+    if hi - lo > 1000:
+        raise TacticError("interval_cases failed: too many cases")
+    return range(lo, hi)
+
+
 def _replace_subterm(t: Term, old: Term, new: Term) -> Term:
     if t == old:
         return new
@@ -1116,14 +1127,8 @@ def _interval_cases_term(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list
         return None
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    lo, hi = _bounds_for(e, goal, ty)
-    if lo is None or hi is None:
-        which = "lower" if lo is None else "upper"
-        raise TacticError(f"interval_cases failed: could not find {which} bound on {pretty(e, goal.ascii)}")
-    if hi - lo > 1000:
-        raise TacticError("interval_cases failed: too many cases")
     out: list[Goal] = []
-    for v in range(lo, hi):
+    for v in _case_values(e, goal, ty, pretty(e, goal.ascii)):
         ctx.tick(10)
         val = mk_num(ty, v)
         hyps = tuple((n, _replace_subterm(t, e, val) if is_prop_type(t) else t) for n, t in goal.hyps)
@@ -1167,14 +1172,8 @@ def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
         raise TacticError(f"interval_cases failed: `{name}` is not a natural number or integer variable")
     ty = ty_t[1]
     x = goal.var(name) or TRUE
-    lo, hi = _bounds_for(x, bounds_goal, ty)
-    if lo is None or hi is None:
-        which = "lower" if lo is None else "upper"
-        raise TacticError(f"interval_cases failed: could not find {which} bound on {name}")
-    if hi - lo > 1000:
-        raise TacticError("interval_cases failed: too many cases")
     out: list[Goal] = []
-    for v in range(lo, hi):
+    for v in _case_values(x, bounds_goal, ty, name):
         ctx.tick(10)
         val = mk_num(ty, v)
         fid = x[1]
