@@ -32,6 +32,7 @@ from lean_gym.sim.arith import (
 )
 from lean_gym.sim.arith import omega as _omega
 from lean_gym.sim.arith.errors import WorkBudget
+from lean_gym.sim.arith.poly import atom_sort_key
 from lean_gym.sim.evaluate import _bound_of, decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import (
@@ -829,6 +830,18 @@ def _omega_goal_facts(t: Term) -> list[Term] | None:
 
 @builtin("omega")
 def _omega_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    return _omega_run(goal, syn, ctx, complete=False)
+
+
+def _cutsat_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``grind``'s ``cutsat`` module: ``omega``'s reading of the goal, decided completely (a linear integer
+    problem without an integer solution is refuted, through the omega test's dark and grey shadows, where
+    Lean's ``omega`` stops at the real shadow; Lean core's ``grind`` docstring: cutsat is "a complete
+    decision procedure for linear integer arithmetic")."""
+    return _omega_run(goal, syn, ctx, complete=True)
+
+
+def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -> list[Goal]:
     if len(syn.toks) > 1:
         raise TacticError(f"unexpected token '{syn.toks[1].text}'", syn.toks[1].start, syn.toks[1].end)
     goal_facts = _omega_goal_facts(goal.target)
@@ -868,14 +881,14 @@ def _omega_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     sized = ctx.search_budget(100, 20_000, 5)
     meter = WorkBudget(sized.value)
     try:
-        ok = _omega(hyps, None, nat_atoms=nat_atoms, disjunctions=disj, budget=meter)
+        ok = _omega(hyps, None, nat_atoms=nat_atoms, disjunctions=disj, budget=meter, complete=complete)
     except ArithBudgetExceeded:
         ok = False
     finally:
         sized.settle(meter)
     if ok:
         ctx.use_axiom("propext")
-        return close(goal, Decided("omega"), ctx)
+        return close(goal, Decided("grind" if complete else "omega"), ctx)
     raise TacticError(_omega_fail(goal, False))
 
 
@@ -1511,12 +1524,52 @@ def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     bare = TacSyntax(syn.name, syn.toks[:1], syn.src, syn.start, syn.toks[0].end)
     if _ring_closes(goal.target, ctx):
         return close(goal, PolyIdentity(), ctx)
-    if _grind_split(goal, bare, ctx, 0):
+    if _grind_split(goal, bare, ctx, 0) or _grind_ring(goal, ctx):
         return close(goal, Decided("grind"), ctx)
     cleared = _grind_fields(goal, bare, ctx)
-    if cleared is not None and _grind_split(cleared, bare, ctx, 0):
+    if cleared is not None and (_grind_split(cleared, bare, ctx, 0) or _grind_ring(cleared, ctx)):
         return close(goal, Decided("grind"), ctx)
     raise TacticError("`grind` failed")
+
+
+_GRIND_RING_PIVOTS = 16
+
+
+def _grind_ring(goal: Goal, ctx: TacticContext) -> bool:
+    """Whether grind's commutative-ring solver proves the target ``a = b`` over ℚ/ℝ from the equations of
+    the context: ``a − b`` reduces to 0 modulo them. Lean core's ring module computes a Gröbner basis of
+    the equations (``Lean/Meta/Tactic/Grind/Arith/CommRing``; ``tests/lean/run/grind_ring_*.lean``); the
+    simulator reduces only by the linear ones, each solved for one atom and substituted everywhere (the
+    Gröbner basis steps whose pivot is linear: Gaussian elimination), with nonlinear equations rechecked
+    after each substitution (one may become linear), at most :data:`_GRIND_RING_PIVOTS` pivots. An
+    equation that reduces to a non-zero constant proves the goal (the context is contradictory)."""
+    t = goal.target
+    if t[0] != "=" or t[1] not in ("ℚ", "ℝ"):
+        return False
+    ty = t[1]
+    conv = Conv(ty, "ring", ctx)
+    try:
+        target = conv.poly(t[2]) - conv.poly(t[3])
+        pending = [conv.poly(p[2]) - conv.poly(p[3]) for _, p in goal.props() if p[0] == "=" and p[1] == ty]
+    except ArithBudgetExceeded:
+        return False
+    pending = [q for q in pending if not q.is_zero()]
+    for _ in range(_GRIND_RING_PIVOTS):
+        if target.is_zero():
+            return True
+        if any(q.is_const() for q in pending):
+            return True
+        lin = next((q for q in pending if q.is_linear()), None)
+        if lin is None:
+            return False
+        ctx.tick(10 * (len(pending) + 1))
+        pending.remove(lin)
+        atom = max((m[0][0] for m in lin.monomials() if m), key=atom_sort_key)
+        coeff = lin.coeff(((atom, 1),))
+        value = (lin - Poly.var(atom) * coeff) / -coeff
+        target = target.substitute(atom, value)
+        pending = [r for q in pending if not (r := q.substitute(atom, value)).is_zero()]
+    return target.is_zero()
 
 
 _GRIND_SPLITS = 3
@@ -1526,7 +1579,7 @@ def _grind_split(goal: Goal, bare: TacSyntax, ctx: TacticContext, depth: int) ->
     """Whether grind's linear solvers close ``goal``: ``omega`` (cutsat), ``linarith``, after splitting
     up to three disequalities ``a ≠ b`` of ordered types into ``a < b`` and ``b < a`` (grind case-splits
     on them; linarith alone ignores them)."""
-    for solver in (_omega_tac, _linarith_tac):
+    for solver in (_cutsat_tac, _linarith_tac):
         snap = ctx.snapshot()
         try:
             solver(goal, bare, ctx)
@@ -1536,6 +1589,8 @@ def _grind_split(goal: Goal, bare: TacSyntax, ctx: TacticContext, depth: int) ->
     if depth >= _GRIND_SPLITS:
         return False
     for name, p in goal.props():
+        if p[0] == "¬" and p[1][0] == "=":
+            p = ("≠", *p[1][1:])  # `a ≠ b` unfolds to `¬a = b` (`Ne`): grind reads both alike
         if p[0] == "≠" and p[1] in DOMAIN:
             ty, a, b = p[1], p[2], p[3]
             lo, hi = goal.replace_hyp(name, ("<", ty, a, b)), goal.replace_hyp(name, ("<", ty, b, a))
