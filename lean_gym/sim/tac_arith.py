@@ -1311,11 +1311,22 @@ def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ts.expect_sym("]")
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    snap = ctx.snapshot()
     try:
         _positivity(goal, syn, ctx)
         return [] if goal is start else close(start, Subproof((goal,)), ctx)
     except TacticError:
-        pass
+        ctx.restore(snap)
+    try:
+        return _bound_structural(start, goal, syn, ctx)
+    except TacticError:
+        ctx.restore(snap)
+    return _bound_search(start, goal, ctx)
+
+
+def _bound_structural(start: Goal, goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``bound``'s apply rules, modelled by ``gcongr``'s recursion with side goals closed by a hypothesis
+    or ``positivity``."""
     side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
     from lean_gym.sim.tactics import _hyp_closes
 
@@ -1327,6 +1338,44 @@ def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 raise TacticError("bound failed to prove the goal") from None
     ctx.use_standard_axioms()
     return close_from(start, goal, Decided("gcongr"), ctx)
+
+
+#: ``bound``'s aesop call (Mathlib ``Mathlib/Tactic/Bound.lean``: ``aesop (rule_sets := [Bound, -default])
+#: (config := Bound.boundConfig)``), with its two closing rules ``boundNormNum`` (unsafe 10%, ``norm_num``)
+#: and ``boundLinarith`` (unsafe 5%, ``linarith``); Aesop's builtin rules stay (splitting ``∧`` targets,
+#: ``intro``, ``subst``, hypotheses). ``boundConfig`` is ``{ enableSimp := false }`` in the Mathlib SATP
+#: ran (v4.26): ``terminal`` is Aesop's default ``false``, so ``bound`` leaves the goals of its safe rules
+#: when it cannot finish (SATP's minimal proofs of ``aime_1990_p4`` and ``mathd_numbertheory_765`` run
+#: tactics after a ``bound`` that did not close the goal; later Mathlib sets ``terminal := true``).
+_BOUND_AESOP = (
+    "aesop (config := { enableSimp := false, warnOnNonterminal := false }) (rule_sets := [-default])"
+    " (add unsafe 10% (by norm_num)) (add unsafe 5% (by linarith))"
+)
+
+
+def _bound_search(start: Goal, goal: Goal, ctx: TacticContext) -> list[Goal]:
+    """``bound`` as Mathlib runs it: its forward rule ``le_of_lt`` (``@[bound_forward]``, safe) on every
+    strict hypothesis whose weak form is not a hypothesis yet, then its aesop search (:data:`_BOUND_AESOP`). The forward facts are progress even
+    when the search makes none."""
+    from lean_gym.sim.aesop import aesop_tactic
+
+    fwd = goal
+    have = {canon(p) for _, p in goal.props()}
+    for _, p in goal.props():
+        if p[0] in ("<", ">") and p[1] in DOMAIN:
+            q = ("≤" if p[0] == "<" else "≥", *p[1:])
+            if canon(q) not in have:  # Aesop adds no forward fact whose type is already a hypothesis
+                have.add(canon(q))
+                fwd = fwd.add_hyp("fwd", q)
+    try:
+        left = aesop_tactic(fwd, _BOUND_AESOP, ctx)
+    except TacticError as e:
+        if fwd is start or "made no progress" not in str(e):
+            raise
+        return [fwd]
+    if left:
+        return left
+    return [] if fwd is start else close(start, Subproof((fwd,)), ctx)
 
 
 # ------------------------------------------------------------------------------------------ field_simp
