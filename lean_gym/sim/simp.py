@@ -287,6 +287,24 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             except NumeralTooLarge:
                 ss.ctx.numeral_too_large = True  # as for the other closed terms below
                 return None
+    if ss.eval_fields and h == "app" and t[1] == ("const", "Int.floor") and len(t[2]) == 1:
+        # Mathlib's norm_num extension `evalIntFloor` (`Mathlib/Data/Rat/Floor.lean`, `@[norm_num ⌊_⌋]`): the
+        # floor of a closed rational expression; only norm_num has it (ℝ is not computable: `decide` and `rfl`
+        # do not evaluate it, and `Int.floor` stays opaque to the evaluator)
+        from lean_gym.sim.arith import EvalTooExpensive
+        from lean_gym.sim.evaluate import eval_term
+
+        try:
+            x_v = eval_term(t[2][0], ss.ctx)
+        except (EvalTooExpensive, ValueError, ArithmeticError):
+            x_v = None
+        if x_v is not None:
+            _tick(ss)
+            try:
+                return mk_num("ℤ", math.floor(x_v))
+            except NumeralTooLarge:
+                ss.ctx.numeral_too_large = True
+                return None
     if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "const"):
         ty = t[1] if h != "app" else None
         if (ty in ("ℕ", "ℤ") and h != "app") or ss.eval_fields:
