@@ -218,6 +218,10 @@ class Conv:
                 return self.atom(prod, frm == "ℕ")
             return lhs + rhs if h == "+" else lhs * rhs if h == "*" else lhs - rhs
         if self.mode == "omega" and frm == "ℕ" and to == "ℤ":
+            if h in ("/", "%"):
+                # ↑(a / b) = ↑a / ↑b and ↑(a % b) = ↑a % ↑b (Int.natCast_ediv, Int.natCast_mod: on naturals
+                # ℤ's Euclidean division is ℕ's), as Lean's omega frontend pushes the cast
+                return self.poly((h, to, ("cast", to, frm, a[2]), ("cast", to, frm, a[3])))
             if h == "^":
                 if eval_term(a[2], self.ctx, False) is not None:  # Int.ofNat_pow for a ground base
                     return self._omega_pow(("^", to, ("cast", to, frm, a[2]), a[3]), False)

@@ -280,27 +280,51 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
             q = _neg_rel(q) or q
             if q[0] in ("<", "≤", ">", "≥", "=") and q[1] in DOMAIN and q[1] not in types:
                 types.append(q[1])
+    lift = "ℕ" in types and _has_comparison([*context, *extra], "ℤ")
+    if lift and "ℤ" not in types:
+        types.append("ℤ")
     ctx.use_standard_axioms()
     for tname in types:
         conv = Conv(tname, "linarith", ctx)
-        hyps = hyp_constraints(context, conv)
-        ex = hyp_constraints(extra, conv)
-        gc = to_constraint(goal_rel, conv) if goal_rel is not None else None
+        ctx_t, extra_t, goal_t = context, extra, goal_rel
+        if lift and tname == "ℤ":
+            # Mathlib's `natToInt` preprocessing moves every ℕ comparison to ℤ (`push_cast`), so an ℕ fact
+            # and an ℤ fact about its cast meet in one problem
+            ctx_t, extra_t = [_nat_to_int(q) for q in context], [_nat_to_int(q) for q in extra]
+            goal_t = _nat_to_int(goal_rel) if goal_rel is not None else None
+        hyps = hyp_constraints(ctx_t, conv)
+        ex = hyp_constraints(extra_t, conv)
+        gc = to_constraint(goal_t, conv) if goal_t is not None else None
         integer = tname in ("ℕ", "ℤ")
-        nonneg_facts = _natcast_nonneg_facts(
-            context + extra + ([goal_rel] if goal_rel is not None else []), conv
-        )
+        nonneg_facts = _natcast_nonneg_facts(ctx_t + extra_t + ([goal_t] if goal_t is not None else []), conv)
         hyps = [*nonneg_facts, *hyps]
         branches = _ne_branches([*ex, *hyps], MAX_SPLIT_NE) if args.split_ne else [[*ex, *hyps]]
         certs: list[Certificate] = []
         for branch in branches:
-            got = _refute_branch(branch, ex, gc, goal, extra, goal_rel, conv, integer, nonlinear, ctx)
+            got = _refute_branch(branch, ex, gc, goal, extra_t, goal_t, conv, integer, nonlinear, ctx)
             if got is None:
                 break
             certs.extend(got)
         else:
             return close(goal, Linear(tuple(certs)), ctx)
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
+
+
+def _has_comparison(props: Iterable[Term], ty: str) -> bool:
+    for q in props:
+        q = _neg_rel(q) or q
+        if q[0] in ("<", "≤", ">", "≥", "=") and q[1] == ty:
+            return True
+    return False
+
+
+def _nat_to_int(q: Term) -> Term:
+    """An ℕ comparison (through ``¬``) as the ℤ comparison of its sides' casts; anything else unchanged."""
+    if q[0] == "¬":
+        return ("¬", _nat_to_int(q[1]))
+    if q[0] in ("<", "≤", ">", "≥", "=") and q[1] == "ℕ":
+        return (q[0], "ℤ", ("cast", "ℤ", "ℕ", q[2]), ("cast", "ℤ", "ℕ", q[3]))
+    return q
 
 
 def _refute_branch(
