@@ -1569,9 +1569,11 @@ __all__ += ["DOMAIN", "hyp_constraints", "ring_equal"]
 def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     """Lean core's ``grind`` (SATP's calls and minimal proofs use ``grind only [L]``), modelled by the part
     of it the simulator has and nothing more: its linear solvers (``cutsat`` for ℕ/ℤ, which decides linear
-    integer arithmetic as ``omega`` does, and the ``linarith`` module for ordered fields) and its
-    commutative-ring normaliser on the target. Congruence closure, E-matching, case splits and the ring
-    solver's use of hypotheses (Gröbner bases) are not modelled, so it proves less than Lean's ``grind``.
+    integer arithmetic, :func:`_cutsat_tac`, and the ``linarith`` module for ordered fields, with case
+    splits on ``≠``), its commutative-ring normaliser on the target, field normalisation of denominators
+    known non-zero, and its ring solver's use of the linear equations of the context (:func:`_grind_ring`).
+    Congruence closure, E-matching and nonlinear Gröbner steps are not modelled, so it proves less than
+    Lean's ``grind``.
 
     The lemmas of ``only [L, …]`` are read and not used (what is proved without them Lean's ``grind``
     proves with them too); the simulator cannot tell whether ``L`` exists in Mathlib.
