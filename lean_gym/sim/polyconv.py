@@ -106,9 +106,9 @@ class Conv:
                     c = base.const_value()
                     size = abs(c.numerator).bit_length() + c.denominator.bit_length()
                     if size * int(n) <= 4 * MAX_NUMERAL_DIGITS:
-                        v = c ** int(n)
-                        if numeral_fits(v):
-                            return Poly.const(v)
+                        power = c ** int(n)
+                        if numeral_fits(power):
+                            return Poly.const(power)
             if n is None and self.mode == "ring":
                 # x ^ (e + c) = x ^ e * x ^ c (Mathlib's `ring` normalises exponents; linarith/omega do not)
                 e = Conv("ℕ", "ring", self.ctx).poly(t[3])

@@ -276,7 +276,12 @@ def _combine(ra: _Row, rb: _Row, v: Monomial, slack: int) -> _Row | None:
 
 
 def _shadows(
-    ineqs: list[_Row], v: Monomial, u: list[_Row], d: list[_Row], budget: WorkBudget, fresh: itertools.count[int]
+    ineqs: list[_Row],
+    v: Monomial,
+    u: list[_Row],
+    d: list[_Row],
+    budget: WorkBudget,
+    fresh: itertools.count[int],
 ) -> bool:
     """Pugh's complete omega test for an inexact elimination of ``v`` (Pugh 1991, "The Omega test: a fast
     and practical integer programming algorithm for dependence analysis", §2.3-2.4): no integer solution
