@@ -245,17 +245,8 @@ def _solve_inner(rows: list[_Row], budget: WorkBudget, fresh: itertools.count[in
         budget.spend(len(u) * len(d) + 1)
         keep = [r for r in ineqs if v not in r.coeffs]
         for ra in u:
-            ca = ra.coeffs[v]
             for rb in d:
-                cb = -rb.coeffs[v]
-                coeffs = {m: cb * c for m, c in ra.coeffs.items()}
-                for m, c in rb.coeffs.items():
-                    s = coeffs.get(m, 0) + ca * c
-                    if s:
-                        coeffs[m] = s
-                    else:
-                        coeffs.pop(m, None)
-                nr = _normalise(_Row(coeffs, cb * ra.const + ca * rb.const, False))
+                nr = _combine(ra, rb, v, 0)
                 if nr is not None:
                     keep.append(nr)
         ineqs = keep
