@@ -49,7 +49,7 @@ from lean_gym.sim.kernel import (
 from lean_gym.sim.polyconv import DOMAIN, MAX_POW, Conv, poly_to_term, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
-from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
+from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
 from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, mk_num, new_fvar, pretty, subst, user_name
 from lean_gym.sim.unify import canon
 
@@ -1381,8 +1381,6 @@ def _bound_search(start: Goal, goal: Goal, ctx: TacticContext) -> list[Goal]:
     """``bound`` as Mathlib runs it: its forward rule ``le_of_lt`` (``@[bound_forward]``, safe) on every
     strict hypothesis whose weak form is not a hypothesis yet, then its aesop search (:data:`_BOUND_AESOP`). The forward facts are progress even
     when the search makes none."""
-    from lean_gym.sim.aesop import aesop_tactic
-
     fwd = goal
     have = {canon(p) for _, p in goal.props()}
     for _, p in goal.props():
@@ -1392,7 +1390,7 @@ def _bound_search(start: Goal, goal: Goal, ctx: TacticContext) -> list[Goal]:
                 have.add(canon(q))
                 fwd = fwd.add_hyp("fwd", q)
     try:
-        left = aesop_tactic(fwd, _BOUND_AESOP, ctx)
+        left = run_tactic(fwd, _BOUND_AESOP, ctx)  # aesop is a layer above: through the tactic table
     except TacticError as e:
         if fwd is start or "made no progress" not in str(e):
             raise
