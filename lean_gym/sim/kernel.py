@@ -249,18 +249,17 @@ def _positivity_shape(t: Term) -> bool:
     if h in ("<", "≤"):
         return eval_term(t[2]) == 0
     if h in (">", "≥", "≠"):
-        return eval_term(t[3]) == 0
+        return eval_term(t[3]) == 0 or (h == "≠" and eval_term(t[2]) == 0)  # `0 ≠ e` too
     return False
 
 
 DECISION_PROCEDURES: dict[str, Callable[[Term], bool]] = {
     "omega": _any,  # integer linear arithmetic (omega test); refutes the context when the target is not one
-    "positivity": _positivity_shape,  # `0 < e`, `0 ≤ e`, `e ≠ 0`
+    "positivity": _positivity_shape,  # `0 < e`, `0 ≤ e`, `e ≠ 0`, `0 ≠ e`
     "interval_cases": _any,  # an empty range of cases: the bounds contradict (checked by its own search)
     "tauto": _any,  # propositional tautology search over the context
     "gcongr": _any,  # monotonicity side goals discharged by its own search
     "norm_num": _any,  # norm_num's extensions (evaluation of divisibility, primes, …)
-    "field_simp": _any,  # field_simp's normal forms decided equal
     "abel": _any,  # commutative-group normal forms decided equal
     "grind": _any,  # the simulator's grind: case splits closed by its own arithmetic
     "decide_revert": _any,  # `decide +revert`: the reverted goal evaluated true

@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
+from lean_gym.sim.arith.normnum import nat_prime, real_sqrt
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
@@ -33,11 +34,20 @@ from lean_gym.sim.terms import (
     is_prop_type,
     mk_num,
     pretty,
+    subst,
     under_binder,
 )
 from lean_gym.sim.unify import canon, instantiate, match
 
-__all__ = ["SimpSet", "cast_normalize", "push_neg_term", "run_simp_variant", "simp_term"]
+__all__ = [
+    "SimpSet",
+    "add_simp_arg",
+    "cast_normalize",
+    "parse_simp_args",
+    "push_neg_term",
+    "run_simp_variant",
+    "simp_term",
+]
 
 RewriteRule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
 
@@ -287,25 +297,13 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             except NumeralTooLarge:
                 ss.ctx.numeral_too_large = True  # as for the other closed terms below
                 return None
-    if ss.eval_fields and h == "app" and t[1] == ("const", "Int.floor") and len(t[2]) == 1:
-        # Mathlib's norm_num extension `evalIntFloor` (`Mathlib/Data/Rat/Floor.lean`, `@[norm_num ⌊_⌋]`): the
-        # floor of a closed rational expression; only norm_num has it (ℝ is not computable: `decide` and `rfl`
-        # do not evaluate it, and `Int.floor` stays opaque to the evaluator)
-        from lean_gym.sim.arith import EvalTooExpensive
-        from lean_gym.sim.evaluate import eval_term
-
-        try:
-            x_v = eval_term(t[2][0], ss.ctx)
-        except (EvalTooExpensive, ValueError, ArithmeticError):
-            x_v = None
-        if x_v is not None:
-            _tick(ss)
-            try:
-                return mk_num("ℤ", math.floor(x_v))
-            except NumeralTooLarge:
-                ss.ctx.numeral_too_large = True
-                return None
-    if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "const"):
+    if ss.eval_fields and h == "app" and t[1][0] == "const" and t[1][1] in _NORM_NUM_EXTENSIONS:
+        got = _NORM_NUM_EXTENSIONS[t[1][1]](t, ss)
+        if got is not None:
+            return got
+    if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs", "inv") or (
+        h == "app" and t[1][0] == "const"
+    ):
         ty = t[1] if h != "app" else None
         if (ty in ("ℕ", "ℤ") and h != "app") or ss.eval_fields:
             from lean_gym.sim.evaluate import eval_term
@@ -398,6 +396,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("num", t[1], 1)
         if _is_num(t[2], 1):
             return ("num", t[1], 1)
+        if _is_num(t[2], 0) and t[3][0] == "num" and t[3][2] != 0:
+            return ("num", t[1], 0)  # zero_pow (`n ≠ 0` by norm_num)
     if h == "neg" and t[2][0] == "neg":
         return t[2][2]
     if h == "neg" and _is_num(t[2], 0):
@@ -449,6 +449,18 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return TRUE  # zero_le
     if h == "<" and t[1] == "ℕ" and _is_num(t[3], 0):
         return FALSE  # not_lt_zero'
+    if h in ("<", "≤") and t[1] in ("ℤ", "ℚ", "ℝ"):
+        a, b = t[2], t[3]
+        if _is_num(a, 0) and b[0] == "neg":
+            return (h, t[1], b[2], a)  # neg_pos / neg_nonneg: `0 < -a ↔ a < 0`
+        if _is_num(b, 0) and a[0] == "neg":
+            return (h, t[1], b, a[2])  # neg_lt_zero / neg_nonpos: `-a < 0 ↔ 0 < a`
+    if h == "<" and t[1] in _NUM_TYPES and _is_num(t[2], 0) and t[3][0] == "*":
+        a, b = t[3][2], t[3][3]
+        if b[0] == "num" and b[2] > 0:
+            return ("<", t[1], t[2], a)  # mul_pos_iff_of_pos_right (`0 < c` by norm_num)
+        if a[0] == "num" and a[2] > 0:
+            return ("<", t[1], t[2], b)  # mul_pos_iff_of_pos_left
     if h in ("∃",):
         body = t[3]
         bv = ("var", t[1])
@@ -472,6 +484,122 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             if t[1] not in free_vars(other):
                 return TRUE  # exists_eq / exists_eq'
     return None
+
+
+# ------------------------------------------------------------------------ norm_num's Mathlib extensions
+
+
+def _numeral(t: Term) -> tuple[str, int | Fraction] | None:
+    """The type and value of a numeral in norm_num's normal form (``n``, ``-n``, ``n / d``), else ``None``."""
+    h = t[0]
+    if h == "num" and type(t[2]) in (int, Fraction):
+        return t[1], t[2]
+    if h == "neg" and t[2][0] in ("num", "/"):
+        got = _numeral(t[2])
+        return None if got is None else (t[1], -got[1])
+    if h == "/" and t[2][0] == "num" and t[3][0] == "num" and t[3][2] != 0:
+        a, b = _numeral(t[2]), _numeral(t[3])
+        return None if a is None or b is None else (t[1], Fraction(a[1]) / Fraction(b[1]))
+    return None
+
+
+def _to_numeral(ty: str, v: int | Fraction, ss: SimpSet) -> Term | None:
+    try:
+        return mk_num(ty, v)
+    except NumeralTooLarge:
+        ss.ctx.numeral_too_large = True
+        return None
+
+
+def _nn_nat_prime(t: Term, ss: SimpSet) -> Term | None:
+    """``Nat.Prime n`` of a numeral: Mathlib's ``evalNatPrime`` (``Mathlib/Tactic/NormNum/Prime.lean``)."""
+    got = _numeral(t[2][0]) if len(t[2]) == 1 else None
+    if got is None or got[0] != "ℕ" or not isinstance(got[1], int):
+        return None
+    r = nat_prime(got[1], ss.ctx.tick)
+    if r is None:
+        return None
+    _tick(ss)
+    return TRUE if r else FALSE
+
+
+def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:
+    """``√x`` of a numeral: Mathlib's ``evalRealSqrt`` (``Mathlib/Tactic/NormNum/RealSqrt.lean``)."""
+    got = _numeral(t[2][0]) if len(t[2]) == 1 else None
+    if got is None or got[0] != "ℝ":
+        return None
+    r = real_sqrt(got[1])
+    if r is None:
+        return None
+    _tick(ss)
+    return _to_numeral("ℝ", r, ss)
+
+
+def _nn_int_floor(t: Term, ss: SimpSet) -> Term | None:
+    """``⌊x⌋`` of a numeral: Mathlib's ``evalIntFloor`` (``Mathlib/Data/Rat/Floor.lean``, ``@[norm_num ⌊_⌋]``);
+    only norm_num has it (ℝ is not computable: ``decide`` and ``rfl`` do not evaluate it)."""
+    got = _numeral(t[2][0]) if len(t[2]) == 1 else None
+    if got is None or got[0] not in ("ℚ", "ℝ"):
+        return None
+    _tick(ss)
+    return _to_numeral("ℤ", math.floor(got[1]), ss)
+
+
+MAX_BIGOP_TERMS = 10_000
+"""norm_num evaluates a big operator over at most this many elements (each costs heartbeats as well)."""
+
+
+def _nn_bigop(t: Term, ss: SimpSet) -> Term | None:
+    """``∑ i ∈ Finset.range n, f i`` / ``∏``: Mathlib's ``evalFinsetSum``/``evalFinsetProd``
+    (``Mathlib/Tactic/NormNum/BigOperators.lean``, read at 0906b2a): ``Finset.range n`` of a numeral is peeled one element at
+    a time (``Finset.range_succ'``), each ``f i`` must evaluate to a numeral (norm_num's core: no simp
+    lemma), and the results are added (multiplied); any other set, or a term that is no numeral, fails."""
+    if len(t[2]) != 2:
+        return None
+    s, f = t[2]
+    if s[0] != "app" or s[1] != ("const", "Finset.range") or len(s[2]) != 1 or f[0] != "fun":
+        return None
+    n = _numeral(s[2][0])
+    if n is None or n[0] != "ℕ" or not isinstance(n[1], int) or n[1] > MAX_BIGOP_TERMS:
+        return None
+    x, body = f[1], f[3]
+    core = SimpSet(ss.ctx, default=False, eval_fields=True)
+    is_sum = t[1][1] == "Finset.sum"
+    total: int | Fraction = 0 if is_sum else 1
+    ty = _body_type(f)
+    for i in range(n[1]):
+        _tick(ss)
+        got = _numeral(simp_term(subst(body, x, ("num", "ℕ", i)), core))
+        if got is None or (ty is not None and got[0] != ty):
+            return None
+        ty = got[0]
+        total = total + got[1] if is_sum else total * got[1]
+    if ty is None:
+        return None
+    return _to_numeral(ty, total, ss)
+
+
+def _body_type(f: Term) -> str | None:
+    body = f[3]
+    if body == ("var", f[1]) and f[2][0] == "type":
+        return str(f[2][1])
+    if (
+        body[0] in ("num", "+", "-", "*", "/", "%", "^", "neg", "abs", "cast", "inv")
+        and body[1] in _NUM_TYPES
+    ):
+        return str(body[1])
+    return _app_type(body) if body[0] == "app" else None
+
+
+_NORM_NUM_EXTENSIONS: dict[str, Callable[[Term, SimpSet], Term | None]] = {
+    "Nat.Prime": _nn_nat_prime,
+    "Real.sqrt": _nn_real_sqrt,
+    "Int.floor": _nn_int_floor,
+    "Finset.sum": _nn_bigop,
+    "Finset.prod": _nn_bigop,
+}
+"""Mathlib's norm_num extensions on applications the simulator models, by head (``norm_num``/``norm_num1``
+only: ``simp`` has none of them, and ``decide``/``rfl`` do not unfold these definitions)."""
 
 
 def _app_type(t: Term) -> str | None:
@@ -546,7 +674,7 @@ def _logic_core(t: Term) -> Term | None:
 # ------------------------------------------------------------------------------------------- tactics
 
 
-def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[str] | None, bool, set[str]]:
+def parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[str] | None, bool, set[str]]:
     """``simp only [rules] at loc`` → (only, rules, locations, star, config-ignored names)."""
     from lean_gym.sim.tactics import _parse_location
 
@@ -679,7 +807,7 @@ def add_hyp_rule(ss: SimpSet, p: Term, rev: bool = False) -> None:
     ss.add_prop(p, rev)
 
 
-def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
+def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
     while term.kind == "paren" and len(term.args) == 1 and isinstance(term.args[0], Syn):
         term = term.args[0]  # `simp [(h)]` is `simp [h]`
     if term.kind == "ident":
@@ -739,14 +867,14 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
 
 
 def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> list[Goal]:
-    only, rules, locs, star, flags = _parse_simp_args(syn)
+    only, rules, locs, star, flags = parse_simp_args(syn)
     start = goal
     eval_fields = variant in ("norm_num", "norm_num1")
     ss = SimpSet(ctx, default=not only and variant != "norm_num1", eval_fields=eval_fields)
     if variant == "norm_num1":
         ss.default = False
     for rev, term in rules:
-        _add_rule(ss, goal, rev, term, ctx)
+        add_simp_arg(ss, goal, rev, term, ctx)
     if star:
         ctx.tick(len(goal.hyps))
         for _, p in goal.props():
@@ -832,12 +960,12 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         syn.start,
         toks[using_at - 1].end if using_at is not None else syn.end,
     )
-    only, rules, locs, _star, _ = _parse_simp_args(head)
+    only, rules, locs, _star, _ = parse_simp_args(head)
     if locs is not None:
         raise TacticError("simpa does not take a location")
     ss = SimpSet(ctx, default=not only)
     for rev, term in rules:
-        _add_rule(ss, goal, rev, term, ctx)
+        add_simp_arg(ss, goal, rev, term, ctx)
     ctx.use_axiom("propext")
     target = simp_term(goal.target, ss) if is_prop_type(goal.target) else goal.target
     if target == TRUE:
@@ -853,7 +981,7 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         p = this
     ss2 = SimpSet(ctx, default=not only)
     for rev, term2 in rules:
-        _add_rule(ss2, goal, rev, term2, ctx)
+        add_simp_arg(ss2, goal, rev, term2, ctx)
     q = simp_term(p, ss2, {})
     if q == FALSE or canon(q) == canon(target):
         # the derived goal: the simplified target, with the simplified type of the `using` term as a local
@@ -865,11 +993,11 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    _, rules, _, _, _ = _parse_simp_args(syn)
+    _, rules, _, _, _ = parse_simp_args(syn)
     start = goal
     for rev, term in rules:
         ss = SimpSet(ctx, default=False)
-        _add_rule(ss, goal, rev, term, ctx)
+        add_simp_arg(ss, goal, rev, term, ctx)
         t = goal.target
         new = simp_term(t, ss)
         if canon(new) == canon(t):
@@ -888,7 +1016,7 @@ def _changed(old: Term, new: Term, rewrote: bool) -> bool:
 
 
 def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    only, rules, _, _, _ = _parse_simp_args(syn)
+    only, rules, _, _, _ = parse_simp_args(syn)
     ctx.use_axiom("propext")
     progress = False
     goal0 = goal  # Lean elaborates the `[…]` arguments once, in the initial context
@@ -902,7 +1030,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 continue
             ss = SimpSet(ctx, default=not only)
             for rev, term in rules:
-                _add_rule(ss, goal0, rev, term, ctx)
+                add_simp_arg(ss, goal0, rev, term, ctx)
             for n2, q in goal.props():
                 if n2 != name:
                     add_hyp_rule(ss, q)
@@ -915,7 +1043,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ctx.tick(len(goal.hyps))
         ss = SimpSet(ctx, default=not only)
         for rev, term in rules:
-            _add_rule(ss, goal0, rev, term, ctx)
+            add_simp_arg(ss, goal0, rev, term, ctx)
         for _, q in goal.props():
             add_hyp_rule(ss, q)
         new = simp_term(goal.target, ss)
@@ -935,26 +1063,29 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 # ------------------------------------------------------------------------------------------- push_neg
 
 
-def push_neg_term(t: Term) -> Term:
-    """Mathlib's ``push_neg`` normal form (negations pushed to atoms)."""
+def push_neg_term(t: Term, distrib: bool = False) -> Term:
+    """Mathlib's ``push_neg`` normal form (negations pushed to atoms); ``distrib``: the option
+    ``push_neg.use_distrib``, under which ``¬(p ∧ q)`` is ``¬p ∨ ¬q`` (``not_and_or``) instead of ``p → ¬q``."""
     h = t[0]
     if h == "¬":
         a = t[1]
         ha = a[0]
         if ha == "¬":
-            return push_neg_term(a[1])
+            return push_neg_term(a[1], distrib)
         if ha == "∧":
-            return ("→", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+            if distrib:
+                return ("∨", push_neg_term(("¬", a[1]), distrib), push_neg_term(("¬", a[2]), distrib))
+            return ("→", push_neg_term(a[1], distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "∨":
-            return ("∧", push_neg_term(("¬", a[1])), push_neg_term(("¬", a[2])))
+            return ("∧", push_neg_term(("¬", a[1]), distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "→":
-            return ("∧", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+            return ("∧", push_neg_term(a[1], distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "↔":
-            return ("↔", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+            return ("↔", push_neg_term(a[1], distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "∀":
-            return ("∃", a[1], a[2], push_neg_term(("¬", a[3])))
+            return ("∃", a[1], a[2], push_neg_term(("¬", a[3]), distrib))
         if ha == "∃":
-            return ("∀", a[1], a[2], push_neg_term(("¬", a[3])))
+            return ("∀", a[1], a[2], push_neg_term(("¬", a[3]), distrib))
         if ha == "<" and a[1] in _NUM_TYPES:
             return ("≤", a[1], a[3], a[2])
         if ha == "≤" and a[1] in _NUM_TYPES:
@@ -973,9 +1104,9 @@ def push_neg_term(t: Term) -> Term:
             return TRUE
         return t
     if h in ("∧", "∨", "→", "↔"):
-        return (h, push_neg_term(t[1]), push_neg_term(t[2]))
+        return (h, push_neg_term(t[1], distrib), push_neg_term(t[2], distrib))
     if h in ("∀", "∃"):
-        return (h, t[1], t[2], push_neg_term(t[3]))
+        return (h, t[1], t[2], push_neg_term(t[3], distrib))
     return t
 
 
@@ -986,7 +1117,8 @@ def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     locs = _parse_location(ts)
     ctx.use_standard_axioms()
-    goal, changed = _map_at(goal, locs, push_neg_term)
+    distrib = ctx.env.options.get("push_neg.use_distrib") is True
+    goal, changed = _map_at(goal, locs, lambda t: push_neg_term(t, distrib))
     if not changed:
         raise TacticError(
             "push_neg made no progress"
@@ -1121,7 +1253,7 @@ def _closed_by_rfl(t: Term) -> bool:
 
 
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
-    """``norm_cast``, ``push_cast``, ``zify``, ``qify``, ``rify`` and the non-equation ``field_simp``."""
+    """``norm_cast``, ``push_cast``, ``zify``, ``qify`` and ``rify``."""
     from lean_gym.sim.tactics import _parse_location
 
     start = goal
@@ -1152,9 +1284,6 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     elif name in ("zify", "qify", "rify"):
         to = {"zify": "ℤ", "qify": "ℚ", "rify": "ℝ"}[name]
         fn = lambda t: _zify_rel(t, to, le)  # noqa: E731
-    elif name == "field_simp":
-        ss = SimpSet(ctx, default=True)
-        fn = lambda t: simp_term(t, ss)  # noqa: E731
     else:
         raise TacticError(f"`{name}` is outside the simulator's subset")
     changed = False
@@ -1188,8 +1317,6 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
 
         if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
             return close_from(start, goal, Refl(), ctx)
-    if not changed and name in ("field_simp",):
-        raise TacticError("field_simp made no progress on goal")
     if not changed and name in ("norm_cast", "push_cast"):
         return [goal]
     return [goal]
