@@ -502,11 +502,28 @@ def test_split_header_read_from_the_first_line_agrees_with_the_whole_reading(mon
     # `set_option maxHeartbeats N in`); on texts built to confuse it, it agrees with the whole reading
     from lean_gym.lean import header
 
-    heads = ["set_option", "import", "open", "theorem", " ", "--", "\n", "x", "/-", "«open»", "set_option a 1"]
+    heads = [
+        "set_option",
+        "import",
+        "open",
+        "theorem",
+        " ",
+        "--",
+        "\n",
+        "x",
+        "/-",
+        "«open»",
+        "set_option a 1",
+    ]
     parts = [*ALPHABET, "set_option", "import", "open", " in", " A.B", " 1", " maxHeartbeats", "theorem"]
     rng = random.Random(14)
-    texts = ["set_option maxHeartbeats 200000 in\ntheorem t : True := by\n  aesop\n", "import Mathlib\nopen Nat\nx"]
-    texts += [rng.choice(heads) + "".join(rng.choice(parts) for _ in range(rng.randint(0, 12))) for _ in range(6000)]
+    texts = [
+        "set_option maxHeartbeats 200000 in\ntheorem t : True := by\n  aesop\n",
+        "import Mathlib\nopen Nat\nx",
+    ]
+    texts += [
+        rng.choice(heads) + "".join(rng.choice(parts) for _ in range(rng.randint(0, 12))) for _ in range(6000)
+    ]
     fast = sum(header._first_line_keeps_all(t) for t in texts)
     got = [header.split_header(t, "import Mathlib") for t in texts]
     monkeypatch.setattr(header, "_first_line_keeps_all", lambda code: False)

@@ -105,12 +105,15 @@ def split_header(code: str, header: str = "") -> SplitSource:
 
 
 def _first_line_keeps_all(code: str) -> bool:
-    """Whether :func:`split_header` moves nothing, seen from the text's first token and line alone: the
-    text starts with a token that is no header command (``theorem …``), or with ``import``/``set_option``
-    on a line that is not one whole such command (``set_option maxHeartbeats N in``, what every aesop check
-    starts with). Then the loop below stops at its first token, and the text need not be lexed whole: read
-    line by line (:func:`~lean_gym.lean.lexer.lex_lines`, which the simulator reads the text with too), its
-    tokens are the whole text's; ``None`` (a line that does not read alone) says nothing."""
+    """Whether :func:`split_header` moves nothing, seen from the text's first token and line alone.
+
+    That is: the text starts with a token that is no header command (``theorem …``), or with ``import`` or
+    ``set_option`` on a line that is not one whole such command (``set_option maxHeartbeats N in``, what
+    every aesop check starts with). Then the loop of :func:`split_header` stops at its first token, and the
+    text need not be lexed whole: read line by line (:func:`~lean_gym.lean.lexer.lex_lines`, as the
+    simulator reads it too), its tokens are the whole text's; a text that does not read line by line, or
+    starts with a comment or a blank, is left to the general reading.
+    """
     lines = lex_lines(code)
     if lines is None or not lines[0][1]:
         return False

@@ -816,7 +816,6 @@ def known_tactic(name: str) -> bool:
 # ---------------------------------------------------------------------------------------- execution
 
 
-
 def forget_frames(e: BaseException) -> None:
     """Drop the tracebacks of ``e`` and of the exceptions chained to it (cause, context): a failure that is
     caught and discarded then frees its frames by reference counting (a frame that holds the exception, as
