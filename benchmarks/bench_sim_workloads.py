@@ -1,8 +1,7 @@
 """Three simulator workloads where RL spends its time, timed in one process (issue 22).
 
-* ``aesop``: ``LeanAesop-v0`` (satp-v1, in-process ``SimBackend``, verdict cache off) on the test split of
-  the simulator's synthetic families (``source="sim"``), ``--steps`` uniformly random actions, each on a
-  random goal; one figure per step.
+* ``aesop``: ``LeanAesop-v0`` (satp-v1, in-process ``SimBackend``, verdict cache off) on the test split,
+  ``--steps`` uniformly random actions, each on a random goal; one figure per step.
 * ``calib``: the 192-config calibration of ``bench_sim_calibration.py`` (plain aesop, the stored static
   config and 192 seeded random actions) on the first ``--goals`` goals of the test split, one process, the
   same checks in the same order; one figure per goal (194 checks).
@@ -89,8 +88,8 @@ def workload_aesop(steps: int, seed: int) -> tuple[list[float], list[str]]:
     from lean_gym.backends.sim import SimBackend
     from lean_gym.envs.aesop_env import LeanAesopEnv
 
-    # the simulator's synthetic families, named: the default theorem set changed with issue 21, and an
-    # older tree must be timed on the same goals
+    # the synthetic test split, named: LeanAesop-v0's default set changed (issue 21), and a comparison with an
+    # older tree must time both on the same goals
     env = LeanAesopEnv(backend=SimBackend(), source="sim", split="test", cache_size=0)
     env.action_space.seed(seed)
     rng = np.random.default_rng(seed)
@@ -190,7 +189,7 @@ def workload_proof(steps: int, seed: int) -> tuple[list[float], list[str]]:
     from lean_gym.backends.sim import SimBackend
     from lean_gym.envs.proof_env import LeanProofEnv
 
-    env = LeanProofEnv(backend=SimBackend(), source="sim", split="test", cache_size=0)
+    env = LeanProofEnv(backend=SimBackend(), split="test", cache_size=0)
     rng = np.random.default_rng(seed)
     times: list[float] = []
     verdicts: list[str] = []

@@ -162,16 +162,33 @@ def _user_errors(tmp: Path) -> list[list[str]]:
     ]
 
 
-def test_every_user_error_is_one_line_and_a_nonzero_exit(tmp_path: Path) -> None:
+def test_every_user_error_is_one_line_and_a_nonzero_exit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every case in process (an exception escaping main fails the test, as a traceback would), and the first
+    # case of each command also through a real `python -m lean_gym.cli`: the process's exit status and
+    # everything it writes, interpreter start and exit included.
+    through_a_process: set[str] = set()
     for argv in _user_errors(tmp_path):
-        out = subprocess.run(
-            [sys.executable, "-m", "lean_gym.cli", *argv], capture_output=True, text=True, timeout=120
-        )
-        err = out.stderr.strip()
-        assert out.returncode != 0, argv
-        assert "Traceback" not in out.stderr, (argv, out.stderr)
-        assert len(err.splitlines()) == 1 and err.startswith(f"lean-gym {argv[0]}"), (argv, out.stderr)
-        assert out.stdout == "", (argv, out.stdout)
+        try:
+            code = main(argv)
+        except SystemExit as e:  # argparse
+            code = e.code
+        seen = capsys.readouterr()
+        runs = [(code, seen.out, seen.err)]
+        if argv[0] not in through_a_process:
+            through_a_process.add(argv[0])
+            out = subprocess.run(
+                [sys.executable, "-m", "lean_gym.cli", *argv], capture_output=True, text=True, timeout=120
+            )
+            runs.append((out.returncode, out.stdout, out.stderr))
+        for code, stdout, stderr in runs:
+            err = stderr.strip()
+            assert isinstance(code, int) and code != 0, (argv, code)
+            assert "Traceback" not in stderr, (argv, stderr)
+            assert len(err.splitlines()) == 1 and err.startswith(f"lean-gym {argv[0]}"), (argv, stderr)
+            assert stdout == "", (argv, stdout)
+    assert through_a_process == {"eval", "demo"}
 
 
 def test_the_user_error_messages_say_what_is_wrong(

@@ -66,11 +66,13 @@ def test_a_shared_pool_travels_as_a_fresh_pool_that_the_copy_closes() -> None:
 
 
 def test_async_vector_env_without_shared_memory_runs_every_env() -> None:
+    # spawned, not forked: each worker gets its env by unpickling it, as with forkserver (Python 3.14's
+    # default on Linux) and on macOS; the rest of the suite forks (tests/conftest.py)
     venv = gym.make_vec(
         "LeanAesop-v0",
         num_envs=2,
         vectorization_mode="async",
-        vector_kwargs={"shared_memory": False},
+        vector_kwargs={"shared_memory": False, "context": "spawn"},
         backend="sim",
     )
     try:
