@@ -440,11 +440,16 @@ ALPHABET = [
 ALPHABET += ["1.5e3", "h.1", "r#", "s!", "⁻¹'", "∑'", "'a'", "x.2.1", "«a b»", "/- x -/", "\n  "]
 
 
+def _random_texts(seed: int, n: int) -> Iterable[tuple[random.Random, str]]:
+    """``n`` texts of up to 30 pieces of :data:`ALPHABET`, each with the generator (for drawing ranges)."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        yield rng, "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
+
+
 def test_lexing_line_by_line_gives_the_whole_texts_tokens() -> None:
-    rng = random.Random(11)
     read = 0
-    for _ in range(4000):
-        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
+    for _, text in _random_texts(11, 4000):
         lines = lex_lines(text)
         if lines is None:
             continue
@@ -458,9 +463,7 @@ def test_lexing_line_by_line_gives_the_whole_texts_tokens() -> None:
 
 
 def test_tokens_of_a_range_cut_from_the_whole_text_are_the_ranges_own() -> None:
-    rng = random.Random(12)
-    for _ in range(1500):
-        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
+    for rng, text in _random_texts(12, 1500):
         src = Source(text)
         try:
             tokenize(text, src)
@@ -481,10 +484,8 @@ def test_tokens_of_a_range_cut_from_the_whole_text_are_the_ranges_own() -> None:
 def test_a_range_read_by_lines_slices_the_whole_text_exactly_where_the_whole_reading_says() -> None:
     # slices_whole answers from the lines' tokens when the text reads line by line (no token is lexed
     # whole then): it must agree with the whole text's tokens on every range
-    rng = random.Random(13)
     by_lines = 0
-    for _ in range(3000):
-        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
+    for rng, text in _random_texts(13, 3000):
         toks = _whole(text)
         starts = [t.start for t in toks]
         by_lines += lex_lines(text) is not None
