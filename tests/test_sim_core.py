@@ -494,7 +494,7 @@ def test_outside_subset_is_an_error_never_a_crash() -> None:
         "theorem t (x : ℂ) : x = x := rfl",
         "theorem t := by",
         "theorem t : 1 = 1 := by\n  calc 1 = 1 := rfl",
-        "theorem t (x : ℝ) : Real.sqrt x ≥ 0 := by positivity",
+        "theorem t (x : ℝ) : Real.cosh x > 0 := by positivity",  # (`Real.sqrt` is modelled: Mathlib's `evalSqrt`)
         "structure P where x : ℕ",
     ]:
         resp = SimRepl().handle({"cmd": "import Mathlib\n" + cmd})  # refused for what it uses, not the header

@@ -271,6 +271,10 @@ def test_an_unlisted_decision_procedure_or_a_wrong_shape_is_refused() -> None:
     _refused(goal("(x : ℕ) : x < x"), Decided("my_oracle"))
     _refused(goal("(x : ℝ) : x ≤ 1"), Decided("positivity"))  # not `0 ≤ e`/`0 < e`/`e ≠ 0`
     assert close(goal("(x : ℝ) : 0 ≤ x ^ 2"), Decided("positivity"), ctx()) == []
+    # `0 ≠ e` is positivity's too (Mathlib's `Positivity.solve`, `.ne'`); `1 ≠ e` is not
+    _refused(goal("(x : ℝ) : 1 ≠ x ^ 2 + 1"), Decided("positivity"))
+    _refused(goal("(x : ℝ) : x ^ 2 + 1 ≠ 1"), Decided("positivity"))
+    assert close(goal("(x : ℝ) : 0 ≠ x ^ 2 + 1"), Decided("positivity"), ctx()) == []
 
 
 def test_an_applied_conclusion_that_does_not_fit_is_refused() -> None:

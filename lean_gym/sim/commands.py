@@ -15,6 +15,7 @@ from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature,
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, numeral, parse_term, tokenize
 from lean_gym.sim.terms import Term, is_prop_type, pretty, type_term, user_name
+from lean_gym.sim.unify import canon
 
 __all__ = ["OUTSIDE_SUBSET", "CommandOutput", "Msg", "axioms_text", "parse_signature", "run_commands"]
 
@@ -67,6 +68,7 @@ _CMD_KW = _DECL_KW | {
     "end",
     "#print",
     "#check",
+    "#norm_num",
     "#eval",
     "#reduce",
     "variable",
@@ -410,6 +412,9 @@ class _Runner:
             self._expect_end(ts)
             self.msg("info", t.start, t.end, self._check_text(syn))
             return
+        if kw == "#norm_num":
+            self.msg("info", t.start, t.end, self._norm_num_text(ts))
+            return
         if (
             kw
             in (
@@ -456,6 +461,34 @@ class _Runner:
         at = not self.env.mathlib
         tyname = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}.get(ty or "", ty) if at else ty
         return f"{pretty(t, at)} : {tyname}"
+
+    def _norm_num_text(self, ts: TokenStream) -> str:
+        """``#norm_num e``: Mathlib's ``elabNormNumCmd`` prints the
+        norm_num form of ``e`` (simp lemmas and extensions), or fails as norm_num does; ``only``, lemma lists
+        and ``:`` are outside the simulator's subset."""
+        from lean_gym.sim.simp import SimpSet, simp_term
+        from lean_gym.sim.tactics import TacticContext, TacticError
+
+        kw = ts.advance()
+        if not self.env.mathlib:
+            raise ParseError("unexpected identifier; expected command", kw.start, kw.end)
+        if ts.is_word("only") or ts.tok.text in ("[", ":"):
+            raise ParseError(
+                "`#norm_num` with options is outside the simulator's Lean subset", kw.start, kw.end
+            )
+        syn = parse_term(ts, 0)
+        self._expect_end(ts)
+        try:
+            t, _ = Elaborator(self.env, {}).elab_term(syn, None)
+        except ElabError:
+            t = Elaborator(self.env, {}).elab_prop(syn)  # `Nat.Prime 7`: a predicate elab_term does not read
+        try:
+            new = simp_term(t, SimpSet(TacticContext(env=self.env), default=True, eval_fields=True))
+        except TacticError as e:  # a timeout, the recursion limit
+            raise ElabError(str(e), kw.start, kw.end) from None
+        if canon(new) == canon(t):
+            raise ElabError("norm_num failed to simplify", kw.start, kw.end)
+        return pretty(new, not self.env.mathlib)
 
     def _expect_end(self, ts: TokenStream) -> None:
         if ts.tok.kind != "eof":

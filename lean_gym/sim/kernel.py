@@ -249,13 +249,13 @@ def _positivity_shape(t: Term) -> bool:
     if h in ("<", "≤"):
         return eval_term(t[2]) == 0
     if h in (">", "≥", "≠"):
-        return eval_term(t[3]) == 0
+        return eval_term(t[3]) == 0 or (h == "≠" and eval_term(t[2]) == 0)  # `0 ≠ e` too
     return False
 
 
 DECISION_PROCEDURES: dict[str, Callable[[Term], bool]] = {
     "omega": _any,  # integer linear arithmetic (omega test); refutes the context when the target is not one
-    "positivity": _positivity_shape,  # `0 < e`, `0 ≤ e`, `e ≠ 0`
+    "positivity": _positivity_shape,  # `0 < e`, `0 ≤ e`, `e ≠ 0`, `0 ≠ e`
     "interval_cases": _any,  # an empty range of cases: the bounds contradict (checked by its own search)
     "tauto": _any,  # propositional tautology search over the context
     "gcongr": _any,  # monotonicity side goals discharged by its own search

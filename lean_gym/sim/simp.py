@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
+from lean_gym.sim.arith.normnum import nat_prime, real_sqrt
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
@@ -33,6 +34,7 @@ from lean_gym.sim.terms import (
     is_prop_type,
     mk_num,
     pretty,
+    subst,
     under_binder,
 )
 from lean_gym.sim.unify import canon, instantiate, match
@@ -242,7 +244,13 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             except NumeralTooLarge:
                 ss.ctx.numeral_too_large = True  # as for the other closed terms below
                 return None
-    if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs") or (h == "app" and t[1][0] == "const"):
+    if ss.eval_fields and h == "app" and t[1][0] == "const" and t[1][1] in _NORM_NUM_EXTENSIONS:
+        got = _NORM_NUM_EXTENSIONS[t[1][1]](t, ss)
+        if got is not None:
+            return got
+    if h in ("+", "-", "*", "/", "%", "^", "neg", "cast", "abs", "inv") or (
+        h == "app" and t[1][0] == "const"
+    ):
         ty = t[1] if h != "app" else None
         if (ty in ("ℕ", "ℤ") and h != "app") or ss.eval_fields:
             from lean_gym.sim.evaluate import eval_term
@@ -409,6 +417,111 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             if t[1] not in free_vars(other):
                 return TRUE  # exists_eq / exists_eq'
     return None
+
+
+# ------------------------------------------------------------------------ norm_num's Mathlib extensions
+
+
+def _numeral(t: Term) -> tuple[str, int | Fraction] | None:
+    """The type and value of a numeral in norm_num's normal form (``n``, ``-n``, ``n / d``), else ``None``."""
+    h = t[0]
+    if h == "num" and type(t[2]) in (int, Fraction):
+        return t[1], t[2]
+    if h == "neg" and t[2][0] in ("num", "/"):
+        got = _numeral(t[2])
+        return None if got is None else (t[1], -got[1])
+    if h == "/" and t[2][0] == "num" and t[3][0] == "num" and t[3][2] != 0:
+        a, b = _numeral(t[2]), _numeral(t[3])
+        return None if a is None or b is None else (t[1], Fraction(a[1]) / Fraction(b[1]))
+    return None
+
+
+def _to_numeral(ty: str, v: int | Fraction, ss: SimpSet) -> Term | None:
+    try:
+        return mk_num(ty, v)
+    except NumeralTooLarge:
+        ss.ctx.numeral_too_large = True
+        return None
+
+
+def _nn_nat_prime(t: Term, ss: SimpSet) -> Term | None:
+    """``Nat.Prime n`` of a numeral: Mathlib's ``evalNatPrime`` (``Mathlib/Tactic/NormNum/Prime.lean``)."""
+    got = _numeral(t[2][0]) if len(t[2]) == 1 else None
+    if got is None or got[0] != "ℕ" or not isinstance(got[1], int):
+        return None
+    r = nat_prime(got[1], ss.ctx.tick)
+    if r is None:
+        return None
+    _tick(ss)
+    return TRUE if r else FALSE
+
+
+def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:
+    """``√x`` of a numeral: Mathlib's ``evalRealSqrt`` (``Mathlib/Tactic/NormNum/RealSqrt.lean``)."""
+    got = _numeral(t[2][0]) if len(t[2]) == 1 else None
+    if got is None or got[0] != "ℝ":
+        return None
+    r = real_sqrt(got[1])
+    if r is None:
+        return None
+    _tick(ss)
+    return _to_numeral("ℝ", r, ss)
+
+
+MAX_BIGOP_TERMS = 10_000
+"""norm_num evaluates a big operator over at most this many elements (each costs heartbeats as well)."""
+
+
+def _nn_bigop(t: Term, ss: SimpSet) -> Term | None:
+    """``∑ i ∈ Finset.range n, f i`` / ``∏``: Mathlib's ``evalFinsetSum``/``evalFinsetProd``
+    (``Mathlib/Tactic/NormNum/BigOperators.lean``, read at 0906b2a): ``Finset.range n`` of a numeral is peeled one element at
+    a time (``Finset.range_succ'``), each ``f i`` must evaluate to a numeral (norm_num's core: no simp
+    lemma), and the results are added (multiplied); any other set, or a term that is no numeral, fails."""
+    if len(t[2]) != 2:
+        return None
+    s, f = t[2]
+    if s[0] != "app" or s[1] != ("const", "Finset.range") or len(s[2]) != 1 or f[0] != "fun":
+        return None
+    n = _numeral(s[2][0])
+    if n is None or n[0] != "ℕ" or not isinstance(n[1], int) or n[1] > MAX_BIGOP_TERMS:
+        return None
+    x, body = f[1], f[3]
+    core = SimpSet(ss.ctx, default=False, eval_fields=True)
+    is_sum = t[1][1] == "Finset.sum"
+    total: int | Fraction = 0 if is_sum else 1
+    ty = _body_type(f)
+    for i in range(n[1]):
+        _tick(ss)
+        got = _numeral(simp_term(subst(body, x, ("num", "ℕ", i)), core))
+        if got is None or (ty is not None and got[0] != ty):
+            return None
+        ty = got[0]
+        total = total + got[1] if is_sum else total * got[1]
+    if ty is None:
+        return None
+    return _to_numeral(ty, total, ss)
+
+
+def _body_type(f: Term) -> str | None:
+    body = f[3]
+    if body == ("var", f[1]) and f[2][0] == "type":
+        return str(f[2][1])
+    if (
+        body[0] in ("num", "+", "-", "*", "/", "%", "^", "neg", "abs", "cast", "inv")
+        and body[1] in _NUM_TYPES
+    ):
+        return str(body[1])
+    return _app_type(body) if body[0] == "app" else None
+
+
+_NORM_NUM_EXTENSIONS: dict[str, Callable[[Term, SimpSet], Term | None]] = {
+    "Nat.Prime": _nn_nat_prime,
+    "Real.sqrt": _nn_real_sqrt,
+    "Finset.sum": _nn_bigop,
+    "Finset.prod": _nn_bigop,
+}
+"""Mathlib's norm_num extensions on applications the simulator models, by head (``norm_num``/``norm_num1``
+only: ``simp`` has none of them, and ``decide``/``rfl`` do not unfold these definitions)."""
 
 
 def _app_type(t: Term) -> str | None:

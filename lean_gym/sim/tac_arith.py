@@ -15,7 +15,7 @@ The term → polynomial conversion lives here and is where soundness is decided:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -24,6 +24,7 @@ from lean_gym.sim.arith import (
     ArithBudgetExceeded,
     Certificate,
     Constraint,
+    EvalTooExpensive,
     Poly,
     dvd_constraints,
     linarith_certificate,
@@ -32,6 +33,7 @@ from lean_gym.sim.arith import (
 )
 from lean_gym.sim.arith import omega as _omega
 from lean_gym.sim.arith.errors import WorkBudget
+from lean_gym.sim.arith.normnum import log_numeral_sign
 from lean_gym.sim.evaluate import _bound_of, decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import (
@@ -616,6 +618,9 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
         if e[2] == "ℕ":
             return a if a in ("pos",) else "nonneg" if a is None or a == "nonneg" else a
         return a
+    if h == "app" and e[1][0] == "const" and e[1][1] in _POSITIVITY_EXTENSIONS:
+        got = _POSITIVITY_EXTENSIONS[e[1][1]](e, goal, ctx, depth)
+        return got if got == "pos" else _or_else(got, _from_hyps(e, goal))
     if h == "app" and e[1] == ("const", "Nat.factorial"):
         return "pos"
     if h == "app" and e[1] == ("const", "Nat.succ"):
@@ -624,6 +629,97 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
     if r is None and _type_of(e, goal) == "ℕ":
         return "nonneg"
     return r
+
+
+def _or_else(a: str | None, b: str | None) -> str | None:
+    """Mathlib's ``Positivity.orElse``: the better of two results; non-negative and non-zero make positive."""
+    if a is None or b is None:
+        return a if b is None else b
+    if "pos" in (a, b):
+        return "pos"
+    return a if a == b else "pos"
+
+
+def _pos_real_sqrt(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalSqrt``: ``√a`` is positive when ``a`` is, else non-negative."""
+    return "pos" if _sign(e[2][0], goal, ctx, depth + 1) == "pos" else "nonneg"
+
+
+def _pos_real_exp(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalExp``: ``Real.exp a`` is positive."""
+    return "pos"
+
+
+def _pos_real_log(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalLogNatCast``/``evalLogIntCast`` (the log of a cast from ℕ or ℤ is non-negative) and
+    ``evalLogNatLit`` (the log of a numeral, by its value: :func:`~lean_gym.sim.arith.normnum.log_numeral_sign`),
+    the better of the two (``orElse``)."""
+    a = e[2][0]
+    cast = "nonneg" if a[0] == "cast" and a[2] in ("ℕ", "ℤ") else None
+    try:
+        v = eval_term(a, ctx, unfold=False)
+    except (EvalTooExpensive, ValueError, ArithmeticError):
+        v = None
+    return _or_else(cast, None if v is None else log_numeral_sign(v))
+
+
+def _pos_rpow(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalRpowZero``/``evalRpow``: ``a ^ (0 : ℝ)`` is
+    positive; otherwise ``a ^ b`` is positive (non-negative) when ``a`` is, and nothing is known else."""
+    a, b = e[2]
+    if b == ("num", "ℝ", 0):
+        return "pos"
+    s = _sign(a, goal, ctx, depth + 1)
+    return s if s in ("pos", "nonneg") else None
+
+
+def _pos_rat_num(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalRatNum``: ``q.num`` has the sign ``q`` has."""
+    return _sign(e[2][0], goal, ctx, depth + 1)
+
+
+def _pos_rat_den(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalRatDen``: ``q.den`` is positive."""
+    return "pos"
+
+
+def _bound_body(f: Term, goal: Goal) -> tuple[Term, Goal] | None:
+    """A big operator's body with its bound variable a fresh local of no hypothesis (Mathlib's extensions
+    instantiate it with a fresh metavariable: ``compareHyp`` finds nothing about it)."""
+    if f[0] != "fun" or f[2][0] != "type":
+        return None
+    g, local = goal.add_local(f[1], f[2])
+    return subst(f[3], f[1], local), g
+
+
+def _pos_finset_sum(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalFinsetSum``: the sum is non-negative
+    when its body is (positive needs the set proved non-empty: not modelled, so never positive here)."""
+    got = _bound_body(e[2][1], goal) if len(e[2]) == 2 else None
+    if got is None:
+        return None
+    return "nonneg" if _sign(got[0], got[1], ctx, depth + 1) in ("pos", "nonneg") else None
+
+
+def _pos_finset_prod(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalFinsetProd``: the product has the sign
+    of its body (positive, non-negative, non-zero), over any set (the empty product is ``1``)."""
+    got = _bound_body(e[2][1], goal) if len(e[2]) == 2 else None
+    return None if got is None else _sign(got[0], got[1], ctx, depth + 1)
+
+
+_POSITIVITY_EXTENSIONS: dict[str, Callable[[Term, Goal, TacticContext, int], str | None]] = {
+    "Real.sqrt": _pos_real_sqrt,
+    "Real.exp": _pos_real_exp,
+    "Real.log": _pos_real_log,
+    "Real.rpow": _pos_rpow,
+    "Rat.num": _pos_rat_num,
+    "Rat.den": _pos_rat_den,
+    "Finset.sum": _pos_finset_sum,
+    "Finset.prod": _pos_finset_prod,
+}
+"""Mathlib's positivity extensions on applications the simulator models, by head; each result is combined
+with what the hypotheses say (``compareHyp``), as ``Positivity.core`` does."""
 
 
 def _type_of(e: Term, goal: Goal) -> str | None:
@@ -685,6 +781,8 @@ def _positivity(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         want, e = ("pos" if h == ">" else "nonneg"), t[2]
     elif h == "≠" and eval_term(t[3]) == 0:
         want, e = "nonzero", t[2]
+    elif h == "≠" and eval_term(t[2]) == 0:
+        want, e = "nonzero", t[3]  # `0 ≠ e` (Mathlib's `Positivity.solve`, the `.ne'` case)
     if e is None:
         raise TacticError("not a positivity goal")
     s = _sign(e, goal, ctx)

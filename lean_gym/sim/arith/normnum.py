@@ -1,0 +1,97 @@
+"""The numeric cores of Mathlib's ``norm_num`` and ``positivity`` extensions on numerals, as Mathlib computes them.
+
+Plain functions over ``int``/:class:`~fractions.Fraction` values (a numeral the caller has evaluated); each
+says ``None`` where Mathlib's extension fails, so that the tactic leaves the term as it was (never stronger).
+The tactics that use them are :mod:`lean_gym.sim.simp` (``norm_num``) and :mod:`lean_gym.sim.tac_arith`
+(``positivity``). Sources, leanprover-community/mathlib4:
+
+* ``Mathlib/Tactic/NormNum/Prime.lean`` (``evalNatPrime``, ``evalMinFac``; read at 89db761): ``Nat.Prime n``
+  is false for ``n = 0, 1`` and for ``n`` with ``minFac n < n``; true when the trial division by
+  ``3, 5, 7, …`` reaches ``k * k > n`` without a divisor. Its notes say that the proof of primality of a
+  number above 25 bits overflows the kernel's stack: the simulator proves no prime from ``2 ^ 25`` on.
+* ``Mathlib/Tactic/NormNum/RealSqrt.lean`` (``evalRealSqrt``; read at 00ddfb8): ``√x`` of a natural
+  numeral that is a perfect square; ``0`` of a negative numeral (integer or rational); ``√(n / d)`` when
+  ``n`` and ``d`` (the reduced fraction) are both perfect squares; otherwise the extension fails.
+* ``evalLogNatLit``, the positivity extension of ``Real.log`` on numerals (read in mathlib4's sources by its
+  name): the sign of ``Real.log`` of a numeral, from the numeral's value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Literal
+
+__all__ = [
+    "MAX_PRIME_PROOF",
+    "MAX_TRIAL_STEPS",
+    "log_numeral_sign",
+    "nat_prime",
+    "real_sqrt",
+]
+
+MAX_PRIME_PROOF = 1 << 25
+"""No primality proof from here on (Mathlib's note: the kernel's stack overflows above 25 bits)."""
+
+MAX_TRIAL_STEPS = 1 << 21
+"""At most this many trial divisions (bounded work on untrusted numerals); past it the answer is ``None``."""
+
+
+def nat_prime(n: int, tick: Callable[[int], None]) -> bool | None:
+    """``Nat.Prime n`` as ``evalNatPrime`` decides it, or ``None`` where it fails (or the work is too large).
+
+    ``tick(k)`` is charged once per trial division (``k = 1``), so a large numeral spends heartbeats.
+    """
+    if n < 2:
+        return False  # isNat_prime_0, isNat_prime_1
+    if n % 2 == 0:
+        return n == 2  # minFac n = 2: `2` is prime (the proof of `minFac 2 = 2` is minFac's first case)
+    k = 3
+    steps = 0
+    while k * k <= n:
+        steps += 1
+        if steps > MAX_TRIAL_STEPS:
+            return None
+        tick(1)
+        if n % k == 0:
+            return False  # deriveNotPrime: the factor `k` and `n / k`, both above 1
+        k += 2
+    if n >= MAX_PRIME_PROOF:
+        return None
+    return True
+
+
+def _square_root(n: int) -> int | None:
+    r = math.isqrt(n)
+    return r if r * r == n else None
+
+
+def real_sqrt(v: int | Fraction) -> int | Fraction | None:
+    """``√v`` as ``evalRealSqrt`` computes it, or ``None`` where the extension fails."""
+    if v < 0:
+        return 0  # isNat_realSqrt_neg, isNat_realSqrt_of_isRat_negOfNat
+    q = Fraction(v)
+    sn, sd = _square_root(q.numerator), _square_root(q.denominator)
+    if sn is None or sd is None:
+        return None
+    return sn if sd == 1 else Fraction(sn, sd)
+
+
+Strictness = Literal["pos", "nonneg", "nonzero"]
+
+
+def log_numeral_sign(v: int | Fraction) -> Strictness | None:
+    """What ``evalLogNatLit`` proves of ``Real.log v`` for a numeral ``v`` (``None``: it fails).
+
+    A natural numeral: positive above 1, else non-negative (``log 0 = log 1 = 0``); a negative integer
+    ``-m``: positive for ``m > 1``, else non-negative (``log (-1) = 0``); a non-integer rational ``q``:
+    non-zero for ``0 < q < 1`` and ``-1 < q < 0``, positive for ``q > 1`` and ``q < -1``.
+    """
+    q = Fraction(v)
+    if q.denominator == 1:
+        m = abs(q.numerator)
+        return "pos" if m > 1 else "nonneg"
+    if -1 < q < 1:
+        return "nonzero"
+    return "pos"
