@@ -260,7 +260,6 @@ DECISION_PROCEDURES: dict[str, Callable[[Term], bool]] = {
     "tauto": _any,  # propositional tautology search over the context
     "gcongr": _any,  # monotonicity side goals discharged by its own search
     "norm_num": _any,  # norm_num's extensions (evaluation of divisibility, primes, …)
-    "field_simp": _any,  # field_simp's normal forms decided equal
     "abel": _any,  # commutative-group normal forms decided equal
     "grind": _any,  # the simulator's grind: case splits closed by its own arithmetic
     "decide_revert": _any,  # `decide +revert`: the reverted goal evaluated true

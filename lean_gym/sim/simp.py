@@ -39,7 +39,15 @@ from lean_gym.sim.terms import (
 )
 from lean_gym.sim.unify import canon, instantiate, match
 
-__all__ = ["SimpSet", "cast_normalize", "push_neg_term", "run_simp_variant", "simp_term"]
+__all__ = [
+    "SimpSet",
+    "add_simp_arg",
+    "cast_normalize",
+    "parse_simp_args",
+    "push_neg_term",
+    "run_simp_variant",
+    "simp_term",
+]
 
 RewriteRule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
 
@@ -343,6 +351,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("num", t[1], 1)
         if _is_num(t[2], 1):
             return ("num", t[1], 1)
+        if _is_num(t[2], 0) and t[3][0] == "num" and t[3][2] != 0:
+            return ("num", t[1], 0)  # zero_pow (`n ≠ 0` by norm_num)
     if h == "neg" and t[2][0] == "neg":
         return t[2][2]
     if h == "neg" and _is_num(t[2], 0):
@@ -394,6 +404,18 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return TRUE  # zero_le
     if h == "<" and t[1] == "ℕ" and _is_num(t[3], 0):
         return FALSE  # not_lt_zero'
+    if h in ("<", "≤") and t[1] in ("ℤ", "ℚ", "ℝ"):
+        a, b = t[2], t[3]
+        if _is_num(a, 0) and b[0] == "neg":
+            return (h, t[1], b[2], a)  # neg_pos / neg_nonneg: `0 < -a ↔ a < 0`
+        if _is_num(b, 0) and a[0] == "neg":
+            return (h, t[1], b, a[2])  # neg_lt_zero / neg_nonpos: `-a < 0 ↔ 0 < a`
+    if h == "<" and t[1] in _NUM_TYPES and _is_num(t[2], 0) and t[3][0] == "*":
+        a, b = t[3][2], t[3][3]
+        if b[0] == "num" and b[2] > 0:
+            return ("<", t[1], t[2], a)  # mul_pos_iff_of_pos_right (`0 < c` by norm_num)
+        if a[0] == "num" and a[2] > 0:
+            return ("<", t[1], t[2], b)  # mul_pos_iff_of_pos_left
     if h in ("∃",):
         body = t[3]
         bv = ("var", t[1])
@@ -596,7 +618,7 @@ def _logic_core(t: Term) -> Term | None:
 # ------------------------------------------------------------------------------------------- tactics
 
 
-def _parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[str] | None, bool, set[str]]:
+def parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[str] | None, bool, set[str]]:
     """``simp only [rules] at loc`` → (only, rules, locations, star, config-ignored names)."""
     from lean_gym.sim.tactics import _parse_location
 
@@ -723,7 +745,7 @@ def add_hyp_rule(ss: SimpSet, p: Term, rev: bool = False) -> None:
     ss.add_prop(p, rev)
 
 
-def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
+def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
     while term.kind == "paren" and len(term.args) == 1 and isinstance(term.args[0], Syn):
         term = term.args[0]  # `simp [(h)]` is `simp [h]`
     if term.kind == "ident":
@@ -783,14 +805,14 @@ def _add_rule(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext)
 
 
 def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> list[Goal]:
-    only, rules, locs, star, flags = _parse_simp_args(syn)
+    only, rules, locs, star, flags = parse_simp_args(syn)
     start = goal
     eval_fields = variant in ("norm_num", "norm_num1")
     ss = SimpSet(ctx, default=not only and variant != "norm_num1", eval_fields=eval_fields)
     if variant == "norm_num1":
         ss.default = False
     for rev, term in rules:
-        _add_rule(ss, goal, rev, term, ctx)
+        add_simp_arg(ss, goal, rev, term, ctx)
     if star:
         ctx.tick(len(goal.hyps))
         for _, p in goal.props():
@@ -874,12 +896,12 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         syn.start,
         toks[using_at - 1].end if using_at is not None else syn.end,
     )
-    only, rules, locs, _star, _ = _parse_simp_args(head)
+    only, rules, locs, _star, _ = parse_simp_args(head)
     if locs is not None:
         raise TacticError("simpa does not take a location")
     ss = SimpSet(ctx, default=not only)
     for rev, term in rules:
-        _add_rule(ss, goal, rev, term, ctx)
+        add_simp_arg(ss, goal, rev, term, ctx)
     ctx.use_axiom("propext")
     target = simp_term(goal.target, ss) if is_prop_type(goal.target) else goal.target
     if target == TRUE:
@@ -895,7 +917,7 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         p = this
     ss2 = SimpSet(ctx, default=not only)
     for rev, term2 in rules:
-        _add_rule(ss2, goal, rev, term2, ctx)
+        add_simp_arg(ss2, goal, rev, term2, ctx)
     q = simp_term(p, ss2, {})
     if q == FALSE or canon(q) == canon(target):
         # the derived goal: the simplified target, with the simplified type of the `using` term as a local
@@ -907,11 +929,11 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    _, rules, _, _, _ = _parse_simp_args(syn)
+    _, rules, _, _, _ = parse_simp_args(syn)
     start = goal
     for rev, term in rules:
         ss = SimpSet(ctx, default=False)
-        _add_rule(ss, goal, rev, term, ctx)
+        add_simp_arg(ss, goal, rev, term, ctx)
         t = goal.target
         new = simp_term(t, ss)
         if canon(new) == canon(t):
@@ -923,7 +945,7 @@ def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    only, rules, _, _, _ = _parse_simp_args(syn)
+    only, rules, _, _, _ = parse_simp_args(syn)
     ctx.use_axiom("propext")
     progress = False
     goal0 = goal  # Lean elaborates the `[…]` arguments once, in the initial context
@@ -937,7 +959,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 continue
             ss = SimpSet(ctx, default=not only)
             for rev, term in rules:
-                _add_rule(ss, goal0, rev, term, ctx)
+                add_simp_arg(ss, goal0, rev, term, ctx)
             for n2, q in goal.props():
                 if n2 != name:
                     add_hyp_rule(ss, q)
@@ -950,7 +972,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ctx.tick(len(goal.hyps))
         ss = SimpSet(ctx, default=not only)
         for rev, term in rules:
-            _add_rule(ss, goal0, rev, term, ctx)
+            add_simp_arg(ss, goal0, rev, term, ctx)
         for _, q in goal.props():
             add_hyp_rule(ss, q)
         new = simp_term(goal.target, ss)
@@ -970,26 +992,29 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 # ------------------------------------------------------------------------------------------- push_neg
 
 
-def push_neg_term(t: Term) -> Term:
-    """Mathlib's ``push_neg`` normal form (negations pushed to atoms)."""
+def push_neg_term(t: Term, distrib: bool = False) -> Term:
+    """Mathlib's ``push_neg`` normal form (negations pushed to atoms); ``distrib``: the option
+    ``push_neg.use_distrib``, under which ``¬(p ∧ q)`` is ``¬p ∨ ¬q`` (``not_and_or``) instead of ``p → ¬q``."""
     h = t[0]
     if h == "¬":
         a = t[1]
         ha = a[0]
         if ha == "¬":
-            return push_neg_term(a[1])
+            return push_neg_term(a[1], distrib)
         if ha == "∧":
-            return ("→", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+            if distrib:
+                return ("∨", push_neg_term(("¬", a[1]), distrib), push_neg_term(("¬", a[2]), distrib))
+            return ("→", push_neg_term(a[1], distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "∨":
-            return ("∧", push_neg_term(("¬", a[1])), push_neg_term(("¬", a[2])))
+            return ("∧", push_neg_term(("¬", a[1]), distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "→":
-            return ("∧", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+            return ("∧", push_neg_term(a[1], distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "↔":
-            return ("↔", push_neg_term(a[1]), push_neg_term(("¬", a[2])))
+            return ("↔", push_neg_term(a[1], distrib), push_neg_term(("¬", a[2]), distrib))
         if ha == "∀":
-            return ("∃", a[1], a[2], push_neg_term(("¬", a[3])))
+            return ("∃", a[1], a[2], push_neg_term(("¬", a[3]), distrib))
         if ha == "∃":
-            return ("∀", a[1], a[2], push_neg_term(("¬", a[3])))
+            return ("∀", a[1], a[2], push_neg_term(("¬", a[3]), distrib))
         if ha == "<" and a[1] in _NUM_TYPES:
             return ("≤", a[1], a[3], a[2])
         if ha == "≤" and a[1] in _NUM_TYPES:
@@ -1008,9 +1033,9 @@ def push_neg_term(t: Term) -> Term:
             return TRUE
         return t
     if h in ("∧", "∨", "→", "↔"):
-        return (h, push_neg_term(t[1]), push_neg_term(t[2]))
+        return (h, push_neg_term(t[1], distrib), push_neg_term(t[2], distrib))
     if h in ("∀", "∃"):
-        return (h, t[1], t[2], push_neg_term(t[3]))
+        return (h, t[1], t[2], push_neg_term(t[3], distrib))
     return t
 
 
@@ -1021,7 +1046,8 @@ def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     locs = _parse_location(ts)
     ctx.use_standard_axioms()
-    goal, changed = _map_at(goal, locs, push_neg_term)
+    distrib = ctx.env.options.get("push_neg.use_distrib") is True
+    goal, changed = _map_at(goal, locs, lambda t: push_neg_term(t, distrib))
     if not changed:
         raise TacticError(
             "push_neg made no progress"
@@ -1156,7 +1182,7 @@ def _closed_by_rfl(t: Term) -> bool:
 
 
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
-    """``norm_cast``, ``push_cast``, ``zify``, ``qify``, ``rify`` and the non-equation ``field_simp``."""
+    """``norm_cast``, ``push_cast``, ``zify``, ``qify`` and ``rify``."""
     from lean_gym.sim.tactics import _parse_location
 
     start = goal
@@ -1187,9 +1213,6 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     elif name in ("zify", "qify", "rify"):
         to = {"zify": "ℤ", "qify": "ℚ", "rify": "ℝ"}[name]
         fn = lambda t: _zify_rel(t, to, le)  # noqa: E731
-    elif name == "field_simp":
-        ss = SimpSet(ctx, default=True)
-        fn = lambda t: simp_term(t, ss)  # noqa: E731
     else:
         raise TacticError(f"`{name}` is outside the simulator's subset")
     changed = False
@@ -1223,8 +1246,6 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
 
         if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
             return close_from(start, goal, Refl(), ctx)
-    if not changed and name in ("field_simp",):
-        raise TacticError("field_simp made no progress on goal")
     if not changed and name in ("norm_cast", "push_cast"):
         return [goal]
     return [goal]

@@ -47,7 +47,7 @@ from lean_gym.sim.kernel import (
     close,
     close_from,
 )
-from lean_gym.sim.polyconv import DOMAIN, MAX_POW, Conv, poly_to_term, to_constraint
+from lean_gym.sim.polyconv import DOMAIN, Conv, poly_to_term, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
@@ -469,6 +469,20 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
     return tuple(_nf_inside(c, ctx, depth + 1) if type(c) is tuple else c for c in t)
 
 
+def ring_nf_term(t: Term, ctx: TacticContext) -> Term:
+    """``ring_nf`` on one expression (conversion mode): a ring expression to its normal form, a
+    proposition as the tactic rewrites it (an equation of propositions with equal sides is ``True``)."""
+    h = t[0]
+    if h in _ARITH_HEADS and t[1] in DOMAIN:
+        return poly_to_term(Conv(t[1], "ring", ctx).poly(_nf_inside(t, ctx)), t[1])
+    if h == "=" and t[1] == "Prop":
+        a, b = ring_nf_term(t[2], ctx), ring_nf_term(t[3], ctx)
+        return TRUE if a == b else ("=", "Prop", a, b)  # `eq_self`
+    if h in ("=", "≠", "<", "≤", ">", "≥", "↔", "∧", "∨", "→", "¬"):
+        return _normalize_rel(t, ctx)
+    return _nf_inside(t, ctx)
+
+
 def _normalize_rel(t: Term, ctx: TacticContext) -> Term:
     h = t[0]
     if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in DOMAIN:
@@ -729,6 +743,10 @@ def _type_of(e: Term, goal: Goal) -> str | None:
     if e[0] in ("num", "+", "-", "*", "/", "%", "^", "neg", "abs", "cast", "inv"):
         return e[1]
     return None
+
+
+sign_of = _sign
+"""Positivity's verdict on a term (``pos``/``nonneg``/``nonzero``/``None``), for the field tactics."""
 
 
 def _from_hyps(e: Term, goal: Goal) -> str | None:
@@ -1170,8 +1188,61 @@ def _bounds_for(x: Term, goal: Goal, ty: str) -> tuple[int | None, int | None]:
     return lo, hi
 
 
+def _case_values(x: Term, goal: Goal, ty: str, shown: str) -> range:
+    """The values ``interval_cases`` splits ``x`` into: its bounds from the hypotheses of ``goal``."""
+    lo, hi = _bounds_for(x, goal, ty)
+    if lo is None or hi is None:
+        which = "lower" if lo is None else "upper"
+        raise TacticError(f"interval_cases failed: could not find {which} bound on {shown}")
+    if hi - lo > 1000:
+        raise TacticError("interval_cases failed: too many cases")
+    return range(lo, hi)
+
+
+def _replace_subterm(t: Term, old: Term, new: Term) -> Term:
+    if t == old:
+        return new
+    if t[0] in ("∀", "∃", "fun"):
+        return (t[0], t[1], t[2], _replace_subterm(t[3], old, new))
+    if t[0] == "app":
+        return ("app", _replace_subterm(t[1], old, new), tuple(_replace_subterm(a, old, new) for a in t[2]))
+    return tuple(_replace_subterm(c, old, new) if type(c) is tuple else c for c in t)
+
+
+def _interval_cases_term(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal] | None:
+    """``interval_cases e`` / ``interval_cases h : e`` for a term ``e`` that is not a variable (Mathlib's
+    ``IntervalCases``: bounds on ``e`` from the hypotheses, ``e`` replaced by each value, ``h : e = v``);
+    ``None`` when ``e`` is a variable (the variable path substitutes it)."""
+    ts = syn.stream(1)
+    hname = None
+    if ts.tok.kind == "ident" and ts.peek(1).kind == "sym" and ts.peek(1).text == ":":
+        hname = ts.advance().text
+        ts.advance()
+    if ts.tok.kind == "ident" and ts.peek(1).kind == "eof" and hname is None:
+        return None
+    e, ty = ctx.elaborator(goal).elab_term(parse_term(ts, 0), None)
+    if e[0] == "fvar" or ty not in ("ℕ", "ℤ"):
+        return None
+    if ts.tok.kind != "eof":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    out: list[Goal] = []
+    for v in _case_values(e, goal, ty, pretty(e, goal.ascii)):
+        ctx.tick(10)
+        val = mk_num(ty, v)
+        hyps = tuple((n, _replace_subterm(t, e, val) if is_prop_type(t) else t) for n, t in goal.hyps)
+        g = Goal(hyps, _replace_subterm(goal.target, e, val), None, goal.ascii)
+        out.append(g.add_hyp(hname, ("=", ty, e, val)) if hname is not None else g)
+    ctx.use_standard_axioms()
+    return out or close(goal, Decided("interval_cases"), ctx)  # no case: the bounds contradict
+
+
 @builtin("interval_cases")
 def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    by_term = (
+        _interval_cases_term(goal, syn, ctx) if len(syn.toks) > 1 and syn.toks[1].text != "using" else None
+    )
+    if by_term is not None:
+        return by_term
     if len(syn.toks) < 2 or syn.toks[1].kind != "ident":
         raise TacticError("interval_cases: the simulator needs a variable, `interval_cases x`")
     bounds_goal = goal
@@ -1199,14 +1270,8 @@ def _interval_cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal
         raise TacticError(f"interval_cases failed: `{name}` is not a natural number or integer variable")
     ty = ty_t[1]
     x = goal.var(name) or TRUE
-    lo, hi = _bounds_for(x, bounds_goal, ty)
-    if lo is None or hi is None:
-        which = "lower" if lo is None else "upper"
-        raise TacticError(f"interval_cases failed: could not find {which} bound on {name}")
-    if hi - lo > 1000:
-        raise TacticError("interval_cases failed: too many cases")
     out: list[Goal] = []
-    for v in range(lo, hi):
+    for v in _case_values(x, bounds_goal, ty, name):
         ctx.tick(10)
         val = mk_num(ty, v)
         fid = x[1]
@@ -1428,139 +1493,6 @@ def _nonzero(d: Term, goal: Goal, ctx: TacticContext) -> bool:
     return s in ("pos", "nonzero")
 
 
-@builtin("field_simp")
-def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    t = goal.target
-    if t[0] != "=" or t[1] not in ("ℚ", "ℝ"):
-        from lean_gym.sim.simp import run_simp_variant
-
-        return run_simp_variant(goal, syn, ctx, "field_simp")
-    ty = t[1]
-    conv = Conv(ty, "ring", ctx)
-    a, b = conv.poly(t[2]), conv.poly(t[3])
-    denoms: list[Term] = []
-    for p in (a, b):
-        for m in p.terms():
-            for atom, _ in m:
-                if isinstance(atom, tuple) and atom[0] == "inv" and atom[1] not in denoms:
-                    denoms.append(atom[1])
-    usable = [d for d in denoms if _nonzero(d, goal, ctx)]
-    if _same_product_form(t[2], t[3], goal, ctx):
-        ctx.use_standard_axioms()
-        return close(goal, Decided("field_simp"), ctx)
-    if a == b:
-        # ring-equal but not the same normal form: Lean's field_simp leaves the goal to `ring`
-        ctx.use_standard_axioms()
-        return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
-    if not usable:
-        raise TacticError("field_simp made no progress on goal")
-    for d in usable:
-        inv_atom = ("inv", d)
-        dp = conv.poly(d)
-        k = max(_inv_degree(a, inv_atom), _inv_degree(b, inv_atom))
-        a, b = _clear_power(a, inv_atom, dp, k), _clear_power(b, inv_atom, dp, k)
-    ctx.use_standard_axioms()
-    return [goal.with_target(("=", ty, poly_to_term(a, ty), poly_to_term(b, ty)))]
-
-
-_ProductForm = tuple[Fraction, dict[Term, tuple[int, int]]]
-
-
-def _product_form(t: Term, ctx: TacticContext, depth: int = 0) -> _ProductForm | None:
-    """``t`` as ``c · ∏ aᵢ ^ (pᵢ - nᵢ)``, the shape Mathlib's field_simp normalises products to.
-
-    Atoms are every subterm that is not ``* / ⁻¹ -(·)``, a numeral power or a numeral: a sum is an atom
-    as it stands (Lean's field_simp also works inside sums, so comparing sums as written is weaker).
-    Each atom keeps its positive and negative exponents apart, ``(pᵢ, nᵢ)``: ``x · x⁻¹`` is ``1`` only
-    for ``x ≠ 0``, which :func:`_same_product_form` decides. ``None`` when the term is too deep or needs
-    arithmetic on numerals (two numerals multiplied, a numeral raised to a power): the field_simp of
-    the records differ there by Mathlib version, so the simulator leaves those goals to ``ring``.
-    """
-    if depth > 60:
-        return None
-    ctx.tick(1)
-    h = t[0]
-    if h == "num":
-        return Fraction(t[2]), {}
-    if h == "neg":
-        f = _product_form(t[2], ctx, depth + 1)
-        return None if f is None else (-f[0], f[1])
-    if h in ("*", "/"):
-        f, g = _product_form(t[2], ctx, depth + 1), _product_form(t[3], ctx, depth + 1)
-        if f is None or g is None:
-            return None
-        if h == "/":
-            g = _inverse_form(g)
-        if abs(f[0]) != 1 and abs(g[0]) != 1:
-            return None  # numeral arithmetic: Mathlib's older field_simp leaves it to `ring` (ring.lean:89)
-        ex = dict(f[1])
-        for atom, (p, n) in g[1].items():
-            p0, n0 = ex.get(atom, (0, 0))
-            ex[atom] = (p0 + p, n0 + n)
-        return f[0] * g[0], ex
-    if h == "inv":
-        f = _product_form(t[2], ctx, depth + 1)
-        return None if f is None else _inverse_form(f)
-    if h == "^" and t[3][0] == "num" and 0 <= t[3][2] <= MAX_POW:
-        f = _product_form(t[2], ctx, depth + 1)
-        if f is None:
-            return None
-        k = int(t[3][2])
-        if abs(f[0]) != 1 and k > 1:
-            return None
-        return f[0] ** k, {a: (p * k, n * k) for a, (p, n) in f[1].items()}
-    return Fraction(1), {t: (1, 0)}
-
-
-def _inverse_form(f: _ProductForm) -> _ProductForm:
-    return (Fraction(0) if f[0] == 0 else 1 / f[0]), {a: (n, p) for a, (p, n) in f[1].items()}
-
-
-def _same_product_form(lhs: Term, rhs: Term, goal: Goal, ctx: TacticContext) -> bool:
-    """True when both sides have one normal form as products (then Lean's field_simp closes the goal).
-
-    A sum is compared as written and ``x ^ p · x ^ -n`` cancels only for ``x`` proved non-zero, so this
-    identifies less than Mathlib's field_simp does (``Mathlib/Tactic/FieldSimp.lean``), never more; an
-    equation that needs ``ring`` to see (the ``field_simp; ring`` examples of ``MathlibTest/ring.lean``
-    and ``MathlibTest/FieldSimp.lean``) is left open.
-    """
-    f, g = _product_form(lhs, ctx), _product_form(rhs, ctx)
-    if f is None or g is None:
-        return False
-
-    def reduce(form: _ProductForm) -> tuple[Fraction, frozenset[tuple[Term, int, int]]]:
-        c, ex = form
-        if c == 0:
-            return Fraction(0), frozenset()
-        out = []
-        for a, (p, n) in ex.items():
-            if p and n and p == n and _nonzero(a, goal, ctx):
-                p = n = 0  # ``x ^ 3 / x`` is ``x ^ 2`` only for the newer field_simp: left to `ring`
-            if p or n:
-                out.append((a, p, n))
-        return c, frozenset(out)
-
-    return reduce(f) == reduce(g)
-
-
-def _inv_degree(p: Poly, inv_atom: Any) -> int:
-    return max((dict(m).get(inv_atom, 0) for m in p.terms()), default=0)
-
-
-def _clear_power(p: Poly, inv_atom: Any, dp: Poly, k: int) -> Poly:
-    """``p · d ^ k`` with each ``d⁻¹ ^ j · d ^ k`` written ``d ^ (k - j)`` (``d ≠ 0``, ``j ≤ k``).
-
-    Multiplying both sides of an equation by ``d ^ k`` for ``d ≠ 0`` is an equivalence, and ``d⁻¹ · d = 1``
-    holds there, so the result has no ``d⁻¹`` left, whatever ``d`` is (a sum, a product).
-    """
-    out = Poly.zero()
-    for mono, coef in p.terms().items():
-        rest = dict(mono)
-        j = rest.pop(inv_atom, 0)
-        out = out + Poly.from_terms([(rest, Fraction(coef))]) * dp ** (k - j)
-    return out
-
-
 # ------------------------------------------------------------------------------------- casts (norm_cast)
 
 
@@ -1571,7 +1503,7 @@ def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return run_simp_variant(goal, syn, ctx, syn.name)
 
 
-__all__ += ["DOMAIN", "hyp_constraints", "ring_equal"]
+__all__ += ["DOMAIN", "hyp_constraints", "ring_equal", "ring_nf_term", "sign_of"]
 
 
 # ---------------------------------------------------------------------------------------------- grind

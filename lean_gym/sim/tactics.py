@@ -711,6 +711,8 @@ class BlockParser:
                     if depth == 0:
                         break
                     depth -= 1
+                elif s == "=>" and name in ("conv", "conv_lhs", "conv_rhs"):
+                    seen_by = True  # a conversion sequence runs on past `;`, as a `by` block does
                 elif depth == 0 and not seen_by:
                     if s in (";", "<;>"):
                         break
@@ -1072,6 +1074,9 @@ def _log_and_admit(ctx: TacticContext, err: TacticError, node: Node | TacSyntax)
 MATHLIB_TACTICS = frozenset(
     {
         "abel",
+        "cancel_denoms",
+        "conv_lhs",
+        "conv_rhs",
         "abel!",
         "abel1",
         "abel_nf",
