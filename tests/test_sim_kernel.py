@@ -494,3 +494,19 @@ def test_a_tactic_error_is_still_a_tactic_error() -> None:
     """Control: honest failures keep their Lean messages (the kernel changes no verdict)."""
     with pytest.raises(TacticError, match="linarith failed"):
         run_tactic(goal("(x y : ℝ) (h : x ≤ y) : x < y"), "linarith", ctx())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Every head the elaborator builds is declared, also outside the corpus: `∈` over a Finset local (miniF2F's
+# `mathd_algebra_215`, `amc12a_2020_p9`, … state their goals with it) was missing, so the kernel refused
+# `sorry` and `exact` on those statements as an internal error.
+
+
+@pytest.mark.parametrize("proof", ["sorry", "exact h"])
+def test_membership_goals_close_through_the_kernel(proof: str) -> None:
+    from lean_gym.backends.sim import SimBackend
+
+    r = SimBackend().check(
+        f"theorem t (S : Finset ℕ) (h : 3 ∈ S) : 3 ∈ S := by\n  {proof}", header="import Mathlib"
+    )
+    assert r.status == ("sorry" if proof == "sorry" else "proved"), r.messages

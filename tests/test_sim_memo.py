@@ -22,6 +22,8 @@ process checked before. Nothing asserts on wall-clock time.
 
 from __future__ import annotations
 
+import bisect
+import gc
 import random
 import subprocess
 import sys
@@ -34,7 +36,7 @@ import pytest
 import lean_gym.sim  # noqa: F401  (the tactic table)
 from lean_gym.aesop import layout as get_layout
 from lean_gym.data import load_theorems
-from lean_gym.lean.lexer import LexToken, lex, lex_lines
+from lean_gym.lean.lexer import LexToken, lex, lex_lines, slices_whole
 from lean_gym.lean.lexer import _Lexer as Lexer
 from lean_gym.sim import memo
 from lean_gym.sim.aesop import clear_cache
@@ -438,11 +440,16 @@ ALPHABET = [
 ALPHABET += ["1.5e3", "h.1", "r#", "s!", "⁻¹'", "∑'", "'a'", "x.2.1", "«a b»", "/- x -/", "\n  "]
 
 
+def _random_texts(seed: int, n: int) -> Iterable[tuple[random.Random, str]]:
+    """``n`` texts of up to 30 pieces of :data:`ALPHABET`, each with the generator (for drawing ranges)."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        yield rng, "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
+
+
 def test_lexing_line_by_line_gives_the_whole_texts_tokens() -> None:
-    rng = random.Random(11)
     read = 0
-    for _ in range(4000):
-        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
+    for _, text in _random_texts(11, 4000):
         lines = lex_lines(text)
         if lines is None:
             continue
@@ -456,9 +463,7 @@ def test_lexing_line_by_line_gives_the_whole_texts_tokens() -> None:
 
 
 def test_tokens_of_a_range_cut_from_the_whole_text_are_the_ranges_own() -> None:
-    rng = random.Random(12)
-    for _ in range(1500):
-        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
+    for rng, text in _random_texts(12, 1500):
         src = Source(text)
         try:
             tokenize(text, src)
@@ -474,6 +479,82 @@ def test_tokens_of_a_range_cut_from_the_whole_text_are_the_ranges_own() -> None:
         except Exception as e:
             got = type(e).__name__ + str(e)
         assert got == want, (text, a, b)
+
+
+def test_a_range_read_by_lines_slices_the_whole_text_exactly_where_the_whole_reading_says() -> None:
+    # slices_whole answers from the lines' tokens when the text reads line by line (no token is lexed
+    # whole then): it must agree with the whole text's tokens on every range
+    by_lines = 0
+    for rng, text in _random_texts(13, 3000):
+        toks = _whole(text)
+        starts = [t.start for t in toks]
+        by_lines += lex_lines(text) is not None
+        for _ in range(8):
+            a, b = sorted(rng.randint(0, len(text)) for _ in range(2))
+            i, j = bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)
+            straddles = (i > 0 and toks[i - 1].end > a) or (j > 0 and toks[j - 1].end > b)
+            want = not straddles and not any(t.kind == "error" for t in toks[i:j])
+            assert slices_whole(text, a, b) == want, (text, a, b)
+    assert by_lines > 500
+
+
+def test_split_header_read_from_the_first_line_agrees_with_the_whole_reading(monkeypatch) -> None:
+    # split_header decides from the first line when it can (every aesop check starts with
+    # `set_option maxHeartbeats N in`); on texts built to confuse it, it agrees with the whole reading
+    from lean_gym.lean import header
+
+    heads = [
+        "set_option",
+        "import",
+        "open",
+        "theorem",
+        " ",
+        "--",
+        "\n",
+        "x",
+        "/-",
+        "«open»",
+        "set_option a 1",
+    ]
+    parts = [*ALPHABET, "set_option", "import", "open", " in", " A.B", " 1", " maxHeartbeats", "theorem"]
+    rng = random.Random(14)
+    texts = [
+        "set_option maxHeartbeats 200000 in\ntheorem t : True := by\n  aesop\n",
+        "import Mathlib\nopen Nat\nx",
+    ]
+    texts += [
+        rng.choice(heads) + "".join(rng.choice(parts) for _ in range(rng.randint(0, 12))) for _ in range(6000)
+    ]
+    fast = sum(header._first_line_keeps_all(t) for t in texts)
+    got = [header.split_header(t, "import Mathlib") for t in texts]
+    monkeypatch.setattr(header, "_first_line_keeps_all", lambda code: False)
+    want = [header.split_header(t, "import Mathlib") for t in texts]
+    assert got == want
+    assert fast > 1000
+
+
+def test_a_failed_rule_leaves_no_frames_for_the_collector() -> None:
+    # a rule that fails inside aesop is an exception caught and discarded; its frames are freed by reference
+    # counting (memo.gc_paused: the collector's pass after a request costs what the request left behind)
+    code = (
+        "theorem t (x y : ℝ) (h : x < y) : x * y < y * y + 3 := by\n"
+        "  aesop (add unsafe 50% (by linarith [nonexistent_lemma])) (add unsafe 50% (by first | exact foo | rw [bar]))"
+        " (add safe (by exact nope))\n"
+    )
+    from lean_gym.backends.sim import SimBackend
+
+    backend = SimBackend(cache=False)
+    backend.check(code, header="import Mathlib")
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        backend.check(code, header="import Mathlib")
+        gc.collect()
+        kinds = {type(o).__name__ for o in gc.garbage}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert "frame" not in kinds and "traceback" not in kinds, kinds
 
 
 def test_the_whole_conformance_corpus_is_answered_the_same_with_and_without_the_memo() -> None:

@@ -13,7 +13,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from lean_gym.lean.lexer import LexToken, lex
+from lean_gym.lean.lexer import LexToken, lex, lex_lines
 
 __all__ = ["SplitSource", "normalize_header", "split_header"]
 
@@ -49,6 +49,8 @@ def split_header(code: str, header: str = "") -> SplitSource:
         The combined, normalized header; the body; and how many lines of ``code`` were moved (add it to
         message lines reported for the body).
     """
+    if _first_line_keeps_all(code):
+        return SplitSource(normalize_header(header), code, 0)
     toks = lex(code)
     first = next((t for t in toks if t.kind != "comment"), None)
     if first is None or first.kind != "ident" or first.text not in _HEADER_COMMANDS:
@@ -100,6 +102,32 @@ def split_header(code: str, header: str = "") -> SplitSource:
     # Lines before the body's first line were header commands, comments or blanks: they are dropped.
     body = code[line_starts[body_line] :] if body_line < len(line_starts) else ""
     return SplitSource(normalize_header(header + "\n" + "\n".join(taken)), body, body_line)
+
+
+def _first_line_keeps_all(code: str) -> bool:
+    """Whether :func:`split_header` moves nothing, seen from the text's first token and line alone.
+
+    That is: the text starts with a token that is no header command (``theorem …``), or with ``import`` or
+    ``set_option`` on a line that is not one whole such command (``set_option maxHeartbeats N in``, what
+    every aesop check starts with). Then the loop of :func:`split_header` stops at its first token, and the
+    text need not be lexed whole: read line by line (:func:`~lean_gym.lean.lexer.lex_lines`, as the
+    simulator reads it too), its tokens are the whole text's; a text that does not read line by line, or
+    starts with a comment or a blank, is left to the general reading.
+    """
+    lines = lex_lines(code)
+    if lines is None or not lines[0][1]:
+        return False
+    first = lines[0][1][0]
+    if first[0] in ("comment", "doc") or first[1] != 0:
+        return False  # a comment first, or leading blanks: the general reading below
+    if first[0] != "ident" or first[3] not in _HEADER_COMMANDS:
+        return True
+    if first[3] == "open":
+        return False  # whether `open A` is whole depends on the next line
+    cmd = [LexToken(*t) for t in lines[0][1]]
+    if any(t.kind == "comment" for t in cmd):
+        return False
+    return not _whole_command(cmd, None)  # for `import` and `set_option` the next token does not matter
 
 
 _HEADER_COMMANDS = frozenset({"import", "set_option", "open"})

@@ -42,7 +42,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from fractions import Fraction
 from functools import lru_cache
@@ -867,11 +867,33 @@ def slices_whole(text: str, start: int, end: int) -> bool:
 
     That is: no token crosses either end, and none in between is an error.
     """
+    lines = lex_lines(text)
+    if lines is not None:  # no error anywhere, no token across a line: look at the two lines only
+        return not (_straddles(lines, start) or _straddles(lines, end))
     toks, starts, errors = _lex_cached(text)
     i = bisect_left(starts, start)
     j = bisect_left(starts, end)
     straddles = (i > 0 and toks[i - 1].end > start) or (j > 0 and toks[j - 1].end > end)
     return not straddles and errors[j] == errors[i]
+
+
+def _straddles(lines: list[tuple[int, tuple[Any, ...]]], at: int) -> bool:
+    """Whether a token of ``lines`` (:func:`lex_lines`) starts before offset ``at`` and ends after it."""
+    k = bisect_right(lines, at, key=_line_offset) - 1
+    if k < 0:
+        return False
+    off, toks = lines[k]
+    r = at - off
+    for t in toks:
+        if t[1] >= r:
+            return False
+        if t[2] > r:
+            return True
+    return False
+
+
+def _line_offset(line: tuple[int, tuple[Any, ...]]) -> int:
+    return line[0]
 
 
 def interpolated_reading(text: str, start: int) -> tuple[int, list[LexToken]]:

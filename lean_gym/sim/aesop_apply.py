@@ -38,6 +38,7 @@ from lean_gym.sim.tactics import (
     HeartbeatsExceeded,
     TacticContext,
     TacticError,
+    forget_frames,
     parse_block,
     run_node,
     term_size,
@@ -348,7 +349,8 @@ def _run_sub_plain(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | No
         ctx.src = old_src
         e.start = e.end = None  # offsets into the rule's text, not the proof's: the aesop call is the place
         raise
-    except TacticError:
+    except TacticError as e:
+        forget_frames(e)
         ctx.restore(snap)
         ctx.src = old_src
         return None

@@ -123,6 +123,7 @@ LIBRARY: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem add_pos_iff {a b : ℕ} : 0 < a + b ↔ 0 < a ∨ 0 < b", None, PROPEXT),
     ("theorem Real.one_rpow (x : ℝ) : (1 : ℝ) ^ x = 1", None, STD),
     ("theorem Int.natCast_ediv (m n : ℕ) : ((m / n : ℕ) : ℤ) = (m : ℤ) / (n : ℤ)", None, NONE),
+    ("theorem Nat.cast_mul (m n : ℕ) : ((m * n : ℕ) : ℝ) = (m : ℝ) * (n : ℝ)", RING, PROPEXT),
     ("theorem even_two : Even (2 : ℕ)", None, NONE),
     ("theorem one_eq_inv {a : ℝ} : 1 = a⁻¹ ↔ a = 1", FIELD, PROPEXT),
     # conditional: simp does not use them here (it would have to discharge the premise), `rw`/`apply` do

@@ -20,7 +20,7 @@ from lean_gym.sim.arith import (
     nat_sub_cases,
 )
 from lean_gym.sim.evaluate import eval_term
-from lean_gym.sim.terms import Term, mk_num
+from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits
 
 if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
@@ -98,6 +98,17 @@ class Conv:
             n = eval_term(t[3], self.ctx)
             if n is not None and 0 <= n <= MAX_POW:
                 return self.poly(t[2]) ** int(n)
+            if n is not None and n > MAX_POW and self.mode == "ring":
+                # a numeral to a large power is a numeral (Mathlib's `ring` evaluates it with norm_num's
+                # `evalPow`): `2 ^ 2014`, bounded as every numeral the simulator builds
+                base = self.poly(t[2])
+                if base.is_const():
+                    c = base.const_value()
+                    size = abs(c.numerator).bit_length() + c.denominator.bit_length()
+                    if size * int(n) <= 4 * MAX_NUMERAL_DIGITS:
+                        power = c ** int(n)
+                        if numeral_fits(power):
+                            return Poly.const(power)
             if n is None and self.mode == "ring":
                 # x ^ (e + c) = x ^ e * x ^ c (Mathlib's `ring` normalises exponents; linarith/omega do not)
                 e = Conv("ℕ", "ring", self.ctx).poly(t[3])
@@ -207,6 +218,10 @@ class Conv:
                 return self.atom(prod, frm == "ℕ")
             return lhs + rhs if h == "+" else lhs * rhs if h == "*" else lhs - rhs
         if self.mode == "omega" and frm == "ℕ" and to == "ℤ":
+            if h in ("/", "%"):
+                # ↑(a / b) = ↑a / ↑b and ↑(a % b) = ↑a % ↑b (Int.natCast_ediv, Int.natCast_mod: on naturals
+                # ℤ's Euclidean division is ℕ's), as Lean's omega frontend pushes the cast
+                return self.poly((h, to, ("cast", to, frm, a[2]), ("cast", to, frm, a[3])))
             if h == "^":
                 if eval_term(a[2], self.ctx, False) is not None:  # Int.ofNat_pow for a ground base
                     return self._omega_pow(("^", to, ("cast", to, frm, a[2]), a[3]), False)

@@ -70,7 +70,19 @@ class SimpSet:
         ctx: The tactic context (heartbeats).
     """
 
-    __slots__ = ("_fvs", "ctx", "default", "eval_fields", "literal_facts", "perm", "rules", "steps", "unfold")
+    __slots__ = (
+        "_fvs",
+        "conds",
+        "ctx",
+        "default",
+        "discharging",
+        "eval_fields",
+        "literal_facts",
+        "perm",
+        "rules",
+        "steps",
+        "unfold",
+    )
 
     def __init__(self, ctx: TacticContext, default: bool = True, eval_fields: bool = False) -> None:
         self.ctx = ctx
@@ -82,6 +94,8 @@ class SimpSet:
         self.perm: set[int] = set()
         self._fvs: set[str] | None = None
         self.literal_facts: set[str] = set()  # names of LITERAL_FACTS given to this call
+        self.conds: dict[int, tuple[Term, ...]] = {}  # a conditional rule's premises, by rule index
+        self.discharging = 0  # how deep the discharger is nested now
 
     def rule_fvs(self) -> set[str]:
         """Free variable names of every rule (hypotheses mention locals; lemma rules have none)."""
@@ -93,8 +107,11 @@ class SimpSet:
             self._fvs = out
         return self._fvs
 
-    def add_prop(self, p: Term, rev: bool = False, inst: Instance | None = None) -> None:
-        """Add ``p`` as a rewrite rule: ``a = b`` rewrites a to b, ``p ↔ q`` p to q, else ``p`` to True."""
+    def add_prop(
+        self, p: Term, rev: bool = False, inst: Instance | None = None, conds: tuple[Term, ...] = ()
+    ) -> None:
+        """Add ``p`` as a rewrite rule: ``a = b`` rewrites a to b, ``p ↔ q`` p to q, else ``p`` to True;
+        with ``conds``, a conditional rule: it rewrites only where the discharger proves each premise."""
         h = p[0]
         if h == "=":
             lhs, rhs = (p[2], p[3]) if not rev else (p[3], p[2])
@@ -109,6 +126,8 @@ class SimpSet:
         if lhs[0] == "mvar":
             return  # a rule whose left side is a bare metavariable would rewrite everything
         self.rules.append((lhs, rhs, inst))
+        if conds:
+            self.conds[len(self.rules) - 1] = conds
         self._fvs = None
         if inst is not None and _is_permutation(lhs, rhs):
             self.perm.add(len(self.rules) - 1)
@@ -221,10 +240,36 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
 
             if idx in ss.perm and not repr(out) < repr(t):
                 continue  # ordered rewriting with permutation lemmas, as Lean's simp (no loop)
+            if idx in ss.conds and not _discharge(ss.conds[idx], asg, ss):
+                continue
             if not _has_mvars(out):
                 return out
     r = _builtin_rules(t, ss)
     return t if r is None else r
+
+
+#: Lean's ``Simp.Config.maxDischargeDepth`` default: how deeply discharging may nest.
+MAX_DISCHARGE_DEPTH = 2
+
+
+def _discharge(premises: tuple[Term, ...], asg: dict[str, Term | str], ss: SimpSet) -> bool:
+    """Whether simp's default discharger proves every premise of a conditional rule instance: each one,
+    instantiated, simplifies to ``True`` with the same simp set (the rules and the hypotheses given to the
+    call), nested at most :data:`MAX_DISCHARGE_DEPTH` deep (Lean's ``Simp.dischargeDefault?``); a premise
+    with a metavariable left is not discharged."""
+    from lean_gym.sim.proofs import _has_mvars
+
+    if ss.discharging >= MAX_DISCHARGE_DEPTH:
+        return False
+    ss.discharging += 1
+    try:
+        for prem in premises:
+            q = instantiate(prem, asg)
+            if _has_mvars(q) or simp_term(q, ss, {}) != TRUE:
+                return False
+    finally:
+        ss.discharging -= 1
+    return True
 
 
 def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
@@ -490,6 +535,16 @@ def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:
     return _to_numeral("ℝ", r, ss)
 
 
+def _nn_int_floor(t: Term, ss: SimpSet) -> Term | None:
+    """``⌊x⌋`` of a numeral: Mathlib's ``evalIntFloor`` (``Mathlib/Data/Rat/Floor.lean``, ``@[norm_num ⌊_⌋]``);
+    only norm_num has it (ℝ is not computable: ``decide`` and ``rfl`` do not evaluate it)."""
+    got = _numeral(t[2][0]) if len(t[2]) == 1 else None
+    if got is None or got[0] not in ("ℚ", "ℝ"):
+        return None
+    _tick(ss)
+    return _to_numeral("ℤ", math.floor(got[1]), ss)
+
+
 MAX_BIGOP_TERMS = 10_000
 """norm_num evaluates a big operator over at most this many elements (each costs heartbeats as well)."""
 
@@ -539,6 +594,7 @@ def _body_type(f: Term) -> str | None:
 _NORM_NUM_EXTENSIONS: dict[str, Callable[[Term, SimpSet], Term | None]] = {
     "Nat.Prime": _nn_nat_prime,
     "Real.sqrt": _nn_real_sqrt,
+    "Int.floor": _nn_int_floor,
     "Finset.sum": _nn_bigop,
     "Finset.prod": _nn_bigop,
 }
@@ -730,18 +786,24 @@ def literal_fact(t: Term, names: set[str]) -> Term | None:
 
 
 def add_hyp_rule(ss: SimpSet, p: Term, rev: bool = False) -> None:
-    """Add hypothesis ``p`` as simp uses a local fact: ``∀ x, f x = e`` (no premises) rewrites every
-    instance ``f t`` (Lean's ``simp [h]``, and ``simp_all`` with each other hypothesis); the fact itself
-    rewrites to ``True``."""
+    """Add hypothesis ``p`` as simp uses a local fact: ``∀ x, f x = e`` rewrites every instance ``f t``
+    (Lean's ``simp [h]``, and ``simp_all`` with each other hypothesis); with premises
+    (``∀ x, x ≠ 0 → f x = e``) the rule is conditional, each premise discharged by simp (an equation or
+    ``↔`` conclusion only: a peeled ``¬q`` concludes ``False``, no rewrite rule); the fact itself rewrites
+    to ``True``."""
     tel = prop_telescope(p)
     if tel.binders:
         hinst = Instance(tel)
-        conditional = False
+        premises: list[Term] = []
         while hinst.pending:
-            conditional = conditional or hinst.next_binder().is_prop
+            b = hinst.next_binder()
+            if b.is_prop:
+                premises.append(b.type)
             hinst.mvar_next()
-        if not conditional:
+        if not premises:
             ss.add_prop(hinst.conclusion, rev, hinst)
+        elif hinst.conclusion[0] in ("=", "↔"):
+            ss.add_prop(hinst.conclusion, rev, hinst, tuple(premises))
     ss.add_prop(p, rev)
 
 
@@ -833,10 +895,11 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
             t = goal.target
             if not is_prop_type(t):
                 continue
+            before = ss.steps
             new = simp_term(t, ss)
             if new == TRUE:
                 return close_from(start, goal, Rewrote(variant, new), ctx)
-            if canon(new) != canon(t):
+            if _changed(t, new, ss.steps > before):
                 progress = True
                 goal = goal.with_target(new)
         else:
@@ -848,11 +911,12 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
             # a hypothesis is not rewritten with itself
             saved = ss.rules
             ss.rules = [r for r in saved if canon(r[0]) != canon(p)]
+            before = ss.steps
             new = simp_term(p, ss, {})
             ss.rules = saved
             if new == FALSE:
                 return close_from(start, goal, Rewrote(variant, new, goal.find(where)), ctx)
-            if canon(new) != canon(p):
+            if _changed(p, new, ss.steps > before):
                 progress = True
                 if new == TRUE:
                     goal = goal.remove_hyp(where)
@@ -959,6 +1023,13 @@ def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal]
 
 
+def _changed(old: Term, new: Term, rewrote: bool) -> bool:
+    """Whether simp changed ``old`` into ``new``: a new canonical form, or a rewrite that gave another
+    expression with the same canonical form (``ne_eq`` turns ``a ≠ b`` into ``¬a = b``: Lean's simp
+    compares expressions, so that is progress)."""
+    return canon(new) != canon(old) or (rewrote and new != old)
+
+
 def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     only, rules, _, _, _ = parse_simp_args(syn)
     ctx.use_axiom("propext")
@@ -981,7 +1052,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             new = simp_term(p, ss)
             if new == FALSE:
                 return close_from(goal0, goal, Rewrote("simp_all", new, goal.find(name)), ctx)
-            if canon(new) != canon(p):
+            if _changed(p, new, ss.steps > 0):
                 changed = True
                 goal = goal.remove_hyp(name) if new == TRUE else goal.replace_hyp(name, new)
         ctx.tick(len(goal.hyps))
@@ -993,7 +1064,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         new = simp_term(goal.target, ss)
         if new == TRUE:
             return close_from(goal0, goal, Rewrote("simp_all", new), ctx)
-        if canon(new) != canon(goal.target):
+        if _changed(goal.target, new, ss.steps > 0):
             changed = True
             goal = goal.with_target(new)
         if not changed:

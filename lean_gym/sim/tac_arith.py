@@ -34,6 +34,7 @@ from lean_gym.sim.arith import (
 from lean_gym.sim.arith import omega as _omega
 from lean_gym.sim.arith.errors import WorkBudget
 from lean_gym.sim.arith.normnum import log_numeral_sign
+from lean_gym.sim.arith.poly import atom_sort_key
 from lean_gym.sim.evaluate import _bound_of, decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import (
@@ -50,7 +51,7 @@ from lean_gym.sim.kernel import (
 from lean_gym.sim.polyconv import DOMAIN, Conv, poly_to_term, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
-from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
+from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
 from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, mk_num, new_fvar, pretty, subst, user_name
 from lean_gym.sim.unify import canon
 
@@ -281,27 +282,51 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
             q = _neg_rel(q) or q
             if q[0] in ("<", "≤", ">", "≥", "=") and q[1] in DOMAIN and q[1] not in types:
                 types.append(q[1])
+    lift = "ℕ" in types and _has_comparison([*context, *extra], "ℤ")
+    if lift and "ℤ" not in types:
+        types.append("ℤ")
     ctx.use_standard_axioms()
     for tname in types:
         conv = Conv(tname, "linarith", ctx)
-        hyps = hyp_constraints(context, conv)
-        ex = hyp_constraints(extra, conv)
-        gc = to_constraint(goal_rel, conv) if goal_rel is not None else None
+        ctx_t, extra_t, goal_t = context, extra, goal_rel
+        if lift and tname == "ℤ":
+            # Mathlib's `natToInt` preprocessing moves every ℕ comparison to ℤ (`push_cast`), so an ℕ fact
+            # and an ℤ fact about its cast meet in one problem
+            ctx_t, extra_t = [_nat_to_int(q) for q in context], [_nat_to_int(q) for q in extra]
+            goal_t = _nat_to_int(goal_rel) if goal_rel is not None else None
+        hyps = hyp_constraints(ctx_t, conv)
+        ex = hyp_constraints(extra_t, conv)
+        gc = to_constraint(goal_t, conv) if goal_t is not None else None
         integer = tname in ("ℕ", "ℤ")
-        nonneg_facts = _natcast_nonneg_facts(
-            context + extra + ([goal_rel] if goal_rel is not None else []), conv
-        )
+        nonneg_facts = _natcast_nonneg_facts(ctx_t + extra_t + ([goal_t] if goal_t is not None else []), conv)
         hyps = [*nonneg_facts, *hyps]
         branches = _ne_branches([*ex, *hyps], MAX_SPLIT_NE) if args.split_ne else [[*ex, *hyps]]
         certs: list[Certificate] = []
         for branch in branches:
-            got = _refute_branch(branch, ex, gc, goal, extra, goal_rel, conv, integer, nonlinear, ctx)
+            got = _refute_branch(branch, ex, gc, goal, extra_t, goal_t, conv, integer, nonlinear, ctx)
             if got is None:
                 break
             certs.extend(got)
         else:
             return close(goal, Linear(tuple(certs)), ctx)
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
+
+
+def _has_comparison(props: Iterable[Term], ty: str) -> bool:
+    for q in props:
+        q = _neg_rel(q) or q
+        if q[0] in ("<", "≤", ">", "≥", "=") and q[1] == ty:
+            return True
+    return False
+
+
+def _nat_to_int(q: Term) -> Term:
+    """An ℕ comparison (through ``¬``) as the ℤ comparison of its sides' casts; anything else unchanged."""
+    if q[0] == "¬":
+        return ("¬", _nat_to_int(q[1]))
+    if q[0] in ("<", "≤", ">", "≥", "=") and q[1] == "ℕ":
+        return (q[0], "ℤ", ("cast", "ℤ", "ℕ", q[2]), ("cast", "ℤ", "ℕ", q[3]))
+    return q
 
 
 def _refute_branch(
@@ -945,6 +970,18 @@ def _omega_goal_facts(t: Term) -> list[Term] | None:
 
 @builtin("omega")
 def _omega_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    return _omega_run(goal, syn, ctx, complete=False)
+
+
+def _cutsat_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``grind``'s ``cutsat`` module: ``omega``'s reading of the goal, decided completely (a linear integer
+    problem without an integer solution is refuted, through the omega test's dark and grey shadows, where
+    Lean's ``omega`` stops at the real shadow; Lean core's ``grind`` docstring: cutsat is "a complete
+    decision procedure for linear integer arithmetic")."""
+    return _omega_run(goal, syn, ctx, complete=True)
+
+
+def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -> list[Goal]:
     if len(syn.toks) > 1:
         raise TacticError(f"unexpected token '{syn.toks[1].text}'", syn.toks[1].start, syn.toks[1].end)
     goal_facts = _omega_goal_facts(goal.target)
@@ -984,14 +1021,14 @@ def _omega_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     sized = ctx.search_budget(100, 20_000, 5)
     meter = WorkBudget(sized.value)
     try:
-        ok = _omega(hyps, None, nat_atoms=nat_atoms, disjunctions=disj, budget=meter)
+        ok = _omega(hyps, None, nat_atoms=nat_atoms, disjunctions=disj, budget=meter, complete=complete)
     except ArithBudgetExceeded:
         ok = False
     finally:
         sized.settle(meter)
     if ok:
         ctx.use_axiom("propext")
-        return close(goal, Decided("omega"), ctx)
+        return close(goal, Decided("grind" if complete else "omega"), ctx)
     raise TacticError(_omega_fail(goal, False))
 
 
@@ -1488,11 +1525,22 @@ def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ts.expect_sym("]")
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    snap = ctx.snapshot()
     try:
         _positivity(goal, syn, ctx)
         return [] if goal is start else close(start, Subproof((goal,)), ctx)
     except TacticError:
-        pass
+        ctx.restore(snap)
+    try:
+        return _bound_structural(start, goal, syn, ctx)
+    except TacticError:
+        ctx.restore(snap)
+    return _bound_search(start, goal, ctx)
+
+
+def _bound_structural(start: Goal, goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``bound``'s apply rules, modelled by ``gcongr``'s recursion with side goals closed by a hypothesis
+    or ``positivity``."""
     side, main = _gcongr_goals(goal, syn, ctx, None, "gcongr")
     from lean_gym.sim.tactics import _hyp_closes
 
@@ -1504,6 +1552,42 @@ def _bound(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 raise TacticError("bound failed to prove the goal") from None
     ctx.use_standard_axioms()
     return close_from(start, goal, Decided("gcongr"), ctx)
+
+
+#: ``bound``'s aesop call (Mathlib ``Mathlib/Tactic/Bound.lean``: ``aesop (rule_sets := [Bound, -default])
+#: (config := Bound.boundConfig)``), with its two closing rules ``boundNormNum`` (unsafe 10%, ``norm_num``)
+#: and ``boundLinarith`` (unsafe 5%, ``linarith``); Aesop's builtin rules stay (splitting ``∧`` targets,
+#: ``intro``, ``subst``, hypotheses). ``boundConfig`` is ``{ enableSimp := false }`` in the Mathlib SATP
+#: ran (v4.26): ``terminal`` is Aesop's default ``false``, so ``bound`` leaves the goals of its safe rules
+#: when it cannot finish (SATP's minimal proofs of ``aime_1990_p4`` and ``mathd_numbertheory_765`` run
+#: tactics after a ``bound`` that did not close the goal; later Mathlib sets ``terminal := true``).
+_BOUND_AESOP = (
+    "aesop (config := { enableSimp := false, warnOnNonterminal := false }) (rule_sets := [-default])"
+    " (add unsafe 10% (by norm_num)) (add unsafe 5% (by linarith))"
+)
+
+
+def _bound_search(start: Goal, goal: Goal, ctx: TacticContext) -> list[Goal]:
+    """``bound`` as Mathlib runs it: its forward rule ``le_of_lt`` (``@[bound_forward]``, safe) on every
+    strict hypothesis whose weak form is not a hypothesis yet, then its aesop search (:data:`_BOUND_AESOP`). The forward facts are progress even
+    when the search makes none."""
+    fwd = goal
+    have = {canon(p) for _, p in goal.props()}
+    for _, p in goal.props():
+        if p[0] in ("<", ">") and p[1] in DOMAIN:
+            q = ("≤" if p[0] == "<" else "≥", *p[1:])
+            if canon(q) not in have:  # Aesop adds no forward fact whose type is already a hypothesis
+                have.add(canon(q))
+                fwd = fwd.add_hyp("fwd", q)
+    try:
+        left = run_tactic(fwd, _BOUND_AESOP, ctx)  # aesop is a layer above: through the tactic table
+    except TacticError as e:
+        if fwd is start or "made no progress" not in str(e):
+            raise
+        return [fwd]
+    if left:
+        return left
+    return [] if fwd is start else close(start, Subproof((fwd,)), ctx)
 
 
 # ------------------------------------------------------------------------------------------ field_simp
@@ -1540,9 +1624,11 @@ __all__ += ["DOMAIN", "hyp_constraints", "ring_equal", "ring_nf_term", "sign_of"
 def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     """Lean core's ``grind`` (SATP's calls and minimal proofs use ``grind only [L]``), modelled by the part
     of it the simulator has and nothing more: its linear solvers (``cutsat`` for ℕ/ℤ, which decides linear
-    integer arithmetic as ``omega`` does, and the ``linarith`` module for ordered fields) and its
-    commutative-ring normaliser on the target. Congruence closure, E-matching, case splits and the ring
-    solver's use of hypotheses (Gröbner bases) are not modelled, so it proves less than Lean's ``grind``.
+    integer arithmetic, :func:`_cutsat_tac`, and the ``linarith`` module for ordered fields, with case
+    splits on ``≠``), its commutative-ring normaliser on the target, field normalisation of denominators
+    known non-zero, and its ring solver's use of the linear equations of the context (:func:`_grind_ring`).
+    Congruence closure, E-matching and nonlinear Gröbner steps are not modelled, so it proves less than
+    Lean's ``grind``.
 
     The lemmas of ``only [L, …]`` are read and not used (what is proved without them Lean's ``grind``
     proves with them too); the simulator cannot tell whether ``L`` exists in Mathlib.
@@ -1568,12 +1654,52 @@ def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     bare = TacSyntax(syn.name, syn.toks[:1], syn.src, syn.start, syn.toks[0].end)
     if _ring_closes(goal.target, ctx):
         return close(goal, PolyIdentity(), ctx)
-    if _grind_split(goal, bare, ctx, 0):
+    if _grind_split(goal, bare, ctx, 0) or _grind_ring(goal, ctx):
         return close(goal, Decided("grind"), ctx)
     cleared = _grind_fields(goal, bare, ctx)
-    if cleared is not None and _grind_split(cleared, bare, ctx, 0):
+    if cleared is not None and (_grind_split(cleared, bare, ctx, 0) or _grind_ring(cleared, ctx)):
         return close(goal, Decided("grind"), ctx)
     raise TacticError("`grind` failed")
+
+
+_GRIND_RING_PIVOTS = 16
+
+
+def _grind_ring(goal: Goal, ctx: TacticContext) -> bool:
+    """Whether grind's commutative-ring solver proves the target ``a = b`` over ℚ/ℝ from the equations of
+    the context: ``a − b`` reduces to 0 modulo them. Lean core's ring module computes a Gröbner basis of
+    the equations (``Lean/Meta/Tactic/Grind/Arith/CommRing``; ``tests/lean/run/grind_ring_*.lean``); the
+    simulator reduces only by the linear ones, each solved for one atom and substituted everywhere (the
+    Gröbner basis steps whose pivot is linear: Gaussian elimination), with nonlinear equations rechecked
+    after each substitution (one may become linear), at most :data:`_GRIND_RING_PIVOTS` pivots. An
+    equation that reduces to a non-zero constant proves the goal (the context is contradictory)."""
+    t = goal.target
+    if t[0] != "=" or t[1] not in ("ℚ", "ℝ"):
+        return False
+    ty = t[1]
+    conv = Conv(ty, "ring", ctx)
+    try:
+        target = conv.poly(t[2]) - conv.poly(t[3])
+        pending = [conv.poly(p[2]) - conv.poly(p[3]) for _, p in goal.props() if p[0] == "=" and p[1] == ty]
+    except ArithBudgetExceeded:
+        return False
+    pending = [q for q in pending if not q.is_zero()]
+    for _ in range(_GRIND_RING_PIVOTS):
+        if target.is_zero():
+            return True
+        if any(q.is_const() for q in pending):
+            return True
+        lin = next((q for q in pending if q.is_linear()), None)
+        if lin is None:
+            return False
+        ctx.tick(10 * (len(pending) + 1))
+        pending.remove(lin)
+        atom = max((m[0][0] for m in lin.monomials() if m), key=atom_sort_key)
+        coeff = lin.coeff(((atom, 1),))
+        value = (lin - Poly.var(atom) * coeff) / -coeff
+        target = target.substitute(atom, value)
+        pending = [r for q in pending if not (r := q.substitute(atom, value)).is_zero()]
+    return target.is_zero()
 
 
 _GRIND_SPLITS = 3
@@ -1583,7 +1709,7 @@ def _grind_split(goal: Goal, bare: TacSyntax, ctx: TacticContext, depth: int) ->
     """Whether grind's linear solvers close ``goal``: ``omega`` (cutsat), ``linarith``, after splitting
     up to three disequalities ``a ≠ b`` of ordered types into ``a < b`` and ``b < a`` (grind case-splits
     on them; linarith alone ignores them)."""
-    for solver in (_omega_tac, _linarith_tac):
+    for solver in (_cutsat_tac, _linarith_tac):
         snap = ctx.snapshot()
         try:
             solver(goal, bare, ctx)
@@ -1593,6 +1719,8 @@ def _grind_split(goal: Goal, bare: TacSyntax, ctx: TacticContext, depth: int) ->
     if depth >= _GRIND_SPLITS:
         return False
     for name, p in goal.props():
+        if p[0] == "¬" and p[1][0] == "=":
+            p = ("≠", *p[1][1:])  # `a ≠ b` unfolds to `¬a = b` (`Ne`): grind reads both alike
         if p[0] == "≠" and p[1] in DOMAIN:
             ty, a, b = p[1], p[2], p[3]
             lo, hi = goal.replace_hyp(name, ("<", ty, a, b)), goal.replace_hyp(name, ("<", ty, b, a))

@@ -818,6 +818,19 @@ def known_tactic(name: str) -> bool:
 # ---------------------------------------------------------------------------------------- execution
 
 
+def forget_frames(e: BaseException) -> None:
+    """Drop the tracebacks of ``e`` and of the exceptions chained to it (cause, context): a failure that is
+    caught and discarded then frees its frames by reference counting (a frame that holds the exception, as
+    ``err = TacticError(...); raise err`` does, is a frame ↔ traceback cycle left to the collector)."""
+    seen = 0
+    x: BaseException | None = e
+    while x is not None and seen < 64:
+        x.__traceback__ = None
+        nxt = x.__cause__ if x.__cause__ is not None else x.__context__
+        x = nxt
+        seen += 1
+
+
 def no_goals_error() -> TacticError:
     return TacticError("no goals to be proved")
 
@@ -875,7 +888,8 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
                 raise
             except TacticError as e:
                 ctx.restore(snap)
-                last = e.with_traceback(None)  # kept past its frames: no frame ↔ traceback cycle to collect
+                forget_frames(e)  # kept past its frames: no frame ↔ traceback cycle to collect
+                last = e
             finally:
                 ctx.recover = saved_recover
         raise last or TacticError("first failed")
@@ -886,7 +900,8 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
             return exec_node(node.children[0], goals, ctx)
         except HeartbeatsExceeded:
             raise
-        except TacticError:
+        except TacticError as e:
+            forget_frames(e)
             ctx.restore(snap)
             return goals
         finally:
@@ -900,7 +915,8 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
                 new = exec_node(node.children[0], goals, ctx)
             except HeartbeatsExceeded:
                 raise
-            except TacticError:
+            except TacticError as e:
+                forget_frames(e)
                 ctx.restore(snap)
                 return goals
             finally:
@@ -934,7 +950,8 @@ def exec_node(node: Node, goals: list[Goal], ctx: TacticContext) -> list[Goal]:
                 if k == "all_goals":
                     raise
                 ctx.restore(snap)
-                last_err = e.with_traceback(None)
+                forget_frames(e)
+                last_err = e
                 out.append(g)
             finally:
                 ctx.recover = saved_recover

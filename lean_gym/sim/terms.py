@@ -329,6 +329,7 @@ TERM_HEADS: dict[str, tuple[str, str]] = {
     **{op: ("value", "stt") for op in ("+", "-", "*", "/", "%", "^")},
     # propositions
     **{rel: ("prop", "stt") for rel in ("=", "≠", "<", "≤", ">", "≥", "∣")},
+    "∈": ("prop", "stt"),  # membership in a Finset local: (element type, element, the set)
     **{op: ("prop", "tt") for op in ("∧", "∨", "→", "↔")},
     "¬": ("prop", "t"),
     "True": ("prop", ""),

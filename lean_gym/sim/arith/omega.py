@@ -146,15 +146,16 @@ def _bal_mod(a: int, m: int) -> int:
     return a - m * ((2 * a + m) // (2 * m))
 
 
-def _solve(rows: list[_Row], budget: WorkBudget, fresh: itertools.count[int]) -> bool:
-    """``True`` when ``rows`` are shown to have no integer solution."""
+def _solve(rows: list[_Row], budget: WorkBudget, fresh: itertools.count[int], complete: bool = False) -> bool:
+    """``True`` when ``rows`` are shown to have no integer solution (``complete``: ``False`` only when
+    they have one, see :func:`_shadows`)."""
     try:
-        return _solve_inner(rows, budget, fresh)
+        return _solve_inner(rows, budget, fresh, complete)
     except _Unsat:
         return True
 
 
-def _solve_inner(rows: list[_Row], budget: WorkBudget, fresh: itertools.count[int]) -> bool:
+def _solve_inner(rows: list[_Row], budget: WorkBudget, fresh: itertools.count[int], complete: bool) -> bool:
     eqs: list[_Row] = []
     ineqs: list[_Row] = []
     for r in rows:
@@ -239,23 +240,71 @@ def _solve_inner(rows: list[_Row], budget: WorkBudget, fresh: itertools.count[in
             return False
         v = best_v
         u, d = ups.get(v, []), downs.get(v, [])
+        if complete and best_cost is not None and best_cost[0] == 1:
+            return _shadows(ineqs, v, u, d, budget, fresh)
         budget.spend(len(u) * len(d) + 1)
         keep = [r for r in ineqs if v not in r.coeffs]
         for ra in u:
-            ca = ra.coeffs[v]
             for rb in d:
-                cb = -rb.coeffs[v]
-                coeffs = {m: cb * c for m, c in ra.coeffs.items()}
-                for m, c in rb.coeffs.items():
-                    s = coeffs.get(m, 0) + ca * c
-                    if s:
-                        coeffs[m] = s
-                    else:
-                        coeffs.pop(m, None)
-                nr = _normalise(_Row(coeffs, cb * ra.const + ca * rb.const, False))
+                nr = _combine(ra, rb, v, 0)
                 if nr is not None:
                     keep.append(nr)
         ineqs = keep
+
+
+def _combine(ra: _Row, rb: _Row, v: Monomial, slack: int) -> _Row | None:
+    """The shadow of the upper bound ``ra`` and the lower bound ``rb`` on ``v`` (``v`` eliminated), made
+    ``slack`` stronger (0: the real shadow; ``(a−1)(b−1)``: the dark shadow)."""
+    ca, cb = ra.coeffs[v], -rb.coeffs[v]
+    coeffs = {m: cb * c for m, c in ra.coeffs.items()}
+    for m, c in rb.coeffs.items():
+        s = coeffs.get(m, 0) + ca * c
+        if s:
+            coeffs[m] = s
+        else:
+            coeffs.pop(m, None)
+    return _normalise(_Row(coeffs, cb * ra.const + ca * rb.const + slack, False))
+
+
+def _shadows(
+    ineqs: list[_Row],
+    v: Monomial,
+    u: list[_Row],
+    d: list[_Row],
+    budget: WorkBudget,
+    fresh: itertools.count[int],
+) -> bool:
+    """Pugh's complete omega test for an inexact elimination of ``v`` (Pugh 1991, "The Omega test: a fast
+    and practical integer programming algorithm for dependence analysis", §2.3-2.4): no integer solution
+    when the real shadow has none; one when the dark shadow has one; otherwise every integer solution lies
+    on a grey-shadow splinter ``b·v = β + i`` (``β ≤ b·v`` a lower bound, ``0 ≤ i ≤ (M·b − M − b)/M``,
+    ``M`` the largest coefficient of ``v`` in an upper bound), each solved exactly. Only ``grind``'s
+    ``cutsat``, a complete procedure, uses it; Lean's ``omega`` has no dark or grey shadow."""
+    keep = [r for r in ineqs if v not in r.coeffs]
+    budget.spend(len(u) * len(d) + 1)
+    real = keep + [r for ra in u for rb in d if (r := _combine(ra, rb, v, 0)) is not None]
+    if _solve(real, budget, fresh, True):
+        return True
+    budget.spend(len(u) * len(d) + 1)
+    try:  # a trivially false dark row says nothing about the problem: go to the grey shadow
+        dark = keep + [
+            r
+            for ra in u
+            for rb in d
+            if (r := _combine(ra, rb, v, (ra.coeffs[v] - 1) * (-rb.coeffs[v] - 1))) is not None
+        ]
+    except _Unsat:
+        dark = None
+    if dark is not None and not _solve(dark, budget, fresh, True):
+        return False
+    big = max(r.coeffs[v] for r in u)
+    for rb in d:
+        b = -rb.coeffs[v]
+        for i in range((big * b - big - b) // big + 1):
+            budget.spend()
+            if not _solve([*ineqs, _Row(dict(rb.coeffs), rb.const + i, True)], budget, fresh, True):
+                return False
+    return True
 
 
 def _nat_facts(constraints: Iterable[Constraint], nat_atoms: frozenset[Any]) -> list[Constraint]:
@@ -276,6 +325,7 @@ def omega(
     nat_atoms: Iterable[Any] = (),
     disjunctions: Sequence[Sequence[Sequence[Constraint]]] = (),
     budget: int | WorkBudget | None = None,
+    complete: bool = False,
 ) -> bool:
     """Whether ``hyps`` entail ``goal`` (or are contradictory when ``goal`` is ``None``) over ℤ.
 
@@ -290,6 +340,8 @@ def omega(
             (a sequence of constraints), e.g. from :func:`nat_sub_cases` or an ``∨`` hypothesis; every
             combination of alternatives is refuted separately.
         budget: Maximum elimination steps over all branches (default :data:`DEFAULT_OMEGA_BUDGET`).
+        complete: Decide the problem (grind's ``cutsat``): an inexact elimination goes through the dark
+            and grey shadows (:func:`_shadows`) instead of the real shadow alone, as Lean's ``omega`` does.
 
     Returns:
         ``True`` when every case is refuted; ``False`` means "omega failed", not "the goal is false".
@@ -340,7 +392,7 @@ def omega(
         branch = [*plain, *(c for conj in choice for c in conj)]
         if nat:
             branch.extend(_nat_facts(branch, nat))
-        if not _solve([_to_row(c) for c in branch], b, fresh):
+        if not _solve([_to_row(c) for c in branch], b, fresh, complete):
             return False
     return True
 
