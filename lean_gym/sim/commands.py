@@ -410,6 +410,9 @@ class _Runner:
             ts.advance()
             syn = parse_term(ts, 0)
             self._expect_end(ts)
+            if syn.kind == "show":
+                self._check_show(t, syn)
+                return
             self.msg("info", t.start, t.end, self._check_text(syn))
             return
         if kw == "#norm_num":
@@ -443,6 +446,34 @@ class _Runner:
             self.declaration(ts)
             return
         raise ParseError(f"unexpected token '{kw}'; expected command", t.start, t.end)
+
+    def _check_show(self, kw: Token, syn: Syn) -> None:
+        """``#check show T by tac`` (or ``from e``) for a proposition ``T``: the proof's errors, then its type.
+
+        Lean elaborates the term (a failing proof becomes ``sorry``) and prints it with its type:
+        ``have this := sorry;\nthis : T`` (``tests/lean/run/decideNative.lean`` at 1d6e5f683d54, line 89).
+        A proof that succeeds would print its proof term, which the simulator does not build: that case is
+        outside its subset.
+        """
+        from lean_gym.sim.proofs import ProofChecker
+        from lean_gym.sim.tactics import LogMessage, TacticContext
+
+        at = not self.env.mathlib
+        target = Elaborator(self.env, {}).elab_prop(syn.args[1])
+        ctx = TacticContext(env=self.env, decl_name=None)
+        ctx.src = self.src
+        try:
+            ProofChecker(Goal((), target, None, at), ctx).check(syn, target)
+        except ElabError as e:
+            ctx.messages.append(LogMessage("error", e.message, e.start, e.end))
+        errors = [m for m in ctx.messages if m.severity == "error"]
+        if not errors and not ctx.sorries:
+            raise ParseError(
+                "`#check` of a proof that succeeds is outside the simulator's Lean subset", kw.start, kw.end
+            )
+        for m in ctx.messages:
+            self.msg(m.severity, m.start, m.end, m.data)
+        self.msg("info", kw.start, kw.end, f"have this := sorry;\nthis : {pretty(target, at)}")
 
     def _check_text(self, syn: Syn) -> str:
         el = Elaborator(self.env, {})

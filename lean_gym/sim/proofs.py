@@ -482,7 +482,7 @@ class ProofChecker:
         k = syn.kind
         if k == "paren":
             return self.infer(syn.args[0], expected)
-        if k == "ascr":
+        if k in ("ascr", "show"):  # `(e : T)`, `show T from e`, `show T by tac`: `e` proves `T`
             p = self.el.elab_prop(syn.args[1])
             self.check(syn.args[0], p)
             return p
@@ -832,6 +832,8 @@ _CORE_UNMODELLED = frozenset(
 def _syn_text(syn: Syn) -> str:
     from lean_gym.sim.elab import syn_text
 
+    if syn.kind == "show":
+        return "this"  # Lean's `show T from e` is `let_fun this : T := e; this` (Term.elabShow)
     return syn_text(syn)
 
 

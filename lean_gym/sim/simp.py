@@ -987,15 +987,26 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         # the derived goal: the simplified target, with the simplified type of the `using` term as a local
         derived, this = goal.with_target(target).add_local("this", q)
         return close_from(goal, derived, Rewrote("simpa", q, this[1]), ctx)
+    # Lean's text (``Simpa.lean``: the header names the `using` term ``e`` itself, then
+    # ``throwTypeMismatchError``), as ``tests/elab/4101.lean`` records it (leanprover/lean4 at f9e0c70583ad)
+    shown = (
+        "this"
+        if using_at is None
+        else " ".join(syn.src.text[toks[using_at + 1].start : toks[-1].end].split())
+    )
     raise TacticError(
-        f"Type mismatch: After simplification, term\n  {pretty(q, goal.ascii)}\n has type\n  {pretty(q, goal.ascii)} : Prop\nbut is expected to have type\n  {pretty(target, goal.ascii)} : Prop"
+        f"Type mismatch: After simplification, term\n  {shown}\n has type\n  {pretty(q, goal.ascii)}\n"
+        f"but is expected to have type\n  {pretty(target, goal.ascii)}"
     )
 
 
 def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    _, rules, _, _, _ = parse_simp_args(syn)
+    _, rules, locs, _, _ = parse_simp_args(syn)
+    if locs is not None:
+        # the rules rewrite only the goal here: with `at h` that would close goals Lean leaves open
+        raise TacticError("`simp_rw … at …` is outside the simulator's Lean subset")
     start = goal
-    for rev, term in rules:
+    for i, (rev, term) in enumerate(rules):
         ss = SimpSet(ctx, default=False)
         add_simp_arg(ss, goal, rev, term, ctx)
         t = goal.target
@@ -1003,6 +1014,10 @@ def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         if canon(new) == canon(t):
             raise TacticError("simp made no progress")
         if new == TRUE:
+            if i + 1 < len(rules):
+                # Mathlib's `simp_rw` runs `simp only [rule]` once per rule on the main goal: a rule after
+                # the goal is closed has none (MathlibTest/SimpRw.lean at 2bfb86689145, line 51)
+                raise TacticError("No goals to be solved")
             return close_from(start, goal, Rewrote("simp_rw", new), ctx)
         goal = goal.with_target(new)
     return [goal]

@@ -604,6 +604,8 @@ def _parse_leading(ts: TokenStream) -> Syn:
                         break
                 ts.advance()
             return Syn("by", (start, ts.last_end() if ts.i > j else start, t), t.start, ts.last_end())
+        if t.text == "show":
+            return _parse_show(ts)
         if t.text in _KEYWORDS and t.text != "this":
             raise ParseError(f"unexpected token '{t.text}'; expected term", t.start, t.end)
         ts.advance()
@@ -639,12 +641,52 @@ def _parse_leading(ts: TokenStream) -> Syn:
             head = _parse_arg(ts)
             return _parse_app(ts, head)
         if s == "·":
+            if not _inside_brackets(ts):
+                # Lean parses `·` as a term and its elaborator refuses it outside parentheses
+                # (`elabBadCDot`, Lean/Elab/BuiltinNotation.lean; MathlibTest/Use.lean at 44e8fc60, line 262)
+                raise ParseError(
+                    "invalid occurrence of `·` notation, it must be surrounded by parentheses (e.g. `(· + 1)`)",
+                    t.start,
+                    t.end,
+                )
             raise ParseError("unexpected token '·'; expected term", t.start, t.end)
         if s == "?":
             ts.advance()
             name = ts.advance()
             return Syn("mvar", (name.text,), t.start, name.end)
     raise ParseError(f"unexpected token '{t.text}'; expected term", t.start, t.end)
+
+
+def _parse_show(ts: TokenStream) -> Syn:
+    """``show T from e`` / ``show T by tac`` (Lean's ``Term.show``: ``"show " term (fromTerm <|> byTactic')``).
+
+    A ``show`` node ``(body, T)``: the body proves (or is) ``T``, which must match what is expected.
+    """
+    t = ts.advance()
+    ty = parse_term(ts, 0)
+    if ts.tok.kind == "ident" and ts.tok.text == "from":
+        ts.advance()
+        body = parse_term(ts, 0)
+    elif ts.tok.kind == "ident" and ts.tok.text == "by":
+        body = _parse_leading(ts)
+    else:
+        raise ts.unexpected("'by' or 'from'")
+    return Syn("show", (body, ty), t.start, body.end)
+
+
+def _inside_brackets(ts: TokenStream) -> bool:
+    """Whether an opening bracket before the current token is still open (``(f ·)``, ``⟨·, 1⟩``)."""
+    depth = 0
+    for tok in reversed(ts.toks[: ts.i]):
+        if tok.kind != "sym":
+            continue
+        if tok.text in (")", "⟩", "]", "}"):
+            depth += 1
+        elif tok.text in ("(", "⟨", "[", "{"):
+            if depth == 0:
+                return True
+            depth -= 1
+    return False
 
 
 def _parse_app(ts: TokenStream, head: Syn) -> Syn:

@@ -1112,10 +1112,13 @@ def _free_locals(p: Term, goal: Goal) -> bool:
 
 
 def _free_variables_error(t: Term, goal: Goal) -> TacticError:
-    """Lean's ``decide``/``native_decide`` refusal of a goal with free variables (v4.2x wording)."""
+    """Lean's ``decide``/``native_decide`` refusal of a goal with free variables.
+
+    The wording of ``tests/elab/decideTactic.lean`` (leanprover/lean4 at ``41e06955a7e9``, line 109).
+    """
     return TacticError(
         f"Expected type must not contain free variables\n  {pretty(t, goal.ascii)}\n\n"
-        "Hint: Use the `+revert` option to automatically cleanup and revert free variables."
+        "Hint: Use the `+revert` option to automatically clean up and revert free variables"
     )
 
 
@@ -1200,7 +1203,8 @@ def _rfl(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if t[0] == "=":
         at = goal.ascii
         raise TacticError(
-            f"Tactic `rfl` failed: The lhs\n  {pretty(t[2], at)}\nis not definitionally equal to the rhs\n  {pretty(t[3], at)}\n\n{goal.pretty()}"
+            f"Tactic `rfl` failed: The left-hand side\n  {pretty(t[2], at)}\nis not definitionally equal to "
+            f"the right-hand side\n  {pretty(t[3], at)}\n\n{goal.pretty()}"
         )
     raise TacticError(
         f"The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation (neither `=` nor a relation with a @[refl] lemma).\n- The arguments of the relation are not equal.\nTry using the reflexivity lemma for your relation explicitly, e.g. `exact Eq.refl _` or\n`exact HEq.rfl` etc.\n\n{goal.pretty()}"
@@ -1439,7 +1443,10 @@ def _gcongr_goals(
                 return [], []
             progress = gc.lemma(r[0], r[1], r[2], r[3], 0)
     if not progress:
-        raise TacticError(f"{name} did not make progress" if name == "gcongr" else "rel failed")
+        if name == "gcongr":
+            raise TacticError("gcongr did not make progress")
+        # Lean's `gcongr` hands back a goal no lemma applies to as it is: `rel` lists it as not justified
+        raise _rel_unjustified([t])
     side: list[Goal] = []
     for s_t in gc.side:
         g = goal.with_target(s_t).with_tag(None)
@@ -1462,6 +1469,28 @@ def _gcongr(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return side + main or close(goal, Decided("gcongr"), ctx)
 
 
+def _rel_unjustified(left: list[Term]) -> TacticError:
+    """``rel``'s failure with the goals it could not justify (``Mathlib/Tactic/GCongr/Core.lean``)."""
+    return TacticError(
+        "rel failed, cannot prove goal by 'substituting' the listed relationships. "
+        "The steps which could not be automatically justified were:\n" + "\n".join(pretty(t) for t in left)
+    )
+
+
+def _is_relation(t: Term) -> bool:
+    """Whether ``rel`` takes ``t`` for a relation: Mathlib's ``rel`` (``Mathlib/Tactic/GCongr/Core.lean``)
+    wants ``R lhs rhs`` (two explicit arguments, after ``whnfR``) with ``lhs`` and ``rhs`` of one type.
+
+    ``a ≠ b`` unfolds (reducibly) to ``¬(a = b)``, one argument; ``Even x`` is ``@Even ℤ inst x``, whose
+    last two arguments have different types; ``→``/``∀``/``∃`` are no applications. Other applications the
+    simulator cannot judge count as relations (``rel`` then fails otherwise).
+    """
+    h = t[0]
+    if h in ("≠", "¬", "True", "False", "→", "∀", "∃"):
+        return False
+    return not (h == "app" and len(t[2]) == 1)
+
+
 @builtin("rel")
 def _rel(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     """``rel [h₁, …]``: ``gcongr`` whose main goals only the listed terms may close; nothing may be left."""
@@ -1473,13 +1502,11 @@ def _rel(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         if ts.is_sym(","):
             ts.advance()
     ts.expect_sym("]")
+    if not _is_relation(goal.target):
+        raise TacticError("rel failed, goal not a relation")
     side, main = _gcongr_goals(goal, syn, ctx, facts, "rel")
     if side or main:
-        raise TacticError(
-            "rel failed, cannot prove goal by 'substituting' the listed relationships. "
-            "The steps which could not be automatically justified were:\n"
-            + "\n".join(pretty(g.target) for g in side + main)
-        )
+        raise _rel_unjustified([g.target for g in side + main])
     ctx.use_standard_axioms()
     return close(goal, Decided("gcongr"), ctx)
 

@@ -133,7 +133,11 @@ def _check_type(goal: Goal, ctx: TacticContext, name: str, ty_syn: Syn | None, t
     given = el.elab_prop(ty_syn) if is_prop_type(ty) else el.elab_type(ty_syn)
     if not defeq(given, ty):
         raise TacticError(
-            lambda: f"type mismatch for '{name}'\n  {pretty(given)}\nbut `choose` makes\n  {pretty(ty)}",
+            # Mathlib's text (MathlibTest/choose.lean at 112f03d1, lines 135 and 147): the type `choose`
+            # makes, then the one written
+            lambda: (
+                f"type mismatch for '{name}'\nhas type\n  {pretty(ty)}\nbut is expected to have type\n  {pretty(given)}"
+            ),
             ty_syn.start,
             ty_syn.end,
         )

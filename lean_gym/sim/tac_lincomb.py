@@ -18,14 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lean_gym.sim.arith import ArithBudgetExceeded, Poly
-from lean_gym.sim.elab import ElabError
+from lean_gym.sim.elab import ElabError, syn_text
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Decided, close
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import Syn, parse_term
 from lean_gym.sim.tac_arith import DOMAIN, Conv, _sign, poly_to_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import Term, is_prop_type, mk_num
+from lean_gym.sim.terms import NUM_RANK, Term, is_prop_type, mk_num
 
 _LINEAR_ONLY = "'linear_combination' supports only linear operations"
 _STRENGTH = {"=": 0, "≤": 1, "<": 2}
@@ -47,6 +47,12 @@ def _as_relation(p: Term, ty: str) -> tuple[str, Term, Term] | None:
     if h in ("≥", ">") and p[1] == ty:
         return ("≤" if h == "≥" else "<"), p[3], p[2]
     return None
+
+
+# Mathlib's lemma for `c op h` (the constant on the left) and `h op c` (on the right), each applied as
+# `lemma h c` (Mathlib/Tactic/LinearCombination.lean, expandLinearCombo)
+_CONST_LEFT = {"+": "add_const_eq", "-": "sub_const_eq", "*": "mul_const_eq", "/": "div_const_eq"}
+_CONST_RIGHT = {"+": "add_eq_const", "-": "sub_eq_const", "*": "mul_eq_const", "/": "div_eq_const"}
 
 
 class _Combination:
@@ -95,6 +101,7 @@ class _Combination:
             return _Piece(p.rel, -p.lhs, -p.rhs)
         if k == "binop" and syn.args[0] in ("+", "-", "*", "/"):
             op, a_syn, b_syn = syn.args
+            self._check_coefficient_type(op, a_syn, b_syn)
             a, b = self.expand(a_syn), self.expand(b_syn)
             if op in ("+", "-"):
                 if op == "-" and b.rel not in (None, "="):
@@ -119,6 +126,31 @@ class _Combination:
             return piece
         c, _ = self.term(syn)
         return _Piece(None, c, c)
+
+    def _check_coefficient_type(self, op: str, a_syn: Syn, b_syn: Syn) -> None:
+        """Lean's error for a coefficient ascribed a type that does not coerce to the goal's, next to a hypothesis.
+
+        Mathlib's ``expandLinearCombo`` turns ``c * h`` into ``mul_const_eq h c`` (``h * c`` into
+        ``mul_eq_const h c``, and so on for ``+ - /``); elaborating that application fails on ``c``
+        (``MathlibTest/linear_combination.lean`` at f16a9c0e7528, line 327).
+        """
+        for coeff, other, lemma in ((a_syn, b_syn, _CONST_LEFT[op]), (b_syn, a_syn, _CONST_RIGHT[op])):
+            while coeff.kind == "paren":
+                coeff = coeff.args[0]
+            if coeff.kind != "ascr" or coeff.args[1].kind != "ident" or other.kind != "ident":
+                continue
+            cty = coeff.args[1].args[0]
+            if cty not in NUM_RANK or self.ty not in NUM_RANK or NUM_RANK[cty] <= NUM_RANK[self.ty]:
+                continue  # the same type, or one Lean coerces to the goal's (`↑(2 : ℕ)` at ℤ): no error
+            piece = self.proof(other)
+            if piece is None or piece.rel != "=":
+                continue
+            c = syn_text(coeff.args[0])
+            raise TacticError(
+                f"Application type mismatch: The argument\n  {c}\nhas type\n  {cty}\nbut is expected to have "
+                f"type\n  {self.ty}\nin the application\n  Mathlib.Tactic.LinearCombination.{lemma} "
+                f"{other.args[0]} {c}"
+            )
 
     def _scale(self, p: _Piece, coeff_syn: Syn, inverse: bool) -> _Piece:
         c, t = self.term(coeff_syn)
