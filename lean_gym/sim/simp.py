@@ -794,17 +794,23 @@ def add_hyp_rule(ss: SimpSet, p: Term, rev: bool = False) -> None:
     tel = prop_telescope(p)
     if tel.binders:
         hinst = Instance(tel)
-        premises: list[Term] = []
-        while hinst.pending:
-            b = hinst.next_binder()
-            if b.is_prop:
-                premises.append(b.type)
-            hinst.mvar_next()
+        premises = _open_premises(hinst)
         if not premises:
             ss.add_prop(hinst.conclusion, rev, hinst)
         elif hinst.conclusion[0] in ("=", "↔"):
             ss.add_prop(hinst.conclusion, rev, hinst, tuple(premises))
     ss.add_prop(p, rev)
+
+
+def _open_premises(inst: Instance) -> list[Term]:
+    """Open every binder of ``inst`` as a metavariable; the types of its propositional binders (its premises)."""
+    premises: list[Term] = []
+    while inst.pending:
+        b = inst.next_binder()
+        if b.is_prop:
+            premises.append(b.type)
+        inst.mvar_next()
+    return premises
 
 
 def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> None:
@@ -838,12 +844,7 @@ def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticConte
         if d is not None and d.kind in ("theorem", "axiom"):
             ctx.axioms.update(d.axioms)
             inst = Instance(decl_telescope(d))
-            premises: list[Term] = []
-            while inst.pending:
-                b = inst.next_binder()
-                if b.is_prop:
-                    premises.append(b.type)
-                inst.mvar_next()
+            premises = _open_premises(inst)
             if premises:
                 # conditional rewrite rules are outside the simulator's simp (it would need to discharge them)
                 return
@@ -854,11 +855,7 @@ def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticConte
     p = ProofChecker(goal, ctx).infer(term)
     tel = prop_telescope(p)
     inst = Instance(tel)
-    conditional = False
-    while inst.pending:
-        conditional = conditional or inst.next_binder().is_prop
-        inst.mvar_next()
-    if conditional:
+    if _open_premises(inst):
         # `¬q` peels to `q → False` and `h : p → a = b` has a premise: the conclusion alone is no rewrite
         # rule (it would turn `False` into `True`); the proposition itself still is (`q` to `False`)
         ss.add_prop(p, rev)
