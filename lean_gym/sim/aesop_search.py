@@ -20,6 +20,7 @@ from lean_gym.sim.aesop_apply import (
     Expansion,
     apply_rule,
     builtin_proof,
+    failure_probe,
     memo_step,
     mentions,
     run_sub,
@@ -120,6 +121,7 @@ class Search:
         self.fifo: deque[GNode] = deque()
         self.iteration = 1
         self.root_initial = goal
+        self.named_rules: dict[str, bool] = {}  # rule text → may it name the theorem (FailureProbe)
         self._push(self.root)
         self.simp_text = self._simp_text()
 
@@ -263,9 +265,13 @@ class Search:
                 self._mark_proved(g, None)
                 return
             g.goal = res
+        # remembered failures are replayed without the call chain of apply_rule (see FailureProbe)
+        probe = failure_probe(g.goal, ctx, self.named_rules)
         if not g.safe_done:
             g.safe_done = True
             for rule in self.rules.safe:
+                if probe is not None and probe.fails(rule):
+                    continue
                 exps = apply_rule(rule, g.goal, ctx, o)
                 if exps:
                     g.safe_rapp = True
@@ -279,6 +285,8 @@ class Search:
         while g.unsafe_next < len(unsafe):
             rule = unsafe[g.unsafe_next]
             g.unsafe_next += 1
+            if probe is not None and probe.fails(rule):
+                continue
             exps = apply_rule(rule, g.goal, ctx, o)
             if exps:
                 for e in exps:
