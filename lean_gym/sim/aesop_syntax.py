@@ -359,17 +359,11 @@ class _Scanner:
 # ---------------------------------------------------------------------------------------- entry point
 
 _CLAUSES = Memo("aesop.clauses", max_entries=16_384, max_bytes=16 << 20)
-# A call met again up to its layout: the call's head (``aesop`` or ``aesop?``) and the texts of its clauses
-# when only spaces and line breaks separate them (a comment between clauses reads the long way) → the call.
-# A call is a function of those texts (a clause carries no offsets), so every action that repeats the
-# clauses of an earlier one, in whatever layout, is one lookup; only calls that parse are remembered.
-_CALLS_BY_CLAUSES = Memo("aesop.calls_by_clauses", max_entries=4096, max_bytes=32 << 20)
 # Each line's bracket tokens ``(text, start, end)``, offsets into the line, or ``None`` when the line cannot
 # be read alone (see ``lexer.lex_lines``): finding the clauses of a call reads its lines' brackets only.
 _LINE_BRACKETS = Memo("aesop.line_brackets", max_entries=16_384, max_bytes=8 << 20)
 _PAIRS = {"(": ")", "[": "]", "{": "}", "⟨": "⟩"}
 _BRACKETS = frozenset("()[]{}⟨⟩")
-_SEPARATOR = re.compile(r"[ \t\r\n]*")
 
 
 def _brackets_of_line(line: str) -> tuple[tuple[str, int, int], ...] | None:
@@ -422,23 +416,6 @@ def _clause_ends(text: str) -> dict[int, int]:
     return out
 
 
-def _clause_texts(text: str, i: int, ends: dict[int, int]) -> tuple[str, ...] | None:
-    """The texts of the clauses from offset ``i`` on when only spaces and line breaks separate them and
-    every one is a well-nested ``( … )``; else ``None``."""
-    out: list[str] = []
-    n = len(text)
-    sep = _SEPARATOR.match
-    while True:
-        i = sep(text, i).end()  # type: ignore[union-attr]  # the pattern matches the empty string
-        if i >= n:
-            return tuple(out)
-        j = ends.get(i, -1)
-        if j < 0:
-            return None
-        out.append(text[i:j])
-        i = j
-
-
 def parse_aesop(text: str) -> AesopCall:
     """Parse and elaborate the text of one ``aesop``/``aesop?`` call.
 
@@ -472,15 +449,6 @@ def parse_aesop(text: str) -> AesopCall:
     erases: list[EraseSpec] = []
     rs_clauses: list[tuple[tuple[str, bool], ...]] = []
     ends: dict[int, int] | None = None
-    key_call: tuple[bool, tuple[str, ...]] | None = None
-    if memo_enabled():
-        ends = _clause_ends(text)
-        clauses = _clause_texts(text, sc.i, ends)
-        if clauses is not None:
-            key_call = (traced, clauses)
-            hit = _CALLS_BY_CLAUSES.get(key_call)
-            if hit is not MISS:
-                return hit
     while not sc.at_end():
         if not sc.peek("("):
             raise sc.error("'(' or end of tactic")
@@ -551,7 +519,7 @@ def parse_aesop(text: str) -> AesopCall:
                 if name not in active:
                     raise AesopSyntaxError(f"aesop: trying to remove rule set '{name}', but it is not active")
                 active.discard(name)
-    call = AesopCall(
+    return AesopCall(
         traced=traced,
         options=opts,
         simp_config=simp_config,
@@ -560,9 +528,6 @@ def parse_aesop(text: str) -> AesopCall:
         rule_sets=frozenset(active),
         config_given=options is not None,
     )
-    if key_call is not None:
-        _CALLS_BY_CLAUSES.put(key_call, call, 1000 + 2 * sum(len(c) for c in key_call[1]))
-    return call
 
 
 # ----------------------------------------------------------------------------------- config clauses
