@@ -517,6 +517,7 @@ def test_split_header_read_from_the_first_line_agrees_with_the_whole_reading(mon
         "set_option a 1",
     ]
     parts = [*ALPHABET, "set_option", "import", "open", " in", " A.B", " 1", " maxHeartbeats", "theorem"]
+    parts += ['"', '"s"', 's!"{x}"']  # string literals: the first line is read alone, the rest need not be
     rng = random.Random(14)
     texts = [
         "set_option maxHeartbeats 200000 in\ntheorem t : True := by\n  aesop\n",
