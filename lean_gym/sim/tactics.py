@@ -692,38 +692,41 @@ class BlockParser:
         seen_with = False
         name = t.text
         pattern = name in _PATTERN_TACTICS
-        self.i += 1
-        fixed_end = fixed_arity_end(self.toks, self.i, name)
-        while True:
-            u = self.tok
-            if u.kind == "eof" or (fixed_end is not None and self.i >= fixed_end):
+        all_toks = self.toks
+        i = self.i + 1
+        fixed_end = fixed_arity_end(all_toks, i, name)
+        stop = len(all_toks) if fixed_end is None else fixed_end  # a well-formed stream ends in `eof`
+        while i < stop:  # the tokens are read from locals: this loop sees every token of a long call
+            kind, text, _, _, _, u_col, u_first = all_toks[i]
+            if kind == "eof":
                 break
-            if u.first and u.col <= col and depth == 0:
+            if u_first and u_col <= col and depth == 0:
                 # layout only separates tactics: inside brackets a line may start anywhere (Lean's rule);
                 # `induction n with` / `cases h with` alternatives may start at the block's own column
-                if not (seen_with and u.kind == "sym" and u.text == "|" and u.col == col):
+                if not (seen_with and kind == "sym" and text == "|" and u_col == col):
                     break
-            if u.kind == "sym":
-                s = u.text
-                if s in ("(", "[", "{", "⟨", "⦃"):
+            if kind == "sym":
+                if text in _OPENERS:
                     depth += 1
-                elif s in (")", "]", "}", "⟩", "⦄"):
+                elif text in _CLOSERS:
                     if depth == 0:
                         break
                     depth -= 1
-                elif s == "=>" and name in ("conv", "conv_lhs", "conv_rhs"):
+                elif text == "=>" and name in ("conv", "conv_lhs", "conv_rhs"):
                     seen_by = True  # a conversion sequence runs on past `;`, as a `by` block does
                 elif depth == 0 and not seen_by:
-                    if s in (";", "<;>"):
+                    if text in (";", "<;>"):
                         break
-                    if s == "|" and not pattern:
+                    if text == "|" and not pattern:
                         break
-            elif u.kind == "ident" and u.text == "by":
-                seen_by = True
-            elif u.kind == "ident" and u.text == "with" and name in ("induction", "cases", "match"):
-                seen_with = True
-            self.i += 1
-        toks = tuple(self.toks[i0 : self.i])
+            elif kind == "ident":
+                if text == "by":
+                    seen_by = True
+                elif text == "with" and name in ("induction", "cases", "match"):
+                    seen_with = True
+            i += 1
+        self.i = i
+        toks = tuple(all_toks[i0:i])
         syn = TacSyntax(name, toks, self.src, toks[0].start, toks[-1].end)
         return Node("atomic", syn.start, syn.end, syntax=syn)
 
@@ -759,6 +762,10 @@ class BlockParser:
         if not body.children:
             raise self.error("unexpected end of input; expected tactic")
         return Node("set_option", t.start, body.end, children=[body], arg=(name.text, value))
+
+
+_OPENERS = frozenset(("(", "[", "{", "⟨", "⦃"))
+_CLOSERS = frozenset((")", "]", "}", "⟩", "⦄"))
 
 
 def parse_block(src: Source, start: int, end: int, outer_col: int = -1) -> Node:
