@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from lean_gym.sim.aesop_apply import (
@@ -43,6 +43,8 @@ from lean_gym.sim.terms import (
 )
 
 __all__ = ["AesopFailure", "AesopResult", "GNode", "RNode", "Search", "indent"]
+
+_RULE_FIELDS = tuple(f.name for f in fields(Rule))  # what a rule's equality compares
 
 # ------------------------------------------------------------------------------------------- the tree
 
@@ -122,6 +124,7 @@ class Search:
         self.iteration = 1
         self.root_initial = goal
         self.named_rules: dict[str, bool] = {}  # rule text → may it name the theorem (FailureProbe)
+        self._norm_what: tuple[str, tuple[Any, ...]] | bool | None = None  # the norm memo's key part
         self._push(self.root)
         self.simp_text = self._simp_text()
 
@@ -340,10 +343,12 @@ class Search:
         often than anything else, and a goal's normalisation is a function of the goal and of them.
         """
         ctx = self.ctx
-        if not memo_enabled() or ctx.tactic_log is not None or self._norm_names_decl():
+        what = self._norm_what
+        if what is None:  # the same for every goal of the search: computed once
+            what = self._norm_what = False if self._norm_names_decl() else ("norm", self._norm_key())
+        if not memo_enabled() or ctx.tactic_log is not None or what is False:
             res, scripts = self._normalize_goal(g.goal)
         else:
-            what = ("norm", self._norm_key())
             new, scripts = tracked(NORM_MEMO, what, g.goal, ctx, lambda: self._norm_run(g.goal), True)
             res = new[0] if new else None
         g.norm_script.extend(scripts)
@@ -351,8 +356,11 @@ class Search:
 
     def _norm_key(self) -> tuple[Any, ...]:
         o, r = self.opts, self.rules
-        return (tuple(r.norm_pre), tuple(r.norm_post), r.unfold_defs, o.enable_unfold, self.simp_text,
-                o.max_norm_iterations)  # fmt: skip
+        # rules as their fields (what a rule's equality compares): plain tuples hash in C, and the
+        # collector stops tracking them
+        pre = tuple(tuple(getattr(x, f) for f in _RULE_FIELDS) for x in r.norm_pre)
+        post = tuple(tuple(getattr(x, f) for f in _RULE_FIELDS) for x in r.norm_post)
+        return (pre, post, tuple(r.unfold_defs), o.enable_unfold, self.simp_text, o.max_norm_iterations)
 
     def _norm_names_decl(self) -> bool:
         name = self.ctx.decl_name
