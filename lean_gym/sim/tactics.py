@@ -48,6 +48,8 @@ from lean_gym.sim.arith.errors import ArithBudgetExceeded, WorkBudget
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.memo import MISS, Memo
+from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.syntax import (
     ParseError,
     Source,
@@ -1281,13 +1283,37 @@ def run_tactic_on_goals(
     Raises:
         TacticError: with Lean's message when a tactic fails (``HeartbeatsExceeded`` past the budget).
     """
-    src = Source(text)
+    src, node = _parsed_text(text)
     saved_src, saved_recover = ctx.src, ctx.recover
     ctx.recover = recover
     try:
-        return run_block(src, 0, len(text), list(goals), ctx)
+        if isinstance(node, tuple):  # the parse error's message and place (no traceback is kept)
+            raise TacticError(*node)
+        ctx.src = src
+        return run_node(node, list(goals), ctx)
     finally:
         ctx.src, ctx.recover = saved_src, saved_recover
+
+
+# Tactic texts that tactics run on their goals (``bound``'s aesop call, the closers a tactic tries) are
+# few and fixed: each is parsed once per process, with its source (a parsed block is read, never changed).
+_TEXTS = Memo("tactics.texts", max_entries=1024, max_bytes=8 << 20)
+
+
+def _parsed_text(text: str) -> tuple[Source, Node | tuple[str, int, int]]:
+    """``text`` parsed as a whole tactic block (as :func:`run_block` parses it), or its parse error's
+    message, start and end."""
+    on = memo_enabled()
+    got = _TEXTS.get(text) if on else MISS
+    if got is MISS:
+        src = Source(text)
+        try:
+            got = (src, parse_block(src, 0, len(text)))
+        except ParseError as e:
+            got = (src, (e.message, e.start, e.end))
+        if on:
+            _TEXTS.put(text, got, 400 + 200 * len(text))
+    return got
 
 
 def run_tactic(goal: Goal, tactic_text: str, ctx: TacticContext, recover: bool = False) -> list[Goal]:
