@@ -240,6 +240,7 @@ _IDENT_RE = re.compile(
     r"[A-Za-z0-9_'!?\u00C0-\u024F\u0370-\u03FF\u1F00-\u1FFF\u2080-\u209C\u2100-\u214F]*))*"
 )
 _NUM_RE = re.compile(r"[0-9]+")
+_SPACES = re.compile(r"[ \t\r\n]*").match
 _KEYWORDS = frozenset({"by", "fun", "at", "with", "from", "have", "show", "then", "else", "if", "do"})
 _PHASES = ("safe", "norm", "unsafe")
 _BUILDERS = ("apply", "forward", "destruct", "constructors", "cases", "simp", "unfold", "tactic", "default")
@@ -261,15 +262,12 @@ class _Scanner:
 
     def skip_ws(self) -> None:
         t = self.text
-        n = len(t)
-        while self.i < n:
-            c = t[self.i]
-            if c in " \t\r\n":
-                self.i += 1
-            elif t.startswith("--", self.i) or t.startswith("/-", self.i):
-                self.i = _comment_end(t, self.i)
-            else:
-                break
+        if self.i >= len(t):
+            return
+        i = _SPACES(t, self.i).end()  # type: ignore[union-attr]  # the pattern matches the empty string
+        while t.startswith("--", i) or t.startswith("/-", i):
+            i = _SPACES(t, _comment_end(t, i)).end()  # type: ignore[union-attr]
+        self.i = i
 
     def at_end(self) -> bool:
         self.skip_ws()
