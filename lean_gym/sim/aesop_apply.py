@@ -331,10 +331,11 @@ class FailureProbe:
     builds it; only the goal's canonical form, a function of the goal object, is computed once.
     """
 
-    __slots__ = ("_apply_texts", "_ctx", "_gkey", "_named", "_tag")
+    __slots__ = ("_apply_texts", "_ctx", "_gkey", "_goal", "_named", "_tag")
 
     def __init__(self, goal: Goal, ctx: TacticContext, named: dict[str, bool]) -> None:
         self._ctx = ctx
+        self._goal = goal
         self._gkey = _goal_key(goal)[0]
         self._tag = goal.tag
         self._named = named
@@ -347,6 +348,14 @@ class FailureProbe:
         if kind == "builtin":
             k = rule.arg
             if k == "rfl" or k == "apply_hyps":
+                # _builtin_steps runs no tactic where the goal gives it nothing to try: no equation or
+                # iff to close, no hypothesis to apply
+                if k == "rfl" and self._goal.target[0] not in ("=", "↔"):
+                    ctx.tick(COST_BUILTIN)
+                    return True
+                if k == "apply_hyps" and not any(ty[0] in _APPLICABLE for _, ty in self._goal.hyps):
+                    ctx.tick(COST_BUILTIN)
+                    return True
                 return False
             # _apply_builtin: its charge, then memo_step's remembered "no step"
             if _STEPS.get((k, self._gkey, self._tag)) is not None:
@@ -378,6 +387,9 @@ class FailureProbe:
             return False
         ctx.tick(cost)
         return True
+
+
+_APPLICABLE = ("→", "∀", "¬", "≠")  # the hypotheses applyHyps tries (see _builtin_steps)
 
 
 def failure_probe(goal: Goal, ctx: TacticContext, named: dict[str, bool]) -> FailureProbe | None:
@@ -703,7 +715,7 @@ def _builtin_steps(k: str, goal: Goal, ctx: TacticContext | None) -> list[Expans
     if k == "apply_hyps" and ctx is not None:
         out: list[Expansion] = []
         for hn, ty in goal.hyps:
-            if ty[0] in ("→", "∀", "¬", "≠"):
+            if ty[0] in _APPLICABLE:
                 new = run_sub(goal, f"apply {user_name(hn)}", ctx)
                 if new is not None:
                     out.append(Expansion(new, f"apply {user_name(hn)}"))
