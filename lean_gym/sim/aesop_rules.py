@@ -13,6 +13,7 @@ from typing import Any
 from lean_gym.sim.aesop_syntax import AesopCall, RuleSpec
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.memo import MISS, IdentityMemo
+from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.tactics import (
     TacticContext,
     TacticError,
@@ -212,10 +213,12 @@ _TACTIC_RULES = IdentityMemo("aesop.tactic_rules", 8192)
 def _build_rule(spec: RuleSpec, i: int, goal: Goal, ctx: TacticContext, hyp_names: set[str]) -> list[Rule]:
     order = 1000 + i
     if spec.is_tactic:
-        known = _TACTIC_RULES.get(spec)
+        on = memo_enabled()
+        known = _TACTIC_RULES.get(spec) if on else MISS
         if known is MISS or known.order != order:
             known = Rule(f"(by {spec.term})", spec.phase, spec.priority, "tactic", spec.term, "local", order)
-            _TACTIC_RULES.put(spec, known)
+            if on:
+                _TACTIC_RULES.put(spec, known)
         return [known]
     term = spec.term
     is_hyp = term in hyp_names

@@ -241,11 +241,13 @@ def _tokenize_lines(text: str, src: Source, lines: list[tuple[int, tuple[Any, ..
     extend = toks.extend
     new = _new
     token = Token
+    on = memo_enabled()
     for li, (off, line_toks) in enumerate(lines, 1):
-        shape = _SHAPES.get(line_toks)
+        shape = _SHAPES.get(line_toks) if on else MISS
         if shape is MISS:
             shape = _line_shape(line_toks)
-            _SHAPES.put(line_toks, shape)
+            if on:
+                _SHAPES.put(line_toks, shape)
         extend([new(token, (k, tx, off + s, off + e, li, s, f)) for k, tx, s, e, f in shape])
     n = len(text)
     line, col = src.position(n)
