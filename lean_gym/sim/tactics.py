@@ -1052,10 +1052,21 @@ def context_cost(goal: Goal) -> int:
     h``) pays for that growth, while an honest goal of a few dozen nodes pays one heartbeat per hypothesis.
     """
     hyps = goal.hyps
-    nodes = term_size(goal.target)
-    for _, t in hyps:
-        nodes += term_size(t)
+    hit = _CONTEXT_NODES.get(id(hyps))  # goals made from one another share their context object
+    if hit is not None and hit[0] is hyps:
+        nodes = hit[1]
+    else:
+        nodes = 0
+        for _, t in hyps:
+            nodes += term_size(t)
+        if len(_CONTEXT_NODES) >= 4096:
+            _CONTEXT_NODES.clear()
+        _CONTEXT_NODES[id(hyps)] = (hyps, nodes)  # kept alive with its id, so the id is never reused
+    nodes += term_size(goal.target)
     return len(hyps) + max(0, nodes - CONTEXT_FREE_NODES)
+
+
+_CONTEXT_NODES: dict[int, tuple[tuple[tuple[str, Term], ...], int]] = {}
 
 
 def _rename_inaccessible(g: Goal, names: list[str]) -> Goal:
