@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-from lean_gym.sim.arith.normnum import nat_prime, real_sqrt
+from lean_gym.sim.arith.normnum import nat_prime, real_rpow, real_sqrt
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
@@ -203,24 +203,32 @@ def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> 
     return tuple(out) if changed else t
 
 
-def _mvars_of(t: Term, out: list[str]) -> list[str]:
-    if t[0] == "mvar":
-        out.append(t[1])
-    elif t[0] == "app":
-        _mvars_of(t[1], out)
-        for a in t[2]:
-            _mvars_of(a, out)
-    else:
-        for c in t[1:]:
-            if type(c) is tuple:
-                _mvars_of(c, out)
-    return out
-
-
 def _is_permutation(lhs: Term, rhs: Term) -> bool:
-    """``a * b = b * a``-style rules: same head and the same metavariables, each once."""
-    ml, mr = _mvars_of(lhs, []), _mvars_of(rhs, [])
-    return lhs[0] == rhs[0] and sorted(ml) == sorted(mr) and len(set(ml)) == len(ml)
+    """``a * b = b * a``-style rules: ``rhs`` is ``lhs`` with its metavariables permuted, as Lean's
+    ``isPerm`` (``Lean/Meta/Tactic/Simp/SimpTheorems.lean``) decides it: the two sides have the same shape
+    and differ only where each has a metavariable. ``1 = a⁻¹ ↔ a = 1`` (``one_eq_inv``) is not one: its
+    sides have different shapes, so simp rewrites with it unconditionally."""
+    return _same_up_to_mvars(lhs, rhs)
+
+
+def _same_up_to_mvars(a: Term, b: Term) -> bool:
+    if a[0] == "mvar" or b[0] == "mvar":
+        return a[0] == b[0]
+    if a[0] != b[0] or len(a) != len(b):
+        return False
+    if a[0] == "app":
+        return (
+            len(a[2]) == len(b[2])
+            and _same_up_to_mvars(a[1], b[1])
+            and all(_same_up_to_mvars(x, y) for x, y in zip(a[2], b[2]))
+        )
+    for x, y in zip(a[1:], b[1:]):
+        if type(x) is tuple:
+            if type(y) is not tuple or not _same_up_to_mvars(x, y):
+                return False
+        elif x != y:
+            return False
+    return True
 
 
 def _rewrite_root(t: Term, ss: SimpSet) -> Term:
@@ -233,7 +241,7 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
                 return rhs
             continue
         asg = dict(inst.asg)
-        if match(lhs, t, asg) and inst.check_types(asg) is None:
+        if match(lhs, t, asg, offsets=True) and inst.check_types(asg) is None:
             _tick(ss)
             out = instantiate(rhs, asg)
             from lean_gym.sim.proofs import _has_mvars
@@ -535,6 +543,21 @@ def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:
     return _to_numeral("ℝ", r, ss)
 
 
+def _nn_real_rpow(t: Term, ss: SimpSet) -> Term | None:
+    """``a ^ b`` on ℝ of numerals: Mathlib's ``evalRPow`` (``Mathlib/Analysis/SpecialFunctions/Pow/Real.lean``,
+    see :func:`lean_gym.sim.arith.normnum.real_rpow`)."""
+    if len(t[2]) != 2:
+        return None
+    a, b = _numeral(t[2][0]), _numeral(t[2][1])
+    if a is None or b is None or a[0] != "ℝ" or b[0] != "ℝ":
+        return None
+    r = real_rpow(a[1], b[1])
+    if r is None:
+        return None
+    _tick(ss)
+    return _to_numeral("ℝ", r, ss)
+
+
 def _nn_int_floor(t: Term, ss: SimpSet) -> Term | None:
     """``⌊x⌋`` of a numeral: Mathlib's ``evalIntFloor`` (``Mathlib/Data/Rat/Floor.lean``, ``@[norm_num ⌊_⌋]``);
     only norm_num has it (ℝ is not computable: ``decide`` and ``rfl`` do not evaluate it)."""
@@ -594,6 +617,7 @@ def _body_type(f: Term) -> str | None:
 _NORM_NUM_EXTENSIONS: dict[str, Callable[[Term, SimpSet], Term | None]] = {
     "Nat.Prime": _nn_nat_prime,
     "Real.sqrt": _nn_real_sqrt,
+    "Real.rpow": _nn_real_rpow,
     "Int.floor": _nn_int_floor,
     "Finset.sum": _nn_bigop,
     "Finset.prod": _nn_bigop,

@@ -276,6 +276,10 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
             raise TacticError(lambda: _linarith_failed(goal, None))
     if args.split_hypotheses:
         context, extra = _split_conjunctions(context), _split_conjunctions(extra)
+    context = [_cancel_denoms_norm_num(q, ctx) for q in context]
+    extra = [_cancel_denoms_norm_num(q, ctx) for q in extra]
+    if goal_rel is not None:
+        goal_rel = _cancel_denoms_norm_num(goal_rel, ctx)
     if goal_rel is None:
         types = []
         for q in [*context, *extra]:
@@ -310,6 +314,41 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
         else:
             return close(goal, Linear(tuple(certs)), ctx)
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
+
+
+def _cancel_denoms_norm_num(q: Term, ctx: TacticContext) -> Term:
+    """Mathlib's linarith preprocessing ``cancelDenoms`` on one comparison: when it mentions a division, an
+    inverse or a decimal over ℚ/ℝ, ``CancelDenoms.derive`` first runs norm_num's core on it
+    (``Mathlib.Meta.NormNum.deriveSimp`` with no simp lemma: closed subterms are evaluated, norm_num's
+    extensions included, so ``√1000000 - 1000000 ^ 3⁻¹`` is ``900``;
+    ``Mathlib/Tactic/CancelDenoms/Core.lean``, ``derive``; ``Mathlib/Tactic/Linarith/Preprocessing.lean``,
+    ``cancelDenoms``). Other comparisons are left as they are, their applications atoms."""
+    if q[0] == "¬":
+        inner = _cancel_denoms_norm_num(q[1], ctx)
+        return q if inner is q[1] else ("¬", inner)
+    if q[0] not in ("<", "≤", ">", "≥", "=") or q[1] not in ("ℚ", "ℝ"):
+        return q
+    if not (_has_division(q[2]) or _has_division(q[3])):
+        return q
+    from lean_gym.sim.simp import SimpSet, simp_term
+
+    core = SimpSet(ctx, default=False, eval_fields=True)  # norm_num's extensions, no simp lemma
+    a, b = simp_term(q[2], core), simp_term(q[3], core)
+    return q if a is q[2] and b is q[3] else (q[0], q[1], a, b)
+
+
+def _has_division(t: Term) -> bool:
+    """Whether ``t`` contains ``/``, ``⁻¹`` or a decimal literal (``HDiv``, ``Inv``, ``OfScientific``)."""
+    h = t[0]
+    if h in ("/", "inv"):
+        return True
+    if h == "num":
+        return isinstance(t[2], Fraction) and t[2].denominator != 1
+    if h == "app":
+        return _has_division(t[1]) or any(_has_division(a) for a in t[2])
+    if h in ("∀", "∃", "fun"):
+        return False
+    return any(type(c) is tuple and _has_division(c) for c in t[1:])
 
 
 def _has_comparison(props: Iterable[Term], ty: str) -> bool:
