@@ -158,11 +158,44 @@ def test_ring_module_attacks(backend: SimBackend, code: str) -> None:
     assert not _proves(backend, code)
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        # grind_ring_2.lean lines 54, 57, 84: the ring module's implied equalities feed congruence closure
+        "example (x y : ℝ) (f : ℝ → ℕ) : x ^ 2 * y = 1 → x * y ^ 2 = y → f (y * x) = f 1 := by grind",
+        "example (x y : ℝ) (f : ℝ → ℕ) : x ^ 2 * y = 1 → x * y ^ 2 - y = 0 → f (y * x) = f (y * x * y) := by grind",
+        "example (a b : ℝ) (f : ℝ → ℕ) : a - b = 0 → f a = f b := by grind",
+    ],
+)
+def test_implied_equalities_reach_congruence(backend: SimBackend, code: str) -> None:
+    assert _proves(backend, code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (x y : ℝ) (f : ℝ → ℕ) : x ^ 2 * y = 1 → x * y ^ 2 = y → f (y * x) = f 2 := by grind",
+        "example (a b : ℤ) (f : ℤ → ℕ) : 2 * a = 1 + b → f a = f b := by grind",
+        "example (a b : ℝ) (f : ℝ → ℝ) (h : a ^ 2 = b ^ 2) : f a = f b := by grind",
+        # SATP's mathd_algebra_487 with the wrong value under the root
+        "example (a c : ℝ) (h₁ : a + a ^ 2 = 1) (h₃ : c + c ^ 2 = 1) (h₄ : ¬a = c) :\n"
+        "    Real.sqrt ((a - c) ^ 2 + (a ^ 2 - c ^ 2) ^ 2) = Real.sqrt 9 := by grind",
+        # without `a ≠ c` the sum is 0 (a = c is allowed), so the roots are not equal
+        "example (a c : ℝ) (h₁ : a + a ^ 2 = 1) (h₃ : c + c ^ 2 = 1) :\n"
+        "    Real.sqrt ((a - c) ^ 2 + (a ^ 2 - c ^ 2) ^ 2) = Real.sqrt 10 := by grind",
+    ],
+)
+def test_implied_equality_attacks(backend: SimBackend, code: str) -> None:
+    assert not _proves(backend, code)
+
+
 def test_rabinowitsch_proves_radical_membership(backend: SimBackend) -> None:
     # `x ≠ 0` becomes `x * x⁻¹ = 1` (CommRing/EqCnstr.lean, `diseqZeroToEq`): with x² = 0 that is 0 = 1
     assert _proves(backend, "example (x : ℝ) (h : x ^ 2 = 0) : x = 0 := by grind")
     # SATP's amc12_2000_p20: xyz - 1 is in the radical of the equations, not in their ideal
     assert _proves(backend, _minimal("amc12_2000_p20"))
+    # mathd_algebra_487: a ≠ c as a Rabinowitsch equation gives a + c = -1, so the radicand is 10
+    assert _proves(backend, _minimal("mathd_algebra_487"))
 
 
 # ---------------------------------------------------------------------------------- inverse splits

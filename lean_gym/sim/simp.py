@@ -368,8 +368,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("≤", a[1], a[3], a[2])
         if a[0] == "≤" and a[1] in _NUM_TYPES:
             return ("<", a[1], a[3], a[2])
-        if a[0] == "=":
-            return ("≠", a[1], a[2], a[3])
+    if h == "≠":
+        return ("¬", ("=", t[1], t[2], t[3]))  # `ne_eq`, a simp lemma: Lean's simp normal form is `¬a = b`
     # --- arithmetic identities
     if h in ("=", "≤", "≥") and canon(t[2]) == canon(t[3]):
         return TRUE

@@ -26,9 +26,12 @@ split, ``gen := 8``, ``instances := 1000``, ``ringSteps := 10000``):
   ``(a - b) * (a - b)⁻¹ = 1`` (Rabinowitsch, ``diseqToEq``), and every inverse ``d⁻¹`` split as ``d = 0 ∧
   d⁻¹ = 0`` or ``d * d⁻¹ = 1`` (``CommRing/Internalize.lean``, ``processInv``).
 
-Not modelled: matching modulo the E-graph's equivalence classes, model-based theory combination, equalities
-the ring module implies between terms, ``match``/``ite`` splitting, extensionality, Mathlib's grind lemma
-set. Each of those only loses proofs, so the simulator's ``grind`` proves less than Lean's.
+The ring module's implied equalities between the number-typed arguments of applications (two with one
+normal form) join the congruence closure, as ``grind_ring_2.lean`` records (``f (y * x) = f 1``).
+
+Not modelled: matching modulo the E-graph's equivalence classes, model-based theory combination, the ring
+module's implied equalities between other terms, ``match``/``ite`` splitting, extensionality, Mathlib's
+grind lemma set. Each of those only loses proofs, so the simulator's ``grind`` proves less than Lean's.
 """
 
 from __future__ import annotations
@@ -525,7 +528,7 @@ class _Search:
         self.ctx = ctx
         self.bare = bare
         self.params = thms
-        self.theory_memo: dict[frozenset[Term], bool] = {}
+        self.theory_memo: dict[Any, tuple[bool, tuple[Term, ...]]] = {}
 
     # ------------------------------------------------------------------------------ entry point
     def run(self) -> bool:
@@ -544,9 +547,13 @@ class _Search:
     def _solve(self, b: _Branch) -> bool:
         for rnd in range(GRIND_EMATCH_ROUNDS + 1):
             try:
-                self._propagate(b)
-                if self._theories(b):
-                    return True
+                while True:
+                    self._propagate(b)
+                    known = len(b.values)
+                    if self._theories(b):
+                        return True
+                    if len(b.values) == known:
+                        break
             except _Conflict:
                 return True
             if rnd == GRIND_EMATCH_ROUNDS:
@@ -854,16 +861,40 @@ class _Search:
         return out
 
     def _theories(self, b: _Branch) -> bool:
+        """Whether a theory refutes the branch's literals; the equalities the ring module implies between
+        the arguments of applications are asserted (congruence then relates the applications).
+
+        Raises:
+            _Conflict: when an implied equality contradicts the branch.
+        """
         lits = self._literals(b)
         if not lits:
             return False
-        key = frozenset(canon(q) for q in lits)
+        cands = self._ring_candidates(b)
+        key = (frozenset(canon(q) for q in lits), frozenset(cands))
         got = self.theory_memo.get(key)
-        if got is not None:
-            return got
-        ok = self._ring(lits) or self._linear(b, lits)
-        self.theory_memo[key] = ok
-        return ok
+        if got is None:
+            conflict, implied = self._ring(lits, cands)
+            got = (conflict or self._linear(b, lits), tuple(implied))
+            self.theory_memo[key] = got
+        if got[0]:
+            return True
+        for eq in got[1]:
+            self._assert(b, eq, True, 0)
+        return False
+
+    def _ring_candidates(self, b: _Branch) -> tuple[tuple[str, Term], ...]:
+        """The arguments of applications (``f t``) of a number type, with their types: the terms whose
+        equalities the ring module propagates for congruence."""
+        out: dict[Term, str] = {}
+        for t in b.terms:
+            if t[0] != "app":
+                continue
+            for a in t[2]:
+                ty = _type_of(a, b.types)
+                if ty in _NUM and a not in out:
+                    out[a] = ty
+        return tuple(sorted(((ty, a) for a, ty in out.items()), key=repr))
 
     def _linear(self, b: _Branch, lits: list[Term]) -> bool:
         hyps = tuple((n, t) for n, t in b.types.items()) + tuple((new_fvar("h"), q) for q in lits)
@@ -888,44 +919,66 @@ class _Search:
                 return self._linear_split(lo, depth + 1) and self._linear_split(hi, depth + 1)
         return False
 
-    def _ring(self, lits: list[Term]) -> bool:
+    def _ring(self, lits: list[Term], cands: tuple[tuple[str, Term], ...]) -> tuple[bool, list[Term]]:
         """The commutative-ring module: per type, a Gröbner basis of the equations (a field disequality by
-        Rabinowitsch's trick); a constant in the ideal, or a disequality whose sides are equal in it, is a
-        contradiction. Every verdict rests on a checked certificate."""
+        Rabinowitsch's trick, ``diseqToEq``); a constant in the ideal, or a disequality whose sides are equal
+        in it, is a contradiction. Also the equalities it implies between ``cands`` (two candidates with one
+        normal form: ``f (y * x) = f 1`` from ``x ^ 2 * y = 1``, grind_ring_2.lean). Every verdict and every
+        implied equality rests on a checked certificate."""
         by_type: dict[str, tuple[list[Term], list[Term]]] = {}
         for q in lits:
             if q[0] == "=" and q[1] in _NUM:
                 by_type.setdefault(q[1], ([], []))[0].append(q)
             elif q[0] == "¬" and q[1][0] == "=" and q[1][1] in _NUM:
                 by_type.setdefault(q[1][1], ([], []))[1].append(q[1])
+        for ty, _ in cands:
+            by_type.setdefault(ty, ([], []))
+        implied: list[Term] = []
         for ty, (eqs, nes) in by_type.items():
-            if not eqs and not (ty in _FIELDS and nes):
-                continue
             conv = Conv(ty, "ring", self.ctx)
             try:
                 gens = [conv.poly(e[2]) - conv.poly(e[3]) for e in eqs]
                 diffs = [(conv.poly(n[2]) - conv.poly(n[3]), n) for n in nes]
+                terms = [(t, conv.poly(t)) for tt, t in cands if tt == ty]
             except ArithBudgetExceeded:
                 continue
             if any(d.is_zero() for d, _ in diffs):
-                return True
+                return True, []
             if ty in _FIELDS:
                 for d, n in diffs:
                     if not d.is_const():
                         z = Poly.var(("inv", ("-", ty, n[2], n[3])))
                         gens.append(d * z - 1)
             gens = [g for g in gens if not g.is_zero()]
-            if not gens:
-                continue
-            gb = GroebnerBasis(gens, meter=self.ctx.tick)
+            extra: set[Any] = set()
+            for _, p in terms:
+                extra |= p.atoms()
+            gb = GroebnerBasis(gens, meter=self.ctx.tick, atoms=extra)
             if gb.unit is not None and gb.unit.check():
-                return True
+                return True, []
             if ty not in _FIELDS:
                 for d, _ in diffs:
                     cert = gb.member(d)
                     if cert is not None and cert.check():
-                        return True
-        return False
+                        return True, []
+            implied.extend(self._implied(gb, ty, terms))
+        return False, implied
+
+    def _implied(self, gb: GroebnerBasis, ty: str, terms: list[tuple[Term, Poly]]) -> list[Term]:
+        seen: dict[Poly, Term] = {}
+        out: list[Term] = []
+        for t, p in terms:
+            nf = gb.normal_form(p)
+            if nf is None:
+                continue
+            other = seen.get(nf)
+            if other is None:
+                seen[nf] = t
+                continue
+            cert = gb.member(p - _poly_of(other, terms))
+            if cert is not None and cert.check():
+                out.append(("=", ty, other, t))
+        return out
 
     # ----------------------------------------------------------------------------------- splits
     def _pick_split(self, b: _Branch) -> list[list[Term]] | None:
@@ -975,6 +1028,11 @@ class _Search:
 
 
 # ------------------------------------------------------------------------------------------- helpers
+
+
+def _poly_of(t: Term, terms: list[tuple[Term, Poly]]) -> Poly:
+    """The polynomial of candidate ``t`` among ``terms``."""
+    return next(p for u, p in terms if u == t)
 
 
 def _is_prop(t: Term) -> bool:

@@ -18,7 +18,7 @@ here can only lose a proof, never make one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -125,6 +125,7 @@ class GroebnerBasis:
         gens: The generators, as polynomials equal to zero.
         steps: The step budget (:data:`RING_STEPS`, Lean's default).
         meter: Called with the work of each step (the tactic's heartbeats).
+        atoms: Further atoms the queries may mention (the variables are the generators' and these).
 
     After construction, :attr:`unit` is a certificate that a non-zero constant lies in the ideal (the
     equations contradict each other), and :attr:`complete` says whether the completion finished within the
@@ -132,13 +133,17 @@ class GroebnerBasis:
     """
 
     def __init__(
-        self, gens: Sequence[Poly], steps: int = RING_STEPS, meter: Callable[[int], None] | None = None
+        self,
+        gens: Sequence[Poly],
+        steps: int = RING_STEPS,
+        meter: Callable[[int], None] | None = None,
+        atoms: Iterable[Any] = (),
     ) -> None:
         self.gens = tuple(gens)
-        atoms: set[Any] = set()
+        known: set[Any] = set(atoms)
         for g in self.gens:
-            atoms |= g.atoms()
-        self._atoms = sorted(atoms, key=atom_sort_key)
+            known |= g.atoms()
+        self._atoms = sorted(known, key=atom_sort_key)
         self._index = {a: i for i, a in enumerate(self._atoms)}
         self._steps_left = steps
         self._meter = meter
@@ -263,6 +268,18 @@ class GroebnerBasis:
         return self._elem(p, cof)
 
     # ------------------------------------------------------------------------------------- queries
+    def normal_form(self, target: Poly) -> Poly | None:
+        """``target`` reduced by the basis (two polynomials with one normal form differ by a member of the
+        ideal), or ``None`` when the completion did not finish or ``target`` has an unknown atom."""
+        if not self.complete or not target.atoms() <= set(self._index):
+            return None
+        e = _Elem(self._from_poly(target), {}, 0)
+        try:
+            self._reduce(e)
+        except ArithBudgetExceeded:
+            return None
+        return self._to_poly(e.p)
+
     def member(self, target: Poly) -> IdealCertificate | None:
         """A certificate that ``target`` reduces to zero by the basis (so lies in the ideal), else ``None``.
 
