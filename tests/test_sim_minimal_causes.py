@@ -166,3 +166,40 @@ def test_linarith_preprocessing_evaluates_comparisons_with_a_division(backend: S
 )
 def test_linarith_norm_num_attacks(backend: SimBackend, code: str) -> None:
     assert not _proves(backend, code)
+
+
+# ------------------------------------------------------------------------------- ring_nf inside atoms
+
+
+def test_ring_nf_normalises_ring_subterms_of_atoms(backend: SimBackend) -> None:
+    """``ring_nf at *`` rewrites ``24 * x % 1199`` (``%`` is an atom of ``ring``, its argument a ring term):
+    SATP's minimal proof of mathd_numbertheory_765 (LeanSATP @62e4349c), ``bound; ring_nf at *; grind only
+    [Int.emod_nonneg]``."""
+    assert _proves(backend, _minimal("mathd_numbertheory_765"))
+    code = "example (x : ℤ) (h : 24 * x % 1199 = 15) : x * 24 % 1199 = 15 := by\n  ring_nf at h\n  exact h"
+    assert _proves(backend, code)
+    # the value 449 is the bound; 450 is not
+    bad = "example (x : ℤ) (h₀ : x < 0) (h₁ : 24 * x % 1199 = 15) : x ≤ -450 := by\n  ring_nf at *\n  grind"
+    assert not _proves(backend, bad)
+
+
+# ------------------------------------------------------------------------------ omega's ground powers
+
+
+def test_omega_evaluates_a_ground_power_modulo_a_numeral(backend: SimBackend) -> None:
+    """Lean's omega evaluates ground terms (``groundNat?`` in ``src/Lean/Elab/Tactic/Omega/Frontend.lean``):
+    SATP's minimal proof of mathd_numbertheory_328 is ``omega`` on ``5 ^ 999999 % 7 = 6``."""
+    assert _proves(backend, _minimal("mathd_numbertheory_328"))
+    assert _proves(backend, "example : ((-5 : ℤ) ^ 999999) % 7 = 1 := by omega")  # Euclidean remainder
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : 5 ^ 999999 % 7 = 5 := by omega",
+        "example : ((-5 : ℤ) ^ 3) % 7 = 6 := by omega",  # -125 % 7 is 1 (Int.emod), not 6
+        "example : 5 ^ 999999 / 7 = 6 := by omega",  # the quotient is no small number
+    ],
+)
+def test_omega_ground_power_attacks(backend: SimBackend, code: str) -> None:
+    assert not _proves(backend, code)
