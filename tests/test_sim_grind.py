@@ -290,3 +290,12 @@ def test_a_local_hypothesis_is_no_parameter(backend: SimBackend) -> None:
     assert not r.proved
     assert "redundant parameter `h`" in r.messages_text()
     assert _proves(backend, "example (x : ℝ) (h : 2 * x = 4) : x = 2 := by grind")
+
+
+def test_congruence_relates_propositions(backend: SimBackend) -> None:
+    # congruence closure (grind's E-graph): `a = b` makes `P a` and `P b` one proposition
+    assert _proves(backend, "example (a b : ℕ) (P : ℕ → Prop) (h : a = b) (hp : P a) : P b := by grind")
+    assert not _proves(
+        backend, "example (a b : ℕ) (P : ℕ → Prop) (h : a = b + 1) (hp : P a) : P b := by grind"
+    )
+    assert not _proves(backend, "example (a b : ℕ) (P : ℕ → Prop) (hp : P a) : P b := by grind")

@@ -756,11 +756,16 @@ class _Search:
                 elif self._find(b, canon(t)) != self._find(b, canon(other)):
                     self._merge(b, t, other)
                     changed = True
+        values: dict[Term, bool] = {}
         for key, v in list(b.values.items()):
             p = b.atoms[key]
             if p[0] == "=" and p[1] != "Prop" and self._find(b, canon(p[2])) == self._find(b, canon(p[3])):
                 if not v:
                     raise _Conflict
+            # propositions in one class have one truth value (`P a` and `P b` once `a = b`)
+            root = self._find(b, key)
+            if values.setdefault(root, v) != v:
+                raise _Conflict
         return changed
 
     # ------------------------------------------------------------------------------- E-matching
