@@ -299,3 +299,39 @@ def test_congruence_relates_propositions(backend: SimBackend) -> None:
         backend, "example (a b : ℕ) (P : ℕ → Prop) (h : a = b + 1) (hp : P a) : P b := by grind"
     )
     assert not _proves(backend, "example (a b : ℕ) (P : ℕ → Prop) (hp : P a) : P b := by grind")
+
+
+# tests/lean/run/grind_field_div.lean at leanprover/lean4 019ea2a74be6 (lines 3-63): grind on `[Field α]`
+# (with `[IsCharP α 0]` where stated); ℝ is a field of characteristic 0, and grind runs the same modules there
+# (and more: the linarith module), so these hold of Lean's grind at ℝ
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (a b c : ℝ) : a / 3 = b → c = a / 3 → a / 2 + a / 2 = b + 2 * c := by grind",
+        "example (a b : ℝ) : b = 0 → (a + a) / 0 = b := by grind",
+        "example (a : ℝ) : a⁻¹⁻¹ = a := by grind",
+        "example (a : ℝ) : a / 2 + a / 3 = 5 * a / 6 := by grind",
+        "example (a b : ℝ) : a ≠ 0 → a / (a / b) = b := by grind",
+        "example (x : ℝ) : x ≠ 0 → (4 / x)⁻¹ * ((3 * x ^ 3) / x) ^ 2 * ((1 / (2 * x))⁻¹) ^ 3 = 18 * x ^ 8 := by grind",
+        "example (a : ℝ) : 1 / a + 1 / (2 * a) = 3 / (2 * a) := by grind",
+        "example (a b : ℝ) : 2 * b - a = a + b → 1 / a + 1 / (2 * a) = 3 / b := by grind",
+        "example {x y z w : ℝ} : x / y = z / w → y ≠ 0 → w ≠ 0 → x * w = z * y := by grind",
+        "example (a : ℝ) : a = 0 → a ≠ 1 - a := by grind",
+    ],
+)
+def test_field_normalisation_as_grind_field_div_records(backend: SimBackend, code: str) -> None:
+    assert _proves(backend, code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # each needs the non-zero hypothesis it drops, or states a wrong value
+        "example {x y z w : ℝ} : x / y = z / w → w ≠ 0 → x * w = z * y := by grind",
+        "example (a b : ℝ) : a / (a / b) = b := by grind",
+        "example (x : ℝ) : x ≠ 0 → (4 / x)⁻¹ * ((3 * x ^ 3) / x) ^ 2 = 9 * x ^ 5 := by grind",
+        "example (a b : ℝ) : 2 * b - a = a + b → 1 / a + 1 / (2 * a) = 2 / b := by grind",
+    ],
+)
+def test_field_normalisation_attacks(backend: SimBackend, code: str) -> None:
+    assert not _proves(backend, code)
