@@ -10,7 +10,8 @@ split, ``gen := 8``, ``instances := 1000``, ``ringSteps := 10000``):
   implication whose antecedent is true asserts its consequent, …); ``∃`` facts get a fresh witness, ``¬∀``
   facts one of ``¬``. Case splits are Lean's (``Grind/Split.lean``): a true ``a ∨ b``, a false ``a ∧ b``, an
   ``a ↔ b`` whose sides are not decided, and an implication whose antecedent is an arithmetic proposition
-  (``splitImp := false``); the first case of a split is free, as Lean counts them.
+  (``splitImp := false``); the first case of a split is free, as Lean counts them since its
+  leanprover/lean4 PR 11609 (December 2025: a first case closed without its hypothesis costs nothing).
 * **Congruence closure** of equalities (``a = b`` merges; ``f a = f b`` follows), with distinct literals
   (``true``/``false``, numerals) and asserted disequalities as conflicts.
 * **E-matching** (``EMatch.lean``, ``EMatchTheorem.lean``): the lemmas of ``grind only [L, …]`` with
@@ -70,7 +71,6 @@ _NUM = ("ℕ", "ℤ", "ℚ", "ℝ")
 _FIELDS = ("ℚ", "ℝ")
 _RELS = ("=", "<", "≤", "∣")
 _LEAVES = frozenset({"var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"})
-_CONNECTIVES = frozenset({"∧", "∨", "→", "↔", "¬"})
 
 # E-matching symbol priorities (Init/Grind/Tactics.lean: `attribute [grind symbol 0] Eq HEq Iff And Or Not
 # ite dite`, `attribute [grind symbol low] HAdd.hAdd HSub.hSub HMul.hMul HSMul.hSMul Dvd.dvd HDiv.hDiv
