@@ -335,3 +335,12 @@ def test_field_normalisation_as_grind_field_div_records(backend: SimBackend, cod
 )
 def test_field_normalisation_attacks(backend: SimBackend, code: str) -> None:
     assert not _proves(backend, code)
+
+
+def test_grind_has_no_mathlib_norm_num(backend: SimBackend) -> None:
+    # grind is Lean core's: its linarith module has none of Mathlib's linarith preprocessing (the
+    # `cancelDenoms` step that runs norm_num's extensions), so `√1000000` stays an atom for it, where
+    # Mathlib's `linarith` evaluates it (SATP's mathd_algebra_208, `simp_all only [one_div]; linarith`)
+    stmt = "example : Real.sqrt 1000000 - 1000000 ^ ((1 : ℝ) / 3) = 900 := by\n  "
+    assert not _proves(backend, stmt + "grind only")
+    assert _proves(backend, stmt + "linarith")

@@ -55,6 +55,9 @@ class Conv:
         self.facts: list[Constraint] = []
         self.disjunctions: list[tuple[tuple[Constraint, ...], ...]] = []
         self._seen: set[Term] = set()
+        # `b ^ e % m` of a ground power by modular exponentiation (the `omega` tactic: see
+        # :data:`OMEGA_GROUND_POW_BITS`)
+        self.ground_pow_mod = mode == "omega"
         # Lean's omega reads ground numerals only (``groundInt?``): it never unfolds a definition
         self._unfold = mode != "omega"
 
@@ -166,7 +169,7 @@ class Conv:
     def _divmod(self, t: Term, nat: bool) -> Poly:
         a, b = t[2], t[3]
         bv = eval_term(b, self.ctx, self._unfold)
-        if self.mode == "omega" and t[0] == "%" and a[0] == "^" and isinstance(bv, int) and bv > 0:
+        if self.ground_pow_mod and t[0] == "%" and a[0] == "^" and isinstance(bv, int) and bv > 0:
             r = _ground_pow_mod(a, bv, self.ctx)
             if r is not None:
                 return Poly.const(r)

@@ -250,7 +250,9 @@ def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
 MAX_SPLIT_NE = 4
 
 
-def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) -> list[Goal]:
+def _arith_run(
+    goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool, mathlib: bool = True
+) -> list[Goal]:
     args = _extra_facts(goal, syn, ctx)
     extra = list(args.facts)
     target = goal.target
@@ -275,10 +277,11 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
             raise TacticError(lambda: _linarith_failed(goal, None))
     if args.split_hypotheses:
         context, extra = _split_conjunctions(context), _split_conjunctions(extra)
-    context = [_cancel_denoms_norm_num(q, ctx) for q in context]
-    extra = [_cancel_denoms_norm_num(q, ctx) for q in extra]
-    if goal_rel is not None:
-        goal_rel = _cancel_denoms_norm_num(goal_rel, ctx)
+    if mathlib:  # Mathlib's preprocessing (grind's linarith module, in Lean core, has no norm_num)
+        context = [_cancel_denoms_norm_num(q, ctx) for q in context]
+        extra = [_cancel_denoms_norm_num(q, ctx) for q in extra]
+        if goal_rel is not None:
+            goal_rel = _cancel_denoms_norm_num(goal_rel, ctx)
     if goal_rel is None:
         types = []
         for q in [*context, *extra]:
@@ -460,6 +463,12 @@ def _negate_for_display(rel: Term) -> Term:
 @builtin("linarith", "linarith!")
 def _linarith_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return _arith_run(goal, syn, ctx, nonlinear=False)
+
+
+def linarith_core(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Linear arithmetic over ordered fields without Mathlib's norm_num preprocessing: what Lean core's
+    ``grind`` has in its ``linarith`` module (the same Positivstellensatz certificates over atoms)."""
+    return _arith_run(goal, syn, ctx, nonlinear=False, mathlib=False)
 
 
 @builtin("nlinarith", "nlinarith!")
@@ -1046,6 +1055,9 @@ def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -
     ty = "ℤ" if "ℤ" in types else "ℕ"
     # ℕ facts are read as ℤ facts about ℕ-valued atoms (omega's own preprocessing)
     conv = Conv(ty, "omega", ctx)
+    # Lean's omega evaluates ground powers (`groundNat?`); grind's cutsat normalises with simp's
+    # `Nat.reducePow`, which stops at exponent 256 (`exponentiation.threshold`)
+    conv.ground_pow_mod = not complete
     hyps: list[Constraint] = []
     disj: list[tuple[tuple[Constraint, ...], ...]] = []
     for p in facts:
@@ -1649,4 +1661,4 @@ def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return run_simp_variant(goal, syn, ctx, syn.name)
 
 
-__all__ += ["DOMAIN", "hyp_constraints", "ring_equal", "ring_nf_term", "sign_of"]
+__all__ += ["DOMAIN", "hyp_constraints", "linarith_core", "ring_equal", "ring_nf_term", "sign_of"]

@@ -42,14 +42,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lean_gym.sim.arith import ArithBudgetExceeded, EvalTooExpensive, Poly
-from lean_gym.sim.arith.groebner import GroebnerBasis
+from lean_gym.sim.arith.groebner import RING_STEPS, GroebnerBasis
 from lean_gym.sim.elab import BUILTIN_FNS, Decl
 from lean_gym.sim.evaluate import decide_closed, eval_term
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Decided, PolyIdentity, close
 from lean_gym.sim.polyconv import Conv
 from lean_gym.sim.proofs import Binder, Instance, _has_mvars, decl_telescope, prop_telescope
-from lean_gym.sim.tac_arith import _cutsat_tac, _linarith_tac, _ring_closes
+from lean_gym.sim.tac_arith import _cutsat_tac, _ring_closes, linarith_core
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import FALSE, TRUE, NumeralTooLarge, Term, mk_num, new_fvar, subst
 from lean_gym.sim.unify import canon, instantiate, match
@@ -178,9 +178,16 @@ def _norm(t: Term) -> Term:
     return _norm_root(t)
 
 
+REDUCE_POW_THRESHOLD = 256
+"""Lean's ``exponentiation.threshold``: simp's ``Nat.reducePow`` (grind normalises with it) evaluates no
+power with a larger exponent."""
+
+
 def _norm_root(t: Term) -> Term:
     h = t[0]
-    if h in ("+", "-", "*", "/", "%", "^", "neg", "inv", "abs", "cast") and t[1] in _NUM:
+    if h in ("+", "-", "*", "/", "%", "^", "neg", "inv", "cast") and t[1] in _NUM:
+        if _large_power(t):
+            return t
         try:
             v = eval_term(t, None, False)
         except (EvalTooExpensive, ValueError, ArithmeticError):
@@ -502,6 +509,7 @@ class _Branch:
     split_inv: set[Term] = field(default_factory=set)
     types: dict[str, Term] = field(default_factory=dict)
     parent_uf: dict[Term, Term] = field(default_factory=dict)
+    ring_steps: int = RING_STEPS  # what is left of `Grind.Config.ringSteps` on this branch
 
     def copy(self) -> _Branch:
         return _Branch(
@@ -517,6 +525,7 @@ class _Branch:
             set(self.split_inv),
             dict(self.types),
             dict(self.parent_uf),
+            self.ring_steps,
         )
 
 
@@ -528,7 +537,7 @@ class _Search:
         self.ctx = ctx
         self.bare = bare
         self.params = thms
-        self.theory_memo: dict[Any, tuple[bool, tuple[Term, ...]]] = {}
+        self.theory_memo: dict[Any, tuple[bool, tuple[Term, ...], int]] = {}
 
     # ------------------------------------------------------------------------------ entry point
     def run(self) -> bool:
@@ -785,10 +794,21 @@ class _Search:
         """One round of E-matching over every theorem; whether it produced a new instance."""
         new: list[tuple[Term, int]] = []
         for thm in list(b.thms):
+            data = sorted(thm.data)
             for pats in thm.patterns:
                 for asg, gen in self._matches(b, pats, 0, {}, 0):
                     if gen >= GRIND_MAX_GEN:
                         continue
+                    # an instance is the theorem at its variables' values: a match seen before is skipped
+                    # before it is built (Lean's E-matching only visits new terms)
+                    binding = (
+                        thm.key,
+                        tuple(canon(v) if isinstance(v, tuple) else v for v in map(asg.get, data)),
+                    )
+                    if binding in b.instances:
+                        continue
+                    b.instances.add(binding)
+                    self.ctx.tick(5)
                     fact = self._instance(b, thm, asg)
                     if fact is None:
                         continue
@@ -878,10 +898,12 @@ class _Search:
         cands = self._ring_candidates(b)
         key = (frozenset(canon(q) for q in lits), frozenset(cands))
         got = self.theory_memo.get(key)
-        if got is None:
-            conflict, implied = self._ring(lits, cands)
-            got = (conflict or self._linear(b, lits), tuple(implied))
+        if got is None or got[2] > b.ring_steps:
+            # a verdict found with more of `ringSteps` than this branch has left is found again with less
+            conflict, implied, used = self._ring(lits, cands, b.ring_steps)
+            got = (conflict or self._linear(b, lits), tuple(implied), used)
             self.theory_memo[key] = got
+        b.ring_steps -= got[2]
         if got[0]:
             return True
         for eq in got[1]:
@@ -908,7 +930,7 @@ class _Search:
     def _linear_split(self, g: Goal, depth: int) -> bool:
         """``cutsat`` and the ``linarith`` module on the literals, splitting ``a ≠ b`` into ``a < b`` and
         ``b < a`` at most :data:`NE_SPLITS` deep."""
-        for solver in (_cutsat_tac, _linarith_tac):
+        for solver in (_cutsat_tac, linarith_core):
             snap = self.ctx.snapshot()
             try:
                 solver(g, self.bare, self.ctx)
@@ -924,12 +946,15 @@ class _Search:
                 return self._linear_split(lo, depth + 1) and self._linear_split(hi, depth + 1)
         return False
 
-    def _ring(self, lits: list[Term], cands: tuple[tuple[str, Term], ...]) -> tuple[bool, list[Term]]:
+    def _ring(
+        self, lits: list[Term], cands: tuple[tuple[str, Term], ...], budget: int
+    ) -> tuple[bool, list[Term], int]:
         """The commutative-ring module: per type, a Gröbner basis of the equations (a field disequality by
         Rabinowitsch's trick, ``diseqToEq``); a constant in the ideal, or a disequality whose sides are equal
         in it, is a contradiction. Also the equalities it implies between ``cands`` (two candidates with one
-        normal form: ``f (y * x) = f 1`` from ``x ^ 2 * y = 1``, grind_ring_2.lean). Every verdict and every
-        implied equality rests on a checked certificate."""
+        normal form: ``f (y * x) = f 1`` from ``x ^ 2 * y = 1``, grind_ring_2.lean). ``budget`` is what is
+        left of the branch's ``ringSteps``; the steps used are returned. Every verdict and every implied
+        equality rests on a certificate, computed by a tracked re-run once the untracked one finds it."""
         by_type: dict[str, tuple[list[Term], list[Term]]] = {}
         for q in lits:
             if q[0] == "=" and q[1] in _NUM:
@@ -939,6 +964,7 @@ class _Search:
         for ty, _ in cands:
             by_type.setdefault(ty, ([], []))
         implied: list[Term] = []
+        used = 0
         for ty, (eqs, nes) in by_type.items():
             conv = Conv(ty, "ring", self.ctx)
             try:
@@ -948,7 +974,7 @@ class _Search:
             except ArithBudgetExceeded:
                 continue
             if any(d.is_zero() for d, _ in diffs):
-                return True, []
+                return True, [], used
             if ty in _FIELDS:
                 for d, n in diffs:
                     if not d.is_const():
@@ -958,32 +984,33 @@ class _Search:
             extra: set[Any] = set()
             for _, p in terms:
                 extra |= p.atoms()
-            gb = GroebnerBasis(gens, meter=self.ctx.tick, atoms=extra)
-            if gb.unit is not None and gb.unit.check():
-                return True, []
+            left = budget - used
+            if left <= 0:
+                break
+            gb = GroebnerBasis(gens, steps=left, meter=self.ctx.tick, atoms=extra, track=False)
+            used += gb.steps_used
+            certified = _Certifier(gens, left, self.ctx, extra)
+
+            if gb.inconsistent:
+                if certified.check(None):
+                    return True, [], used
+                continue
             if ty not in _FIELDS:
                 for d, _ in diffs:
-                    cert = gb.member(d)
-                    if cert is not None and cert.check():
-                        return True, []
-            implied.extend(self._implied(gb, ty, terms))
-        return False, implied
-
-    def _implied(self, gb: GroebnerBasis, ty: str, terms: list[tuple[Term, Poly]]) -> list[Term]:
-        seen: dict[Poly, Term] = {}
-        out: list[Term] = []
-        for t, p in terms:
-            nf = gb.normal_form(p)
-            if nf is None:
-                continue
-            other = seen.get(nf)
-            if other is None:
-                seen[nf] = t
-                continue
-            cert = gb.member(p - _poly_of(other, terms))
-            if cert is not None and cert.check():
-                out.append(("=", ty, other, t))
-        return out
+                    nf = gb.normal_form(d)
+                    if nf is not None and nf.is_zero() and certified.check(d):
+                        return True, [], used
+            seen: dict[Poly, tuple[Term, Poly]] = {}
+            for t, p in terms:
+                nf = gb.normal_form(p)
+                if nf is None:
+                    continue
+                other = seen.get(nf)
+                if other is None:
+                    seen[nf] = (t, p)
+                elif certified.check(p - other[1]):
+                    implied.append(("=", ty, other[0], t))
+        return False, implied, used
 
     # ----------------------------------------------------------------------------------- splits
     def _pick_split(self, b: _Branch) -> list[list[Term]] | None:
@@ -1035,9 +1062,30 @@ class _Search:
 # ------------------------------------------------------------------------------------------- helpers
 
 
-def _poly_of(t: Term, terms: list[tuple[Term, Poly]]) -> Poly:
-    """The polynomial of candidate ``t`` among ``terms``."""
-    return next(p for u, p in terms if u == t)
+class _Certifier:
+    """Certificates for what an untracked completion found: the same completion re-run once with its
+    cofactors tracked (it takes the same steps), each certificate re-expanded before it is believed."""
+
+    def __init__(self, gens: list[Poly], steps: int, ctx: TacticContext, atoms: set[Any]) -> None:
+        self.gens, self.steps, self.ctx, self.atoms = gens, steps, ctx, atoms
+        self._gb: GroebnerBasis | None = None
+
+    def check(self, target: Poly | None) -> bool:
+        """Whether ``target`` (``None``: a non-zero constant) is certified to lie in the ideal."""
+        if self._gb is None:
+            self._gb = GroebnerBasis(self.gens, steps=self.steps, meter=self.ctx.tick, atoms=self.atoms)
+        if target is None:
+            return self._gb.unit is not None and self._gb.unit.check()
+        cert = self._gb.member(target)
+        return cert is not None and cert.check()
+
+
+def _large_power(t: Term) -> bool:
+    """Whether ``t`` has a power whose numeral exponent passes :data:`REDUCE_POW_THRESHOLD`."""
+    for s in _subterms(t):
+        if s[0] == "^" and s[3][0] == "num" and isinstance(s[3][2], int) and s[3][2] > REDUCE_POW_THRESHOLD:
+            return True
+    return False
 
 
 def _is_prop(t: Term) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from lean_gym.sim.arith.errors import ArithBudgetExceeded
@@ -61,6 +62,7 @@ class IdealCertificate:
         return (total - self.target).is_zero()
 
 
+@lru_cache(maxsize=1 << 16)
 def _grevlex_key(m: _Mono) -> tuple[int, tuple[int, ...]]:
     # larger key = larger monomial: total degree first, then the smaller exponent of the last variable wins
     return (sum(m), tuple(-e for e in reversed(m)))
@@ -127,9 +129,12 @@ class GroebnerBasis:
         meter: Called with the work of each step (the tactic's heartbeats).
         atoms: Further atoms the queries may mention (the variables are the generators' and these).
 
-    After construction, :attr:`unit` is a certificate that a non-zero constant lies in the ideal (the
-    equations contradict each other), and :attr:`complete` says whether the completion finished within the
-    budget. :meth:`member` asks whether a polynomial reduces to zero.
+    After construction, :attr:`inconsistent` says that a non-zero constant lies in the ideal (the equations
+    contradict each other) and, when the cofactors are tracked (``track``), :attr:`unit` is the certificate;
+    :attr:`complete` says whether the completion finished within the budget. :meth:`normal_form` reduces a
+    polynomial by the basis; :meth:`member` certifies that one reduces to zero (tracked bases only). Without
+    ``track`` the completion is cheaper: a caller that finds a verdict that way re-runs it tracked for the
+    certificate.
     """
 
     def __init__(
@@ -138,13 +143,17 @@ class GroebnerBasis:
         steps: int = RING_STEPS,
         meter: Callable[[int], None] | None = None,
         atoms: Iterable[Any] = (),
+        track: bool = True,
     ) -> None:
         self.gens = tuple(gens)
+        self.track = track
+        self.inconsistent = False
         known: set[Any] = set(atoms)
         for g in self.gens:
             known |= g.atoms()
         self._atoms = sorted(known, key=atom_sort_key)
         self._index = {a: i for i, a in enumerate(self._atoms)}
+        self._steps = steps
         self._steps_left = steps
         self._meter = meter
         self._next = 0
@@ -152,14 +161,19 @@ class GroebnerBasis:
         self.unit: IdealCertificate | None = None
         self.complete = False
         queue = [
-            self._elem(self._from_poly(g), {i: {self._zero_mono(): Fraction(1)}})
+            self._elem(self._from_poly(g), {i: {self._zero_mono(): Fraction(1)}} if track else {})
             for i, g in enumerate(self.gens)
         ]
         try:
             self._complete(queue)
-            self.complete = self.unit is None
+            self.complete = not self.inconsistent
         except ArithBudgetExceeded:
             self.complete = False
+
+    @property
+    def steps_used(self) -> int:
+        """The simplification steps the completion (and the queries so far) took."""
+        return self._steps - max(self._steps_left, 0)
 
     # ---------------------------------------------------------------------------------- conversion
     def _zero_mono(self) -> _Mono:
@@ -189,22 +203,29 @@ class GroebnerBasis:
         return _Elem(p, cof, self._next)
 
     # ------------------------------------------------------------------------------------ the steps
-    def _step(self, size: int) -> None:
+    def _step(self, size: int, work: int) -> None:
+        """One simplification step: ``size`` terms left, ``work`` term operations done (charged to the meter,
+        a heartbeat for every four)."""
         self._steps_left -= 1
         if self._steps_left < 0:
             raise ArithBudgetExceeded("grind's ring solver used up its steps")
         if size > MAX_GROEBNER_TERMS:
             raise ArithBudgetExceeded("a polynomial of grind's ring solver grew too large")
         if self._meter is not None:
-            self._meter(1 + size // 8)
+            self._meter(1 + work // 4)
+
+    def _cof_size(self, cof: _Cof) -> int:
+        return sum(len(q) for q in cof.values()) if self.track else 0
 
     def _reduce(self, e: _Elem) -> None:
         """Simplify ``e`` by the basis until no monomial of it is divisible by a leading monomial."""
         p, cof = e.p, e.cof
-        done: set[_Mono] = set()
+        done: set[_Mono] = set()  # monomials no leading monomial divides (the basis does not change here)
         while True:
             pick = None
-            for m in sorted((m for m in p if m not in done), key=_grevlex_key, reverse=True):
+            for m in list(p):
+                if m in done:
+                    continue
                 b = next((b for b in self.basis if _divides(b.lm, m)), None)
                 if b is not None:
                     pick = (m, b)
@@ -217,8 +238,9 @@ class GroebnerBasis:
             c = -p[m] / b.p[b.lm]
             q = _quot(m, b.lm)
             _axpy(p, c, q, b.p)
-            _cof_axpy(cof, c, q, b.cof)
-            self._step(len(p))
+            if self.track:
+                _cof_axpy(cof, c, q, b.cof)
+            self._step(len(p), len(b.p) + self._cof_size(b.cof))
 
     def _monic(self, e: _Elem) -> None:
         lc = e.p[e.lm]
@@ -239,7 +261,9 @@ class GroebnerBasis:
                 continue
             if all(k == 0 for k in e.lm):
                 # a non-zero constant: the equations are inconsistent
-                self.unit = IdealCertificate(self.gens, self._cofactors(e.cof), self._to_poly(e.p))
+                self.inconsistent = True
+                if self.track:
+                    self.unit = IdealCertificate(self.gens, self._cofactors(e.cof), self._to_poly(e.p))
                 return
             self._monic(e)
             keep: list[_Elem] = []
@@ -262,9 +286,10 @@ class GroebnerBasis:
         cof: _Cof = {}
         _axpy(p, ca, qa, a.p)
         _axpy(p, -cb, qb, b.p)
-        _cof_axpy(cof, ca, qa, a.cof)
-        _cof_axpy(cof, -cb, qb, b.cof)
-        self._step(len(p))
+        if self.track:
+            _cof_axpy(cof, ca, qa, a.cof)
+            _cof_axpy(cof, -cb, qb, b.cof)
+        self._step(len(p), len(a.p) + len(b.p) + self._cof_size(a.cof) + self._cof_size(b.cof))
         return self._elem(p, cof)
 
     # ------------------------------------------------------------------------------------- queries
@@ -285,7 +310,7 @@ class GroebnerBasis:
 
         Atoms of ``target`` that no generator mentions make it a non-member unless they cancel.
         """
-        if not self.complete:
+        if not self.complete or not self.track:
             return None
         if not target.atoms() <= set(self._index):
             return None
