@@ -510,6 +510,7 @@ class _Branch:
     types: dict[str, Term] = field(default_factory=dict)
     parent_uf: dict[Term, Term] = field(default_factory=dict)
     ring_steps: int = RING_STEPS  # what is left of `Grind.Config.ringSteps` on this branch
+    charged: set[Any] = field(default_factory=set)  # the theory problems already charged to it
 
     def copy(self) -> _Branch:
         return _Branch(
@@ -526,6 +527,7 @@ class _Branch:
             dict(self.types),
             dict(self.parent_uf),
             self.ring_steps,
+            set(self.charged),
         )
 
 
@@ -903,7 +905,9 @@ class _Search:
             conflict, implied, used = self._ring(lits, cands, b.ring_steps)
             got = (conflict or self._linear(b, lits), tuple(implied), used)
             self.theory_memo[key] = got
-        b.ring_steps -= got[2]
+        if key not in b.charged:  # the same literals again cost nothing (Lean's ring state keeps its basis)
+            b.charged.add(key)
+            b.ring_steps -= got[2]
         if got[0]:
             return True
         for eq in got[1]:
