@@ -613,9 +613,11 @@ class Elaborator:
                     binders.append((name, bty_t))
                     if pred_op is not None:
                         preds.append((len(binders) - 1, pred_op, bound))
-            for name, bty_t in binders:
+            for bi, (name, bty_t) in enumerate(binders):
                 if bty_t[0] == "type" and bty_t[1].startswith("?") and bty_t[1] not in self.flex:
-                    self._infer_binder(name, bty_t[1], [body], syn)
+                    # `∃ n > 0, p` is `∃ n, n > 0 ∧ p` (Lean's `binderPred`): the bound is a use of `n`
+                    own = [bound for idx, _, bound in preds if idx == bi]
+                    self._infer_binder(name, bty_t[1], [*own, body], syn)
             pred_terms: dict[int, Term] = {}
             for idx, op, bound in preds:
                 name = binders[idx][0]

@@ -26,7 +26,9 @@ from lean_gym.sim.kernel import (
     Subproof,
     TrueIntro,
     close,
+    close_cases,
     close_from,
+    mark,
 )
 from lean_gym.sim.proofs import (
     TERM_MACROS,
@@ -38,7 +40,7 @@ from lean_gym.sim.proofs import (
     prop_telescope,
 )
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
-from lean_gym.sim.tac_rcases import clear_local, subst_eq
+from lean_gym.sim.tac_rcases import Pat, clear_local, destruct_hyp, parse_rcases_pat, subst_eq
 from lean_gym.sim.tactics import (
     SorryRecord,
     TacSyntax,
@@ -49,11 +51,13 @@ from lean_gym.sim.tactics import (
     _parse_location,
     _rename_inaccessible,
     builtin,
+    run_block,
 )
 from lean_gym.sim.terms import (
     FALSE,
     TRUE,
     Term,
+    free_vars,
     is_prop_type,
     pretty,
     replace_const,
@@ -220,9 +224,38 @@ def _left_right(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal.with_target(t[1] if syn.name == "left" else t[2]).with_tag("h")]
 
 
+def _discharger_arg(syn: TacSyntax, ts: TokenStream) -> tuple[int, int] | None:
+    """``(discharger := tacs)`` or ``(disch := tacs)`` at ``ts`` (Lean's ``Parser.Tactic.discharger``): the
+    source range of ``tacs``, with ``ts`` moved past the ``)``; ``None`` (``ts`` unmoved) when there is none."""
+    toks = ts.toks
+    i = ts.i
+    if not (
+        ts.is_sym("(")
+        and toks[i + 1].kind == "ident"
+        and toks[i + 1].text in ("discharger", "disch")
+        and toks[i + 2].text == ":="
+    ):
+        return None
+    depth, j = 0, i
+    while toks[j].kind != "eof":
+        x = toks[j]
+        if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
+            depth += 1
+        elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
+            depth -= 1
+            if depth == 0:
+                break
+        j += 1
+    if toks[j].kind == "eof" or j == i + 3:
+        raise TacticError("unexpected token; expected tactic", toks[i + 2].end, toks[i + 2].end)
+    ts.i = j + 1
+    return toks[i + 3].start, toks[j - 1].end
+
+
 @builtin("exists", "use", "use!", "existsi")
 def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    disch = _discharger_arg(syn, ts) if syn.name in ("use", "use!") else None
     terms = [parse_term(ts, 0)]
     while ts.is_sym(","):
         ts.advance()
@@ -243,6 +276,8 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         g = g.with_target(subst(t[3], t[1], val))
     if syn.name == "existsi":
         return [g]  # Mathlib's `existsi` is `refine ⟨e, …, ?_⟩`: it never closes what is left
+    if disch is not None:
+        return _run_use_discharger(goal, g, syn, disch, ctx)
     if syn.name in ("use", "use!"):
         # `use!` also applies constructors eagerly (pairs, structures): on the simulator's `∃` chains it
         # fills the same witnesses, and runs the same discharger
@@ -251,6 +286,30 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         j = _trivial_closes(g, ctx, 2)
     # the witnesses turned the goal into `g` (trusted), which `j` closes
     return [g] if j is None else close(goal, Subproof(((g, j),)), ctx)
+
+
+def _run_use_discharger(
+    goal: Goal, g: Goal, syn: TacSyntax, disch: tuple[int, int], ctx: TacticContext
+) -> list[Goal]:
+    """``use (discharger := tacs) …``: Mathlib's ``runUse`` runs ``tacs`` on the goal the witnesses left (a
+    proposition), in place of ``try with_reducible use_discharger``; ``skip`` leaves it as it is.
+
+    A failure of ``tacs`` is the tactic's failure (``run g discharger`` passes it on). Goals that ``tacs``
+    leaves other than ``g`` itself are dropped by ``runUse`` (``discard``), which the simulator does not
+    model: that is outside its subset.
+    """
+    if not is_prop_type(g.target):
+        return [g]
+    rest = run_block(syn.src, disch[0], disch[1], [g], ctx)
+    if not rest:
+        return close(goal, Subproof((g,)), ctx)
+    if rest == [g]:
+        return [g]
+    raise TacticError(
+        "`use (discharger := …)` whose discharger leaves new goals is outside the simulator's Lean subset",
+        syn.start,
+        syn.end,
+    )
 
 
 def _reducible_form(t: Term) -> Term:
@@ -589,6 +648,140 @@ def _show(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal.with_target(p)]
 
 
+def _has_hole(syn: Syn) -> bool:
+    """Whether ``syn`` has a ``_`` or ``?x`` placeholder anywhere."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if u.kind == "mvar" or (u.kind == "ident" and u.args[0] == "_"):
+            return True
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
+
+
+@builtin("change")
+def _change(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``change p`` / ``change p at h …`` (Lean core's ``change``): the target (each hypothesis named) is
+    replaced by ``p``, which must be definitionally equal to it. ``p`` is elaborated against what it replaces,
+    so ``_`` alone is what is there; a pattern with holes inside (``_ + 1 = _``) is unified with it, which the
+    simulator does not model (outside its subset)."""
+    ts = syn.stream(1)
+    if ts.tok.kind == "eof":
+        raise TacticError("unexpected end of input; expected term", syn.end, syn.end)
+    term = parse_term(ts, 0)
+    locs = _parse_location(ts)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    whole_hole = term.kind == "ident" and term.args[0] == "_"
+    if not whole_hole and _has_hole(term):
+        raise TacticError(
+            "`change` with a pattern is outside the simulator's Lean subset", syn.start, syn.end
+        )
+    if locs == ["*"]:
+        raise TacticError("`change … at *` is outside the simulator's Lean subset", syn.start, syn.end)
+
+    def changed(old: Term) -> Term:
+        if whole_hole:
+            return old
+        new = (
+            ctx.elaborator(goal).elab_prop(term)
+            if is_prop_type(old)
+            else ctx.elaborator(goal).elab_type(term)
+        )
+        if not defeq(new, old):
+            raise TacticError(
+                f"'change' tactic failed, pattern\n  {pretty(new, goal.ascii)}\nis not definitionally equal "
+                f"to target\n  {pretty(old, goal.ascii)}"
+            )
+        return new
+
+    g = goal
+    for loc in locs if locs is not None else ["⊢"]:
+        if loc == "⊢":
+            g = g.with_target(changed(g.target))
+            continue
+        ty = g.hyp(loc)
+        if ty is None:
+            raise TacticError(f"unknown identifier '{loc}'")
+        g = g.replace_hyp(loc, changed(ty))
+    return [g]
+
+
+@builtin("revert")
+def _revert(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``revert x h …`` (Lean core's ``revert``): the locals named, and every local whose type mentions one of
+    them, leave the context and become ``∀``/``→`` binders of the target, in context order."""
+    names = syn.toks[1:]
+    if not names:
+        raise TacticError("unexpected end of input; expected identifier", syn.end, syn.end)
+    chosen: set[str] = set()
+    for tok in names:
+        if tok.kind != "ident":
+            raise TacticError(f"unexpected token '{tok.text}'; expected identifier", tok.start, tok.end)
+        fid = goal.find(tok.text)
+        if fid is None:
+            raise TacticError(f"Unknown identifier `{tok.text}`", tok.start, tok.end)
+        chosen.add(fid)
+    # the dependents come along (Lean's `MVarId.revert` collects the forward dependencies)
+    for fid, ty in goal.hyps:
+        if fid not in chosen and free_vars(ty) & chosen:
+            chosen.add(fid)
+    target = goal.target
+    for fid, ty in reversed(goal.hyps):
+        if fid not in chosen:
+            continue
+        if is_prop_type(ty) and fid not in free_vars(target):
+            target = ("→", ty, target)
+        elif not is_prop_type(ty):
+            x = user_name(fid)
+            target = ("∀", x, ty, subst(target, fid, ("var", x)))
+        else:
+            raise TacticError(
+                f"`revert` of `{user_name(fid)}`, which the target mentions, is outside the simulator's subset"
+            )
+    hyps = tuple((n, t) for n, t in goal.hyps if n not in chosen)
+    return [Goal(hyps, target, goal.tag, goal.ascii)]
+
+
+@builtin("suffices")
+def _suffices(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``suffices h : t from e`` / ``suffices h : t by tac`` (Lean core's ``suffices``, ``this`` when ``h :``
+    is left out): ``e`` (or ``tac``) proves the goal with ``h : t`` added, and the goal becomes ``t``."""
+    ts = syn.stream(1)
+    name = "this"
+    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
+        name = ts.advance().text
+        ts.advance()
+    if ts.tok.kind == "eof":
+        raise TacticError("unexpected end of input; expected term", syn.end, syn.end)
+    p = ctx.elaborator(goal).elab_prop(parse_term(ts, 0))
+    if ts.is_word("from"):
+        ts.advance()
+        body = parse_term(ts, 0)
+    elif ts.is_word("by"):
+        body = parse_term(ts, 0)
+    else:
+        raise TacticError(
+            "unexpected end of input; expected 'by' or 'from'"
+            if ts.tok.kind == "eof"
+            else f"unexpected token '{ts.tok.text}'; expected 'by' or 'from'",
+            ts.tok.start,
+            ts.tok.end,
+        )
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    ProofChecker(goal.add_hyp(name, p), ctx).check(body, goal.target)
+    return [goal.with_target(p).with_tag(None)]
+
+
 @builtin("specialize")
 def _specialize(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     term = _term_arg(syn)
@@ -607,7 +800,14 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     bang = syn.name == "by_contra!"
     name = "this" if bang else "h✝"
-    if ts.tok.kind == "ident":
+    pat: Pat | None = None
+    if bang and ts.tok.kind != "eof" and not ts.is_sym(":"):
+        # Mathlib's `by_contra! pat : ty` takes an rcases pattern (`rcasesPatMed`): it is
+        # `by_contra h; push_neg at h; revert h; rintro pat` (Mathlib/Tactic/ByContra.lean)
+        pat = parse_rcases_pat(ts)
+        if pat.kind == "name" and pat.args[0] != "_":
+            name, pat = pat.args[0], None
+    elif ts.tok.kind == "ident":
         name = ts.advance().text
     t = goal.target
     neg = t[1] if t[0] == "¬" else ("¬", t)
@@ -616,7 +816,7 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ts.advance()
         ascribed = ctx.elaborator(goal).elab_prop(parse_term(ts, 0))
     if ts.tok.kind != "eof":
-        raise TacticError(f"`{syn.text}` (an rcases pattern) is outside the simulator's subset", ts.tok.start)
+        raise TacticError(f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start)
     if bang:
         from lean_gym.sim.simp import push_neg_term
 
@@ -631,7 +831,11 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 )
             neg = ascribed
     ctx.use_standard_axioms() if t[0] != "¬" else None
-    return [goal.add_hyp(name, neg).with_target(FALSE)]
+    if pat is None:
+        return [goal.add_hyp(name, neg).with_target(FALSE)]
+    since = mark(ctx)
+    g, v = goal.with_target(FALSE).add_local("_h", neg)
+    return destruct_hyp(g, v[1], pat, ctx) or close_cases(goal, since, ctx)
 
 
 def _negation(p: Term) -> Term:

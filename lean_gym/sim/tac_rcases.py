@@ -38,7 +38,7 @@ from lean_gym.sim.terms import (
 )
 from lean_gym.sim.unify import defeq
 
-__all__ = ["clear_local", "subst_eq"]
+__all__ = ["Pat", "clear_local", "destruct_hyp", "parse_rcases_pat", "subst_eq"]
 
 
 def _pp(goal: Goal, t: Term) -> str:
@@ -106,6 +106,19 @@ def _parse_pat(ts: TokenStream) -> Pat:
         ts.advance()
         alts.append(_parse_pat_atom(ts))
     return alts[0] if len(alts) == 1 else Pat("alts", tuple(alts))
+
+
+def parse_rcases_pat(ts: TokenStream) -> Pat:
+    """An ``rcasesPatMed`` at ``ts``: patterns separated by ``|`` (``h``, ``⟨a, b⟩``, ``ha | hb``, ``rfl``)."""
+    return _parse_pat(ts)
+
+
+def destruct_hyp(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal]:
+    """Destructure the local ``hname`` of ``goal`` with ``pat``, as ``rcases``/``rintro`` do (the names the
+    pattern leaves unnamed become inaccessible). A case closed on the way (``⟨⟩`` on ``False``) is closed
+    through the kernel; the caller closes ``goal`` with :func:`~lean_gym.sim.kernel.close_cases` when no
+    goal is left."""
+    return _finish_names(_destruct(goal, hname, pat, ctx))
 
 
 def _parse_typed_pat(ts: TokenStream) -> Pat:
