@@ -1302,6 +1302,8 @@ def syn_text(syn: Syn) -> str:
         return f"({syn_text(syn.args[0])})"
     if k == "app":
         return " ".join([syn_text(syn.args[0])] + [syn_text(a) for a in syn.args[1]])
+    if k == "proj":
+        return f"{syn_text(syn.args[0])}.{syn.args[1]}"
     return k
 
 

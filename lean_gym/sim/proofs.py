@@ -494,9 +494,11 @@ class ProofChecker:
             raise ElabError("failed to find hypothesis of the given type", syn.start, syn.end)
         if k == "ident":
             return self._infer_app(syn, syn, (), expected)
+        if k == "proj":
+            return self._infer_app(syn, syn, (), expected)
         if k == "app":
             head = syn.args[0]
-            if head.kind in ("ident", "paren"):
+            if head.kind in ("ident", "paren", "proj"):
                 return self._infer_app(syn, head, syn.args[1], expected)
         if k == "explicit":
             return self.infer(syn.args[0], expected)
@@ -512,6 +514,10 @@ class ProofChecker:
         if head.kind == "paren":
             p = self.infer(head.args[0])
             return prop_telescope(p), "term"
+        if head.kind == "proj":
+            # `(e).1`: the field of what `e` proves, as for a name's field (`h.1`)
+            base, field_ = head.args
+            return self._field_telescope(self._partial_telescope(base), field_, _syn_text(base), head), "term"
         name = head.args[0]
         tel = self._resolve(name, head)
         if tel is None:
@@ -555,6 +561,10 @@ class ProofChecker:
         tb = self._resolve(base, head)
         if tb is None:
             return None
+        return self._field_telescope(tb, field_, base, head)
+
+    def _field_telescope(self, tb: Telescope, field_: str, base: str, head: Syn) -> Telescope:
+        """The telescope of the field ``field_`` of a proof of ``tb`` (``h.1``, ``h.mp``, ``h.trans``)."""
         if any(b.explicit for b in tb.binders):
             # Lean only projects once the remaining arguments are implicit (`abs_lt.mp`, not `sq_abs.symm`)
             raise ElabError(
@@ -599,7 +609,37 @@ class ProofChecker:
             head.end,
         )
 
-    def _infer_app(self, syn: Syn, head: Syn, args: tuple[Syn, ...], expected: Term | None) -> Term:
+    def _partial_telescope(self, base: Syn) -> Telescope:
+        """What ``base`` proves as a telescope, its implicit arguments left open: the base of a projection
+        ``(e).1`` (Lean elaborates ``e`` with its implicit arguments postponed, so the field's use fixes them:
+        ``(div_eq_iff hb).1 h``)."""
+        while base.kind == "paren":
+            base = base.args[0]
+        if base.kind in ("ident", "proj"):
+            return self._head_telescope(base)[0]
+        if base.kind != "app" or base.args[0].kind not in ("ident", "paren", "proj"):
+            return prop_telescope(self.infer(base))
+        inst, holes = self._apply_args(base, base.args[0], base.args[1])
+        if holes:
+            raise ElabError(_unsupported_proof(base), base.start, base.end)
+        open_mvars = {mv for mv, _ in inst.mvars if mv not in inst.asg}
+        binders = [
+            Binder(mv, _mvars_to_vars(instantiate(b.type, inst.asg), open_mvars), False)
+            for mv, b in inst.mvars
+            if mv in open_mvars
+        ]
+        binders += [
+            Binder(b.name, _mvars_to_vars(instantiate(b.type, inst.asg), open_mvars), b.explicit)
+            for b in inst.pending
+        ]
+        concl = _mvars_to_vars(instantiate(inst.conclusion, inst.asg), open_mvars)
+        tyvars = tuple((ty, allowed) for ty, allowed in inst.allowed.items() if ty not in inst.asg)
+        return Telescope(tuple(binders), concl, tyvars)
+
+    def _apply_args(
+        self, syn: Syn, head: Syn, args: tuple[Syn, ...]
+    ) -> tuple[Instance, list[tuple[str, Binder]]]:
+        """The telescope of ``head`` instantiated with the arguments ``args``, and the ``_`` holes among them."""
         tel, _ = self._head_telescope(head)
         inst = Instance(tel)
         holes: list[tuple[str, Binder]] = []
@@ -631,6 +671,10 @@ class ProofChecker:
             else:
                 val = self._elab_data_arg(arg, btype, inst)
                 inst.assign_next(val)
+        return inst, holes
+
+    def _infer_app(self, syn: Syn, head: Syn, args: tuple[Syn, ...], expected: Term | None) -> Term:
+        inst, holes = self._apply_args(syn, head, args)
         # remaining binders: implicit and explicit are left as ∀/→ (Lean keeps explicit ones)
         while inst.pending and not inst.next_binder().explicit:
             inst.mvar_next()
@@ -827,6 +871,15 @@ _CORE_UNMODELLED = frozenset(
         "Nat.lt_trans",
     }
 )
+
+
+def _mvars_to_vars(t: Term, names: set[str]) -> Term:
+    """``t`` with the metavariables ``names`` turned into variables of the same names (binders again)."""
+    if not names or type(t) is not tuple:
+        return t
+    if t[0] == "mvar":
+        return ("var", t[1]) if t[1] in names else t
+    return tuple(_mvars_to_vars(c, names) if type(c) is tuple else c for c in t)
 
 
 def _syn_text(syn: Syn) -> str:

@@ -742,9 +742,9 @@ def _parse_arg(ts: TokenStream) -> Syn:
                 close = ts.expect_sym(")")
             finally:
                 ts.stop_col = saved
-            return Syn("paren", (inner,), t.start, close.end)
+            return _parse_projections(ts, Syn("paren", (inner,), t.start, close.end))
         if t.text == "⟨":
-            return _parse_separated(ts, "⟩", "anon")
+            return _parse_projections(ts, _parse_separated(ts, "⟩", "anon"))
         if t.text == "‹":
             ts.advance()
             inner = parse_term(ts, 0)
@@ -753,6 +753,24 @@ def _parse_arg(ts: TokenStream) -> Syn:
         if t.text == "[":
             return _parse_separated(ts, "]", "listlit")  # a list literal `[a, b, c]` (Lean's `«term[_]»`)
     raise ts.unexpected("term")
+
+
+def _parse_projections(ts: TokenStream, base: Syn) -> Syn:
+    """``(e).1``, ``(e).mp``, ``⟨a, b⟩.2``: Lean's trailing ``proj`` parser (``checkNoWsBefore >> "." >>
+    checkNoWsBefore >> (fieldIdx <|> rawIdent)``), left-associated: a ``proj`` node ``(base, field)``.
+    A name's own fields (``h.1``, ``h.mp``) are part of the name's token."""
+    while True:
+        dot = ts.tok
+        if not (dot.kind == "sym" and dot.text == "." and dot.start == base.end):
+            return base
+        field = ts.peek()
+        if field.start != dot.end or field.kind not in ("num", "ident"):
+            return base
+        ts.advance()
+        ts.advance()
+        # a name after `.` may carry more fields (`(e).mp.trans`): each is its own projection
+        for part in field.text.split("."):
+            base = Syn("proj", (base, part), base.start, field.end)
 
 
 def _parse_separated(ts: TokenStream, closer: str, kind: str) -> Syn:

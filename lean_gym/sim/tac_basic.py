@@ -55,6 +55,7 @@ from lean_gym.sim.tactics import (
 )
 from lean_gym.sim.terms import (
     FALSE,
+    NUM_TYPES,
     TRUE,
     Term,
     free_vars,
@@ -608,7 +609,67 @@ def _parse_have(syn: TacSyntax) -> tuple[str, Syn | None, Syn | None, TokenStrea
     return name, ty, val, ts
 
 
-@builtin("have", "haveI", "have'", "let", "set")
+def _replace_term(t: Term, old: Term, new: Term) -> Term:
+    """``t`` with every occurrence of ``old`` (a term of locals and constants, which no binder captures)
+    replaced by ``new``, up to syntax."""
+    if t == old:
+        return new
+    return tuple(_replace_term(c, old, new) if type(c) is tuple else c for c in t)
+
+
+@builtin("set")
+def _set(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Mathlib's ``set x : T := e with h`` (``Mathlib/Tactic/Set.lean``): a local ``x`` for ``e``, ``e``
+    rewritten to ``x`` in the target and every hypothesis (``rewrite … at *``), and ``h : x = e`` (``h : e = x``
+    with ``←``). Lean's ``x`` is a ``let`` whose value tactics may unfold; the simulator's is an opaque local,
+    so only ``h`` links it to ``e`` (weaker, never stronger)."""
+    ts = syn.stream(1)
+    if ts.tok.kind != "ident":
+        raise TacticError(f"unexpected token '{ts.tok.text}'; expected identifier", ts.tok.start, ts.tok.end)
+    name = ts.advance().text
+    el = ctx.elaborator(goal)
+    tname: str | None = None
+    if ts.is_sym(":"):
+        ts.advance()
+        ty_syn = parse_term(ts, 0)
+        ty_t = el.elab_type(ty_syn)
+        if ty_t[0] != "type":
+            raise TacticError("`set` of a proof is outside the simulator's Lean subset", syn.start, syn.end)
+        tname = str(ty_t[1])
+    if not ts.is_sym(":="):
+        raise TacticError("unexpected end of input; expected ':='", syn.end, syn.end)
+    ts.advance()
+    val_syn = parse_term(ts, 0)
+    hname: str | None = None
+    reverse = False
+    if ts.is_word("with"):
+        ts.advance()
+        if ts.is_sym("←") or ts.is_sym("<-"):
+            ts.advance()
+            reverse = True
+        if ts.tok.kind != "ident":
+            raise TacticError("unexpected end of input; expected identifier", syn.end, syn.end)
+        hname = ts.advance().text
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    if tname in NUM_TYPES:
+        e, ety = el.elab_arith(val_syn, tname), tname
+    else:
+        e, got = el.elab_term(val_syn, tname)
+        ety = tname or got
+    if ety not in NUM_TYPES:
+        raise TacticError("`set` of a value outside ℕ, ℤ, ℚ, ℝ is outside the simulator's Lean subset")
+    g, xv = goal.add_local(name, type_term(ety))
+    hyps = tuple((n, t if n == xv[1] else _replace_term(t, e, xv)) for n, t in g.hyps)
+    g = Goal(hyps, _replace_term(g.target, e, xv), g.tag, g.ascii)
+    if hname is not None:
+        g = g.add_hyp(hname, ("=", ety, e, xv) if reverse else ("=", ety, xv, e))
+    return [g]
+
+
+@builtin("have", "haveI", "have'", "let")
 def _have(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     name, ty_syn, val, _ = _parse_have(syn)
     el = ctx.elaborator(goal)

@@ -489,10 +489,45 @@ def _run_alternatives(
     return []
 
 
+def _abstract(t: Term, e: Term, x: Term) -> Term:
+    """``t`` with every occurrence of the closed-over term ``e`` (made of locals and constants) replaced by
+    ``x``, up to syntax (Lean's ``kabstract`` matches up to instances: it finds at least these)."""
+    if t == e:
+        return x
+    if type(t) is not tuple:
+        return t
+    return tuple(_abstract(c, e, x) if type(c) is tuple else c for c in t)
+
+
+def _generalize_target(goal: Goal, hname: str, ts: TokenStream, ctx: TacticContext) -> tuple[Goal, str]:
+    """``h : e`` as a ``cases``/``induction`` target (Lean's ``generalizeExceptFVar``, as
+    ``generalize h : e = x``): a new local ``x`` replaces ``e`` in the target, with ``h : e = x``; the
+    returned id is ``x``'s. The simulator takes natural-number terms ``e`` only."""
+    term = parse_term(ts, 0)
+    e = ctx.elaborator(goal).elab_arith(term, "ℕ")
+    g, xv = goal.add_local("x✝", type_term("ℕ"))
+    g = g.add_hyp(hname, ("=", "ℕ", e, xv)).with_target(_abstract(goal.target, e, xv))
+    return g, xv[1]
+
+
+def _generalized(goal: Goal, syn: TacSyntax, ts: TokenStream, ctx: TacticContext) -> tuple[Goal, TacSyntax]:
+    """``tac h : e rest`` (``ts`` at ``h``) as ``tac x rest`` on the goal where ``e`` is generalized to the new
+    local ``x`` (see :func:`_generalize_target`)."""
+    hname = ts.advance().text
+    ts.advance()
+    goal, fid = _generalize_target(goal, hname, ts, ctx)
+    x_tok = Token("ident", fid, syn.start, syn.start, 0, 0, False)
+    return goal, TacSyntax(syn.name, (syn.toks[0], x_tok, *ts.toks[ts.i : -1]), syn.src, syn.start, syn.end)
+
+
 @builtin("induction", "induction'")
 @_closing_cases
 def _induction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
+        # `induction' h : e`: generalize `e` (Mathlib's `elabCasesTargets`), then induction on the new local
+        goal, inner = _generalized(goal, syn, ts, ctx)
+        return _induction(goal, inner, ctx)
     if ts.tok.kind != "ident" or goal.hyp(ts.tok.text) is None:
         raise TacticError("the simulator's `induction` takes a variable: `induction n`", syn.start, syn.end)
     x = ts.advance().text
@@ -558,6 +593,9 @@ def _generalizing_refused(goal: Goal, x: str, ts: TokenStream) -> None:
 @_closing_cases
 def _cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
+        goal, inner = _generalized(goal, syn, ts, ctx)
+        return _cases(goal, inner, ctx)
     term = parse_term(ts, 0)
     names: list[str] = []
     if term.kind == "ident" and goal.hyp(term.args[0]) == type_term("ℕ"):
