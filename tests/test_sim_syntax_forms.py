@@ -1,0 +1,158 @@
+"""Syntax the simulator reads as Lean parses and elaborates it (issue 20: proofs Lean accepts that the
+simulator refused on syntax), each with the attacks its new proving path opens.
+
+Every accepted form cites the Lean record it comes from; the attacks are the same shapes on false statements
+(or with a hypothesis bound to the wrong name, a witness in the wrong place), which must still fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lean_gym.lean.lexer import lex, lex_errors
+from lean_gym.lean.protocol import classify_response
+from lean_gym.sim import SimRepl
+from lean_gym.sim.commands import run_commands
+from lean_gym.sim.elab import Env
+from lean_gym.sim.memo import request
+
+MATHLIB = "import Mathlib\n"
+
+
+def _verdict(code: str, header: str = MATHLIB) -> str:
+    return classify_response(SimRepl().handle({"cmd": header + code}))
+
+
+def _unread(code: str) -> list[str]:
+    with request():
+        out = run_commands(code, Env(), fresh=True)
+    return [m.data for m in out.unread]
+
+
+# (record, code): Lean elaborates each without error
+HONEST = [
+    # leanprover/lean4 tests/lean/run/induction1.lean at 031a99a65d27, lines 1 and 22: `:=` then `by {` at
+    # column 0 (a bracketed tactic sequence has no column check)
+    (
+        "lean4 induction1.lean:1",
+        "theorem tst0 {p q : Prop } (h : p ∨ q) : q ∨ p :=\nby {\n  induction h;\n"
+        "  { apply Or.inr; assumption };\n  { apply Or.inl; assumption }\n}",
+    ),
+    (
+        "lean4 induction1.lean:22",
+        "theorem tst6 {p q : Prop } (h : p ∨ q) : q ∨ p :=\nby {\n  cases h with\n"
+        "  | inr h2 => exact Or.inl h2\n  | inl h1 => exact Or.inr h1\n}",
+    ),
+    # mathlib4 MathlibTest/Use.lean at 44e8fc60eabb, line 240: the binder predicate's numeral types `n`
+    ("Use.lean:240", "example : ∃ n > 0, n = n := by\n  use (discharger := skip) 1\n  decide"),
+    # mathlib4 MathlibTest/byContra.lean at 151e10c0959b, lines 14, 85, 89
+    (
+        "byContra.lean:14",
+        "example (a b : ℕ) (h : False) : a < b := by\n  by_contra! foo\n"
+        "  revert foo; change b ≤ a → False; intro\n  exact h",
+    ),
+    ("byContra.lean:85", "example (p q : Prop) (hnp : ¬ p) : ¬ p ∨ ¬ q := by\n  by_contra! ⟨hp, _⟩\n  exact hnp hp"),
+    (
+        "byContra.lean:89",
+        "example (p q : Prop) (hnp : ¬ p) (hnq : ¬ q) : ¬ (p ∨ q) := by\n  by_contra! hp | hq\n"
+        "  · exact hnp hp\n  · exact hnq hq",
+    ),
+    # mathlib4 MathlibTest/linarith.lean at 00d9f04e0b0d, lines 569 and 605
+    (
+        "linarith.lean:569",
+        "example (n : Nat) (h1 : ¬n = 1) (h2 : n ≥ 1) : n ≥ 2 := by\n  by_contra h3\n"
+        "  suffices n = 1 by exact h1 this\n  linarith",
+    ),
+    ("linarith.lean:605", "example (k : ℤ) (h : k < 1) (h₁ : -1 < k) : k = 0 := by\n  change _ at h₁\n  linarith"),
+    # mathlib4 MathlibTest/cases.lean at 4aa09afd2b27, line 76: `induction' e : n` generalizes `n`
+    ("cases.lean:76", "example (n : Nat) : n = n := by\n  induction' e : n with m ih\n  · rfl\n  · rfl"),
+    # the projection of a term, its implicit arguments fixed by the field's use (as `(div_eq_iff hb).1 h`
+    # in mathlib4 MathlibTest/Qify.lean at 449d4621735f, line 28)
+    ("Qify.lean:28 form", "example (a b c : ℚ) (hc : 0 < c) (h : a / c ≤ b) : a ≤ b * c := (div_le_iff₀ hc).1 h"),
+    ("Qify.lean:28 form", "example (a b : ℚ) (h : b ≤ a) : 0 ≤ a - b := by exact (sub_nonneg).mpr h"),
+    # core `cases h : e` (tests/lean/run/rcases.lean's `rcases h : a with _ | n` records the equations)
+    (
+        "cases h : e",
+        "example (n : Nat) (h0 : 0 < n) : n ≠ 0 := by\n  cases h : n with\n  | zero => omega\n  | succ m => omega",
+    ),
+    ("set … with", "example (n : ℕ) (h : n % 2 < 2) : n % 2 ≤ 1 := by\n  set r := n % 2 with hr\n  omega"),
+]
+
+
+@pytest.mark.parametrize(("record", "code"), HONEST)
+def test_lean_accepts_and_so_does_the_simulator(record: str, code: str) -> None:
+    assert _verdict(code) == "proved", record
+
+
+ATTACKS = [
+    # `by {` at column 0 is one bracketed sequence: a tactic after its `}` is not part of the proof
+    "theorem t (p : Prop) (hp : p) : p ∧ p :=\nby {\n  constructor\n}\n  all_goals exact hp",
+    # the discharger runs on the goal the witness left, and a wrong witness stays wrong
+    "example : ∃ n > 0, n = 2 := by\n  use (discharger := skip) 1\n  decide",
+    "example : ∃ n > 0, n = n := by\n  use (discharger := skip) 0\n  decide",
+    "example : ∃ n : ℕ, n = 2 := by\n  use (discharger := fail) 2",
+    # by_contra!'s pattern binds what push_neg made, in its place
+    "example (p q : Prop) (hnq : ¬ q) : ¬ p ∨ ¬ q := by\n  by_contra! ⟨hp, _⟩\n  exact hnq hp",
+    "example (p q : Prop) (hnp : ¬ p) (hnq : ¬ q) : ¬ (p ∨ q) := by\n  by_contra! hp | hq\n  · exact hnq hp\n  · exact hnp hq",
+    "example (p q : Prop) (hnp : ¬ p) : ¬ (p ∨ q) := by\n  by_contra! hp | hq\n  · exact hnp hp",
+    # revert keeps the hypothesis as a premise; change only to what is definitionally the same
+    "example (a b : ℕ) (h : a ≤ b) : b ≤ a := by\n  revert h\n  intro h\n  exact h",
+    "example (a b : ℕ) (h : a ≤ b) : a < b := by\n  change a ≤ b\n  exact h",
+    "example (a b : ℕ) (h : a ≤ b) (g : b ≤ a) : a < b := by\n  change a < b at g\n  exact g",
+    "example (x : ℕ) (h : x = 2) : ∀ y : ℕ, y = 2 := by\n  revert x\n  intro y hy\n  exact hy",
+    # suffices: the body proves the goal from the new hypothesis, and the new hypothesis is the goal left
+    "example (n : ℕ) (h : n = 1) : n = 2 := by\n  suffices n = 1 by exact this\n  exact h",
+    "example (n : ℕ) (h : n = 2) : n = 2 := by\n  suffices n = 1 by omega\n  exact h",
+    # the generalized equation is the target's value, in each case
+    "example (n : Nat) : n = 0 := by\n  induction' e : n with m ih\n  · rfl\n  · rfl",
+    "example (n : Nat) (h0 : 0 < n) : n = 1 := by\n  cases h : n with\n  | zero => omega\n  | succ m => omega",
+    # a projection proves its own field, of its own statement
+    "example (a b c : ℚ) (hc : 0 < c) (h : a / c ≤ b) : a ≤ c * b := (div_le_iff₀ hc).1 h",
+    "example (a b c : ℚ) (hc : 0 < c) (h : a / c ≤ b) : a / c ≤ b * c := (div_le_iff₀ hc).1 h",
+    "example (a b : ℚ) (h : 0 ≤ a - b) : a ≤ b := (sub_nonneg).1 h",
+    "example (p q : Prop) (h : p ∧ q) : p := (h).2",
+    # set's equation says what the new local is, and nothing more
+    "example (n : ℕ) : n % 3 ≤ 1 := by\n  set r := n % 3 with hr\n  omega",
+    "example (n : ℕ) (h : n % 2 < 2) : n % 2 = 0 := by\n  set r := n % 2 with hr\n  omega",
+]
+
+
+@pytest.mark.parametrize("code", ATTACKS)
+def test_attack_is_refused(code: str) -> None:
+    assert _verdict(code) != "proved", code
+
+
+def test_a_statement_behind_modifiers_is_unread_when_it_is_not_read() -> None:
+    # mathlib4 MathlibTest/push_neg.lean at 13ecfa732c2c, line 111: `set_option … in` before an example
+    # whose binder `{α}` the simulator does not elaborate; Lean reads it, so the simulator must not claim
+    # an error of its own there
+    code = (
+        "set_option linter.unusedVariables false in\n"
+        "example {α} [Preorder α] (m n : α) (h : ¬(∃ k : α, m ≤ k)) (h₂ : m ≤ n) : m ≤ n := by\n"
+        "  push_neg at h\n  exact h₂"
+    )
+    assert _unread("import Mathlib\n" + code)
+    # mathlib4 MathlibTest/positivity.lean at 04a91371ee31, line 216: a postfix notation the parser stops at
+    assert _unread("import Mathlib\nexample (a : ℤ) : 0 ≤ a⁻ := by positivity")
+    # a statement it reads is read, whatever comes before it
+    assert not _unread("import Mathlib\nset_option maxHeartbeats 400 in\nexample : 1 = 1 := by rfl")
+
+
+def test_notation_tokens_with_a_quote_or_a_subscript() -> None:
+    # Lean core's `Σ'` and `×'` (aesop AesopTest/DestructProducts.lean at b5b9e2bb45ce, line 44) and the
+    # guard specifiers `:ₛ` (lean4 tests/lean/run/rcases.lean at 4804971a77d6, line 39), `:~`, `=~`;
+    # Mathlib's `::ₘ` (MathlibTest/norm_num_ext.lean at 0501ce4f3771, line 347)
+    src = "(h : Σ' a, p a) (q : α ×' β) guard_hyp h :ₛ 0 = y guard_target =~ t h :=~ v (1 ::ₘ {})"
+    assert not lex_errors(src)
+    syms = [t.text for t in lex(src) if t.kind == "sym"]
+    for tok in ("Σ'", "×'", ":ₛ", "=~", ":=~", "::ₘ"):
+        assert tok in syms
+    # a subscript stays in an identifier, and a `'` after an unknown symbol is still ambiguous
+    assert [t.text for t in lex("h₁ : x₂")] == ["h₁", ":", "x₂"]
+    assert lex_errors("s ⊆'a'")
+
+
+def test_unknown_notation_makes_the_statement_unread_not_an_error() -> None:
+    header = "import Mathlib\n"
+    assert _unread(header + "example : (1 ::ₘ 2 ::ₘ {}).sum = 3 := by norm_num")
+    assert _unread(header + "example {p : ℕ → Prop} (h : Σ' a, p a) : True := trivial")
