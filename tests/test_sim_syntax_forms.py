@@ -75,6 +75,9 @@ HONEST = [
         "cases h : e",
         "example (n : Nat) (h0 : 0 < n) : n ≠ 0 := by\n  cases h : n with\n  | zero => omega\n  | succ m => omega",
     ),
+    # mathlib4 MathlibTest/Use.lean at 44e8fc60eabb, line 25: an argument past the witnesses refines the goal
+    ("Use.lean:25", "example (y : ℕ) (h : 42 = y) : ∃ x : Nat, x = y := by use 42, h"),
+    ("Use.lean:25 form", "example (y : ℕ) (h : 42 = y) (h2 : y = 42) : ∃ x : Nat, x = y ∧ y = x := by use 42, h, h2"),
     ("set … with", "example (n : ℕ) (h : n % 2 < 2) : n % 2 ≤ 1 := by\n  set r := n % 2 with hr\n  omega"),
 ]
 
@@ -111,6 +114,12 @@ ATTACKS = [
     "example (a b c : ℚ) (hc : 0 < c) (h : a / c ≤ b) : a / c ≤ b * c := (div_le_iff₀ hc).1 h",
     "example (a b : ℚ) (h : 0 ≤ a - b) : a ≤ b := (sub_nonneg).1 h",
     "example (p q : Prop) (h : p ∧ q) : p := (h).2",
+    # `use`'s proof arguments go to their own goals, and a goal the constructor closes takes none
+    # (mathlib4 MathlibTest/Use.lean at 44e8fc60eabb, line 21: `use 42, rfl` is too many arguments)
+    "example : ∃ x : Nat, x = x := by use 42, rfl",
+    "example (y : ℕ) (h : 43 = y) : ∃ x : Nat, x = y := by use 42, h",
+    "example (y : ℕ) (h : 42 = y) (h2 : y = 42) : ∃ x : Nat, x = y ∧ y = x := by use 42, h2, h",
+    "example (y : ℕ) (h : 42 = y) : ∃ x : Nat, x = y := by use 42, h, h",
     # set's equation says what the new local is, and nothing more
     "example (n : ℕ) : n % 3 ≤ 1 := by\n  set r := n % 3 with hr\n  omega",
     "example (n : ℕ) (h : n % 2 < 2) : n % 2 = 0 := by\n  set r := n % 2 with hr\n  omega",
@@ -136,6 +145,31 @@ def test_a_statement_behind_modifiers_is_unread_when_it_is_not_read() -> None:
     assert _unread("import Mathlib\nexample (a : ℤ) : 0 ≤ a⁻ := by positivity")
     # a statement it reads is read, whatever comes before it
     assert not _unread("import Mathlib\nset_option maxHeartbeats 400 in\nexample : 1 = 1 := by rfl")
+
+
+def test_auto_bound_implicits_take_the_type_lean_gives_them() -> None:
+    # Lean's autoImplicit (on by default): `x` is bound in front of the binders, typed by its uses; a
+    # numeral beside it with nothing else makes it ℕ (lean4 tests/lean/run/rcases.lean at 4804971a77d6,
+    # line 46 uses `(h : x = 3)` so)
+    assert _verdict("example (h : x = 3) (h₂ : x < 4) : x < 4 := h₂", header="") == "proved"
+    assert _verdict("example (h : x = 3) : x + 1 = 4 := by omega", header="") == "proved"
+    assert _verdict("example (h : x = 3) : x - 5 = 0 := by omega", header="") == "proved"  # ℕ, truncated
+    assert _verdict("example (h : x = 3) : x - 5 + 5 = x := by omega", header="") != "proved"
+    # an ascription types it; a use that says nothing leaves it to Lean's universe-polymorphic reading
+    assert _verdict("example (h : x = (3 : Int)) : x - 5 = -2 := by omega", header="") == "proved"
+    assert _unread("example (h : x = y) : y = x := h.symm")
+    # a negation or a decimal beside it keeps Lean's default ℕ from applying, and autoImplicit false
+    # makes it Lean's error (whose first line is the simulator's)
+    assert _unread("example (h : x = -1) : True := trivial")
+    assert _unread("example (h : x = 1.5) : True := trivial")
+    assert _unread("set_option autoImplicit false in\nexample (h : x = 3) : x = 3 := h") == [
+        "Unknown identifier `x`"
+    ]
+    # under an `open`, a one-letter name may be a constant of the namespace: not bound
+    assert _unread("open Nat in\nexample (h : x = 3) : x = 3 := h")
+    # an untyped binder `{m}` is typed the same way (mathlib4 MathlibTest/cases.lean at 4aa09afd2b27, line 64)
+    assert _verdict("example (n : Nat) {m} (h : m < 5) : m < 6 := by omega", header="") == "proved"
+    assert _verdict("example (n : Nat) {m} (h : m < 5) : m < 4 := by omega", header="") != "proved"
 
 
 def test_notation_tokens_with_a_quote_or_a_subscript() -> None:

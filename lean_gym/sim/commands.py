@@ -337,9 +337,11 @@ class _Runner:
                 rest = seg[ts.i :]
                 saved = self.env
                 self.env = self.env.extend(options={**self.env.options, name.text: val})
-                self.command(rest)
-                # the option applied to that command only; keep new declarations
-                self.env = self.env.extend(options=saved.options)
+                try:
+                    self.command(rest)
+                finally:
+                    # the option applied to that command only (even when it failed); keep new declarations
+                    self.env = self.env.extend(options=saved.options)
                 return
             self.env = self.env.extend(options={**self.env.options, name.text: val})
             self._expect_end(ts)
@@ -361,8 +363,10 @@ class _Runner:
                 ts.advance()
                 saved_opens = self.env.opens
                 self.env = self.env.extend(opens=self.env.opens + tuple(names))
-                self.command(seg[ts.i :])
-                self.env = self.env.extend(opens=saved_opens)
+                try:
+                    self.command(seg[ts.i :])
+                finally:
+                    self.env = self.env.extend(opens=saved_opens)
                 return
             self.env = self.env.extend(opens=self.env.opens + tuple(names))
             self._expect_end(ts)

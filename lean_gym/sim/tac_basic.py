@@ -265,9 +265,10 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     g = goal
     for i, w in enumerate(terms):
         t = g.target
+        if t[0] != "∃" and syn.name in ("use", "use!") and i > 0 and is_prop_type(t):
+            # Mathlib's `useLoop` first refines the goal with the argument itself (`use 42, h`)
+            return _use_proof_args(goal, g, terms[i:], syn, disch, ctx)
         if t[0] != "∃":
-            if i > 0 and syn.name in ("use", "use!"):
-                raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean
             raise TacticError(f"{syn.name} failed: the goal is not an existential\n\n{g.pretty()}")
         ty = t[2]
         if ty[0] == "type" and ty[1] in ("ℕ", "ℤ", "ℚ", "ℝ"):
@@ -287,6 +288,119 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         j = _trivial_closes(g, ctx, 2)
     # the witnesses turned the goal into `g` (trusted), which `j` closes
     return [g] if j is None else close(goal, Subproof(((g, j),)), ctx)
+
+
+def _use_proof_args(
+    goal: Goal, g: Goal, args: list[Syn], syn: TacSyntax, disch: tuple[int, int] | None, ctx: TacticContext
+) -> list[Goal]:
+    """The arguments of ``use`` past the witnesses, on the proposition ``g`` they left: Mathlib's ``useLoop``
+    (``Mathlib/Tactic/Use.lean``). Each argument goes to the goal in front; when that goal is the last one,
+    ``use`` first applies its type's constructor where the type has exactly one (``And.intro``,
+    ``Iff.intro``, ``True.intro``, ``Eq.refl``: the goal is replaced by the constructor's fields and the
+    argument goes on to them), else it refines the goal with the argument. So ``use 42, h`` proves
+    ``42 = y`` with ``h``, while ``use 42, rfl`` on ``42 = 42`` is ``too many arguments supplied to
+    `use```: ``Eq.refl`` already closed it. The goals left get the discharger."""
+    work = [g]
+    closed: list[Goal] = []
+    k = 0
+    while k < len(args):
+        if not work:
+            raise TacticError("too many arguments supplied to `use`", args[k].start, args[k].end)
+        cur = work[0]
+        if len(work) == 1:
+            fields = _use_constructor(cur, ctx, syn)
+            if fields is not None:
+                work = fields
+                if not fields:
+                    close(cur, Refl() if cur.target[0] == "=" else TrueIntro(), ctx)
+                    closed.append(cur)
+                continue
+        work.pop(0)
+        ProofChecker(cur, ctx).check(args[k], cur.target)
+        close(cur, ProofTerm(args[k]), ctx)
+        closed.append(cur)
+        k += 1
+    left: list[Goal] = []
+    for w in work:
+        if disch is not None:
+            rest = run_block(syn.src, disch[0], disch[1], [w], ctx)
+            if rest and rest != [w]:
+                raise TacticError(
+                    "`use (discharger := …)` whose discharger leaves new goals is outside the simulator's "
+                    "Lean subset",
+                    syn.start,
+                    syn.end,
+                )
+            (left if rest else closed).append(w)
+            continue
+        j = _use_discharger_closes(w, ctx, 8)
+        if j is None:
+            left.append(w)
+        else:
+            close(w, j, ctx)
+            closed.append(w)
+    return left or close(goal, Subproof(tuple(closed)), ctx)
+
+
+def _use_constructor(g: Goal, ctx: TacticContext, syn: TacSyntax) -> list[Goal] | None:
+    """Mathlib's ``applyTheConstructor`` on ``g``: the goals for its explicit fields when its type is an
+    inductive type with one constructor whose conclusion unifies with it (``[]``: it closed ``g``), ``None``
+    when it fails (the argument then refines ``g``).
+
+    Lean decides by unfolding the type to its head and unifying at default transparency; the simulator
+    answers only where it knows Lean's answer: ``∧``/``↔`` (one constructor, two fields), ``True``;
+    ``a = b`` closes (``Eq.refl``) when the sides are the same term and fails when some values of the
+    locals tell them apart (definitionally equal terms are equal for every value); implications,
+    negations, ``∨``, ``False`` and the order of ℕ (``Nat.le`` has two constructors) are no such type.
+    Anything else (the orders of ℤ, ℚ, ℝ unfold to one-constructor types in Lean) is outside its subset.
+    """
+    t = g.target
+    h = t[0]
+    if h == "∧":
+        return [g.with_target(t[1]), g.with_target(t[2])]
+    if h == "↔":
+        return [g.with_target(("→", t[1], t[2])), g.with_target(("→", t[2], t[1]))]
+    if t == TRUE:
+        return []
+    if h in ("→", "¬", "∨", "∀", "≠") or t == FALSE:
+        return None
+    if h in ("<", "≤", ">", "≥") and t[1] == "ℕ":
+        return None
+    if h == "=":
+        if canon(t[2]) == canon(t[3]):
+            return []
+        if _values_differ(t[2], t[3], g, ctx):
+            return None
+    raise TacticError(
+        f"`{syn.name}` with a proof argument for `{pretty(t, g.ascii)}` is outside the simulator's Lean subset",
+        syn.start,
+        syn.end,
+    )
+
+
+def _values_differ(a: Term, b: Term, g: Goal, ctx: TacticContext) -> bool:
+    """Whether some small values of the number locals of ``a`` and ``b`` give them different values."""
+    from lean_gym.sim.arith import EvalTooExpensive
+    from lean_gym.sim.evaluate import eval_term
+
+    locs = sorted(free_vars(a) | free_vars(b))
+    if any(not (ty := g.hyp(x)) or ty[0] != "type" or ty[1] not in NUM_TYPES for x in locs):
+        return False
+    for trial in range(4):
+        env = {x: (k * 7 + trial * 3 + 1) % 11 for k, x in enumerate(locs)}
+        va, vb = a, b
+        for x, v in env.items():
+            ty = str(g.hyp(x)[1])  # type: ignore[index]
+            va, vb = subst(va, x, ("num", ty, v)), subst(vb, x, ("num", ty, v))
+        try:
+            ea, eb = eval_term(va, ctx), eval_term(vb, ctx)
+        except (EvalTooExpensive, ValueError):  # a value too large to build is no evidence either way
+            return False
+        if ea is None or eb is None:
+            return False
+        if ea != eb:
+            return True
+    return False
 
 
 def _run_use_discharger(
