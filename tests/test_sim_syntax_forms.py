@@ -51,7 +51,10 @@ HONEST = [
         "example (a b : ℕ) (h : False) : a < b := by\n  by_contra! foo\n"
         "  revert foo; change b ≤ a → False; intro\n  exact h",
     ),
-    ("byContra.lean:85", "example (p q : Prop) (hnp : ¬ p) : ¬ p ∨ ¬ q := by\n  by_contra! ⟨hp, _⟩\n  exact hnp hp"),
+    (
+        "byContra.lean:85",
+        "example (p q : Prop) (hnp : ¬ p) : ¬ p ∨ ¬ q := by\n  by_contra! ⟨hp, _⟩\n  exact hnp hp",
+    ),
     (
         "byContra.lean:89",
         "example (p q : Prop) (hnp : ¬ p) (hnq : ¬ q) : ¬ (p ∨ q) := by\n  by_contra! hp | hq\n"
@@ -63,12 +66,18 @@ HONEST = [
         "example (n : Nat) (h1 : ¬n = 1) (h2 : n ≥ 1) : n ≥ 2 := by\n  by_contra h3\n"
         "  suffices n = 1 by exact h1 this\n  linarith",
     ),
-    ("linarith.lean:605", "example (k : ℤ) (h : k < 1) (h₁ : -1 < k) : k = 0 := by\n  change _ at h₁\n  linarith"),
+    (
+        "linarith.lean:605",
+        "example (k : ℤ) (h : k < 1) (h₁ : -1 < k) : k = 0 := by\n  change _ at h₁\n  linarith",
+    ),
     # mathlib4 MathlibTest/cases.lean at 4aa09afd2b27, line 76: `induction' e : n` generalizes `n`
     ("cases.lean:76", "example (n : Nat) : n = n := by\n  induction' e : n with m ih\n  · rfl\n  · rfl"),
     # the projection of a term, its implicit arguments fixed by the field's use (as `(div_eq_iff hb).1 h`
     # in mathlib4 MathlibTest/Qify.lean at 449d4621735f, line 28)
-    ("Qify.lean:28 form", "example (a b c : ℚ) (hc : 0 < c) (h : a / c ≤ b) : a ≤ b * c := (div_le_iff₀ hc).1 h"),
+    (
+        "Qify.lean:28 form",
+        "example (a b c : ℚ) (hc : 0 < c) (h : a / c ≤ b) : a ≤ b * c := (div_le_iff₀ hc).1 h",
+    ),
     ("Qify.lean:28 form", "example (a b : ℚ) (h : b ≤ a) : 0 ≤ a - b := by exact (sub_nonneg).mpr h"),
     # core `cases h : e` (tests/lean/run/rcases.lean's `rcases h : a with _ | n` records the equations)
     (
@@ -77,7 +86,22 @@ HONEST = [
     ),
     # mathlib4 MathlibTest/Use.lean at 44e8fc60eabb, line 25: an argument past the witnesses refines the goal
     ("Use.lean:25", "example (y : ℕ) (h : 42 = y) : ∃ x : Nat, x = y := by use 42, h"),
-    ("Use.lean:25 form", "example (y : ℕ) (h : 42 = y) (h2 : y = 42) : ∃ x : Nat, x = y ∧ y = x := by use 42, h, h2"),
+    (
+        "Use.lean:25 form",
+        "example (y : ℕ) (h : 42 = y) (h2 : y = 42) : ∃ x : Nat, x = y ∧ y = x := by use 42, h, h2",
+    ),
+    # `(·)` and `(· + 1)` are functions (Lean's `expandCDot?`): mathlib4 MathlibTest/Use.lean at
+    # 44e8fc60eabb, line 265, and MathlibTest/cases.lean at 4aa09afd2b27, line 51
+    ("Use.lean:265", "example : ∃ f : Nat → Nat, f 1 = 1 := by\n  use (·)"),
+    (
+        "cases.lean:51",
+        "example (n : Nat) : n = n := by\n  induction' n with n ih\n  · rfl\n  · exact congr_arg (· + 1) ih",
+    ),
+    (
+        "fun witness",
+        "example : ∃ f : ℕ → ℕ → ℕ, ∀ a b, f a b = b + a := by\n  use fun a b => a + b\n  intro a b\n  omega",
+    ),
+    ("congrArg", "example (a b : ℝ) (h : a = b) : a ^ 2 = b ^ 2 := congrArg (fun x => x ^ 2) h"),
     ("set … with", "example (n : ℕ) (h : n % 2 < 2) : n % 2 ≤ 1 := by\n  set r := n % 2 with hr\n  omega"),
 ]
 
@@ -120,6 +144,14 @@ ATTACKS = [
     "example (y : ℕ) (h : 43 = y) : ∃ x : Nat, x = y := by use 42, h",
     "example (y : ℕ) (h : 42 = y) (h2 : y = 42) : ∃ x : Nat, x = y ∧ y = x := by use 42, h2, h",
     "example (y : ℕ) (h : 42 = y) : ∃ x : Nat, x = y := by use 42, h, h",
+    # a function witness is applied as written, and congrArg proves only its function's image of `h`
+    "example : ∃ f : Nat → Nat, f 1 = 2 := by\n  use (·)",
+    "example : ∃ f : ℕ → ℕ → ℕ, f 1 2 = 3 := by\n  use fun a b => a * b",
+    "example : ∃ f : ℕ → ℕ, ∀ x, f x = x + 2 := by\n  use fun x => x + 1\n  intro y\n  omega",
+    "example (a b : ℕ) (h : a = b) : b + 1 = a + 1 := congrArg (· + 1) h",
+    "example (a b c : ℕ) (h : a = c) : a + 1 = b + 1 := congrArg (· + 1) h",
+    "example (a b : ℕ) (h : a = b) : a + 1 = b + 2 := congrArg (· + 1) h",
+    "example (a b : ℕ) (h : a ≤ b) : a + 1 = b + 1 := congrArg (· + 1) h",
     # set's equation says what the new local is, and nothing more
     "example (n : ℕ) : n % 3 ≤ 1 := by\n  set r := n % 3 with hr\n  omega",
     "example (n : ℕ) (h : n % 2 < 2) : n % 2 = 0 := by\n  set r := n % 2 with hr\n  omega",
@@ -145,6 +177,13 @@ def test_a_statement_behind_modifiers_is_unread_when_it_is_not_read() -> None:
     assert _unread("import Mathlib\nexample (a : ℤ) : 0 ≤ a⁻ := by positivity")
     # a statement it reads is read, whatever comes before it
     assert not _unread("import Mathlib\nset_option maxHeartbeats 400 in\nexample : 1 = 1 := by rfl")
+
+
+def test_a_cdot_outside_parentheses_is_lean_s_error() -> None:
+    # mathlib4 MathlibTest/Use.lean at 44e8fc60eabb, line 262: `use ·` is `elabBadCDot`'s error
+    resp = SimRepl().handle({"cmd": MATHLIB + "example : ∃ f : Nat → Nat, f 1 = 1 := by\n  use ·"})
+    first = next(m["data"] for m in resp["messages"] if m["severity"] == "error")
+    assert first.startswith("invalid occurrence of `·` notation, it must be surrounded by parentheses")
 
 
 def test_auto_bound_implicits_take_the_type_lean_gives_them() -> None:

@@ -1063,6 +1063,70 @@ class Elaborator:
             return ("sorry",), expected
         raise ElabError(_unsupported(syn), syn.start, syn.end)
 
+    def elab_value(self, syn: Syn, ty: Term) -> Term:
+        """Elaborate ``syn`` as a value of the type term ``ty``: a number type, ``Prop``, or a function type
+        (``fun x => …``, ``(· + 1)``, or a local of that type)."""
+        if ty[0] == "type" and ty[1] in NUM_TYPES:
+            return self.elab_arith(syn, str(ty[1]))
+        if ty == PROP:
+            return self.elab_prop(syn)
+        if ty[0] == "arrow":
+            inner = syn
+            while inner.kind == "paren":
+                inner = inner.args[0]
+            if inner.kind == "binder" and inner.args[0] == "fun":
+                return self.elab_fun(inner, ty)
+            t, got = self.elab_term(syn, None)
+            if got == "?fn" and inner.kind == "ident" and self._local_type(inner.args[0]) == ty:
+                return t
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        return self.elab_term(syn, str(ty[1]) if ty[0] == "type" else None)[0]
+
+    def elab_fun(self, syn: Syn, ty: Term) -> Term:
+        """``fun x y => body`` against the function type ``ty`` (Lean's ``elabFunBinders`` with the expected
+        type): each binder takes the next domain of ``ty`` (a binder's own type must be that domain) and the
+        body is elaborated at what is left. The binders are bound variables of the ``fun`` terms."""
+        _, groups, body = syn.args
+        binders: list[tuple[Token, Term]] = []
+        for names_toks, ty_syn, pred_op, _ in groups:
+            if pred_op is not None:
+                raise ElabError(_unsupported(syn), syn.start, syn.end)
+            for tok in names_toks:
+                if ty[0] != "arrow":
+                    raise ElabError(
+                        f"function expected, the expected type is\n  {_show(ty)}", tok.start, tok.end
+                    )
+                dom = ty[1]
+                if ty_syn is not None and self.elab_type(ty_syn) != dom:
+                    raise ElabError(
+                        f"type mismatch: the binder `{tok.text}` does not have type {_show(dom)}",
+                        tok.start,
+                        tok.end,
+                    )
+                binders.append((tok, dom))
+                ty = ty[2]
+        saved: dict[str, Term | None] = {}
+        saved_fv: dict[str, str] = {}
+        try:
+            for tok, dom in binders:
+                name = tok.text
+                if name not in saved:
+                    saved[name] = self.lctx.get(name)
+                    if name in self.fvars:
+                        saved_fv[name] = self.fvars.pop(name)  # the binder shadows the local inside
+                self.lctx[name] = dom
+            out = self.elab_value(body, ty)
+        finally:
+            for name, old in saved.items():
+                if old is None:
+                    self.lctx.pop(name, None)
+                else:
+                    self.lctx[name] = old
+            self.fvars.update(saved_fv)
+        for tok, dom in reversed(binders):
+            out = ("fun", tok.text, dom, out)
+        return out
+
     def _elab_local_app(self, head: Syn, args: tuple[Syn, ...], ty: Term) -> tuple[Term, str | None]:
         name = head.args[0]
         targs: list[Term] = []
@@ -1480,7 +1544,16 @@ def syn_text(syn: Syn) -> str:
     if k == "paren":
         return f"({syn_text(syn.args[0])})"
     if k == "app":
-        return " ".join([syn_text(syn.args[0])] + [syn_text(a) for a in syn.args[1]])
+        return " ".join(
+            [syn_text(syn.args[0])]
+            + [
+                f"({syn_text(a)})" if a.kind in ("binder", "app", "binop") else syn_text(a)
+                for a in syn.args[1]
+            ]
+        )
+    if k == "binder" and syn.args[0] == "fun":
+        names = " ".join(tok.text.replace("✝", "") for grp in syn.args[1] for tok in grp[0])
+        return f"fun {names} => {syn_text(syn.args[2])}"
     if k == "proj":
         return f"{syn_text(syn.args[0])}.{syn.args[1]}"
     return k

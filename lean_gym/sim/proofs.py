@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from lean_gym.sim.elab import Decl, ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import Syn
-from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, pretty, subst, type_term, user_name
+from lean_gym.sim.terms import FALSE, TRUE, Term, beta, is_prop_type, pretty, subst, type_term, user_name
 from lean_gym.sim.unify import defeq, fresh_mvar, instantiate, match
 
 if TYPE_CHECKING:
@@ -643,6 +643,7 @@ class ProofChecker:
         tel, _ = self._head_telescope(head)
         inst = Instance(tel)
         holes: list[tuple[str, Binder]] = []
+        deferred: list[tuple[str, Binder, Syn]] = []
         for arg in args:
             # implicit binders first
             while inst.pending and not inst.next_binder().explicit:
@@ -668,9 +669,29 @@ class ProofChecker:
                 else:
                     self.check(arg, btype)
                     inst.assign_next(("proof",))
+            elif btype[0] == "arrow" and _has_type_mvars(btype):
+                # a function whose type the other arguments fix (`congrArg (· + 1) h`): Lean postpones it;
+                # it is elaborated once they are
+                m = inst.mvar_next()
+                deferred.append((m[1], b, arg))
             else:
                 val = self._elab_data_arg(arg, btype, inst)
                 inst.assign_next(val)
+        for mv, b, arg in deferred:
+            btype = instantiate(b.type, inst.asg)
+            if _has_type_mvars(btype):
+                raise ElabError(
+                    "typeclass instance problem is stuck, it is often due to metavariables",
+                    arg.start,
+                    arg.end,
+                )
+            inst.asg[mv] = self.el.elab_value(arg, btype)
+        if deferred:
+            # the function applied in the statement is reduced (beta, definitional)
+            inst.conclusion = beta(instantiate(inst.conclusion, inst.asg))
+            inst.pending = [
+                Binder(x.name, beta(instantiate(x.type, inst.asg)), x.explicit) for x in inst.pending
+            ]
         return inst, holes
 
     def _infer_app(self, syn: Syn, head: Syn, args: tuple[Syn, ...], expected: Term | None) -> Term:
@@ -758,6 +779,8 @@ class ProofChecker:
             if tname == "Prop":
                 return self.el.elab_prop(arg)
             return self.el.elab_term(arg, tname)[0]
+        if btype[0] == "arrow":
+            return self.el.elab_value(arg, btype)
         return self.el.elab_term(arg, None)[0]
 
     def _app_mismatch(self, arg: Syn, got: Term, want: Term, inst: Instance) -> str:
@@ -826,7 +849,6 @@ _CORE_CONSTANTS = frozenset(
 #: Lean core constants the simulator does not model: it says so rather than call them unknown.
 _CORE_UNMODELLED = frozenset(
     {
-        "congrArg",
         "congrFun",
         "congr",
         "Eq.symm",
@@ -871,6 +893,13 @@ _CORE_UNMODELLED = frozenset(
         "Nat.lt_trans",
     }
 )
+
+
+def _has_type_mvars(t: Term) -> bool:
+    """Whether the type term ``t`` mentions a type metavariable (``("type", "?α1")``)."""
+    if t[0] == "type":
+        return str(t[1]).startswith("?")
+    return any(type(c) is tuple and _has_type_mvars(c) for c in t[1:])
 
 
 def _mvars_to_vars(t: Term, names: set[str]) -> Term:

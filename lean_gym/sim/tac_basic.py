@@ -58,6 +58,7 @@ from lean_gym.sim.terms import (
     NUM_TYPES,
     TRUE,
     Term,
+    beta,
     free_vars,
     is_prop_type,
     pretty,
@@ -273,9 +274,12 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ty = t[2]
         if ty[0] == "type" and ty[1] in ("ℕ", "ℤ", "ℚ", "ℝ"):
             val = el.elab_arith(w, ty[1])
+        elif ty[0] == "arrow":
+            val = el.elab_value(w, ty)  # a function witness: `fun x => …`, `(· + 1)`
         else:
             val = el.elab_term(w, ty[1] if ty[0] == "type" else None)[0]
-        g = g.with_target(subst(t[3], t[1], val))
+        # a function witness applied in the body is reduced (`(fun x => x) 1` is `1`: beta, definitional)
+        g = g.with_target(beta(subst(t[3], t[1], val)))
     if syn.name == "existsi":
         return [g]  # Mathlib's `existsi` is `refine ⟨e, …, ?_⟩`: it never closes what is left
     if disch is not None:
