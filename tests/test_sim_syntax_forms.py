@@ -102,6 +102,29 @@ HONEST = [
         "example : ∃ f : ℕ → ℕ → ℕ, ∀ a b, f a b = b + a := by\n  use fun a b => a + b\n  intro a b\n  omega",
     ),
     ("congrArg", "example (a b : ℝ) (h : a = b) : a ^ 2 = b ^ 2 := congrArg (fun x => x ^ 2) h"),
+    # Lean core tests/lean/run/rcases.lean at 4804971a77d6: rcases on ℕ with alternatives (line 39, 189),
+    # `⟨⟩` on an equation substitutes it (line 46) and on `False` has no case (line 71), with guard_hyp
+    (
+        "rcases.lean:39",
+        "example (x y : Nat) (h : x = y) : True := by\n  rcases x with _|⟨⟩|z\n  · guard_hyp h :ₛ 0 = y; trivial\n"
+        "  · guard_hyp h :ₛ 0 + 1 = y; trivial\n  · guard_hyp z : Nat\n    guard_hyp h :ₛ z + 1 + 1 = y; trivial",
+    ),
+    (
+        "rcases.lean:189",
+        "example (a : Nat) : True := by\n  rcases h : a with _ | n\n  · guard_hyp h :ₛ a = 0; trivial\n"
+        "  · guard_hyp h :ₛ a = n + 1; trivial",
+    ),
+    (
+        "rcases.lean:46",
+        "example (x : Nat) (h : x = 3) (h₂ : x < 4) : x < 4 := by\n  rcases h with ⟨⟩\n"
+        "  guard_hyp h₂ : 3 < 4; guard_target = 3 < 4; exact h₂",
+    ),
+    (
+        "rcases.lean:71",
+        "example : True := by\n  obtain (h : True) | ⟨⟨⟩⟩ : True ∨ False\n  · exact Or.inl trivial\n"
+        "  guard_hyp h : True; trivial",
+    ),
+    ("rcases ℕ", "example (n : ℕ) (h : n ≠ 0) : n ≥ 1 := by\n  rcases n with _ | n\n  · omega\n  · omega"),
     ("set … with", "example (n : ℕ) (h : n % 2 < 2) : n % 2 ≤ 1 := by\n  set r := n % 2 with hr\n  omega"),
 ]
 
@@ -152,6 +175,13 @@ ATTACKS = [
     "example (a b c : ℕ) (h : a = c) : a + 1 = b + 1 := congrArg (· + 1) h",
     "example (a b : ℕ) (h : a = b) : a + 1 = b + 2 := congrArg (· + 1) h",
     "example (a b : ℕ) (h : a ≤ b) : a + 1 = b + 1 := congrArg (· + 1) h",
+    # the cases of ℕ are the cases, and a guard checks what is there
+    "example (n : ℕ) : n = 0 ∨ n ≥ 2 := by\n  rcases n with _ | n\n  · left; rfl\n  · right; omega",
+    "example (x y : Nat) (h : x = y) : x < 2 ∨ 2 < y := by\n  rcases x with _|⟨⟩|z\n  · omega\n  · omega\n  · omega",
+    "example (a : Nat) : a = 0 := by\n  rcases h : a with _ | n\n  · exact h\n  · omega",
+    "example (x : Nat) (h : x = 3) : x = 4 := by\n  rcases h with ⟨⟩\n  rfl",
+    "example (x : Nat) (h₂ : x ≤ 4) : x < 4 := by\n  guard_hyp h₂ : x < 4\n  exact h₂",
+    "example (x : Nat) (h₂ : x < 4) : x ≤ 4 := by\n  guard_target = x < 4\n  exact h₂",
     # set's equation says what the new local is, and nothing more
     "example (n : ℕ) : n % 3 ≤ 1 := by\n  set r := n % 3 with hr\n  omega",
     "example (n : ℕ) (h : n % 2 < 2) : n % 2 = 0 := by\n  set r := n % 2 with hr\n  omega",

@@ -892,6 +892,96 @@ def _change(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [g]
 
 
+#: ``guard_hyp``/``guard_target`` specifiers (Lean core's ``Init/Guard.lean``): reducible defeq, default
+#: defeq, syntactic equality, alpha equality.
+_GUARD_KINDS = {":": "r", ":~": "d", ":ₛ": "s", ":ₐ": "a", "=": "r", "=~": "d", "=ₛ": "s", "=ₐ": "a"}
+
+
+def _alpha(t: Term, k: int = 0) -> Term:
+    """``t`` with its bound variables renamed by depth (``Expr.eqv`` compares terms up to their names)."""
+    if type(t) is not tuple:
+        return t
+    if t and t[0] in ("∀", "∃", "fun"):
+        return (t[0], "", _alpha(t[2], k), _alpha(subst(t[3], t[1], ("var", f"#{k}")), k + 1))
+    return tuple(_alpha(c, k) if type(c) is tuple else c for c in t)
+
+
+def _reducible(t: Term) -> Term:
+    """``t`` with the reducible definitions unfolded that Lean's reducible ``isDefEq`` sees through:
+    ``a > b`` is ``b < a``, ``a ≥ b`` is ``b ≤ a`` (``GT.gt``, ``GE.ge``), ``a ≠ b`` is ``¬a = b`` (``Ne``)."""
+    if type(t) is not tuple or not t:
+        return t
+    h = t[0]
+    if h in (">", "≥") and len(t) == 4:
+        return ("<" if h == ">" else "≤", t[1], _reducible(t[3]), _reducible(t[2]))
+    if h == "≠" and len(t) == 4:
+        return ("¬", ("=", t[1], _reducible(t[2]), _reducible(t[3])))
+    return tuple(_reducible(c) if type(c) is tuple else c for c in t)
+
+
+def _guard_eq(kind: str, a: Term, b: Term) -> bool:
+    """Lean's ``MatchKind.isEq``, never more permissive: syntactic and alpha equality up to bound names,
+    reducible defeq up to the reducible unfoldings above, default defeq as the simulator's ``defeq`` (which
+    unfolds less than Lean's)."""
+    if kind in ("s", "a"):
+        return _alpha(a) == _alpha(b)
+    if kind == "r":
+        return _alpha(_reducible(a)) == _alpha(_reducible(b))
+    return defeq(a, b)
+
+
+@builtin("guard_hyp")
+def _guard_hyp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``guard_hyp h : t`` (``:~``, ``:ₛ``, ``:ₐ``): checks the type of ``h`` (Lean core's ``evalGuardHyp``);
+    the value forms (``:= v``) are for ``let`` locals, which the simulator has none of."""
+    ts = syn.stream(1)
+    h = ts.tok
+    if h.kind != "ident":
+        raise TacticError(f"unexpected token '{h.text}'; expected term", h.start, h.end)
+    ts.advance()
+    ty = goal.hyp(h.text)
+    if ty is None:
+        raise TacticError(f"Unknown identifier `{h.text}`", h.start, h.end)
+    if ts.tok.kind == "sym" and ts.tok.text in _GUARD_KINDS and ts.tok.text.startswith(":"):
+        kind = _GUARD_KINDS[ts.advance().text]
+        want_syn = parse_term(ts, 0)
+        el = ctx.elaborator(goal)
+        want = el.elab_prop(want_syn) if is_prop_type(ty) else el.elab_type(want_syn)
+        if not _guard_eq(kind, want, ty):
+            raise TacticError(
+                f"hypothesis {h.text} has type\n  {pretty(ty, goal.ascii)}\nnot\n  {pretty(want, goal.ascii)}"
+            )
+    if ts.tok.kind == "sym" and ts.tok.text.startswith(":="):
+        raise TacticError(f"{h.text} is not a let binding", ts.tok.start, ts.tok.end)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    return [goal]
+
+
+@builtin("guard_target")
+def _guard_target(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``guard_target = t`` (``=~``, ``=ₛ``, ``=ₐ``): checks the target (Lean core's ``evalGuardTarget``)."""
+    ts = syn.stream(1)
+    if not (ts.tok.kind == "sym" and ts.tok.text in _GUARD_KINDS and ts.tok.text.startswith("=")):
+        raise TacticError("unexpected token; expected '='", ts.tok.start, ts.tok.end)
+    kind = _GUARD_KINDS[ts.advance().text]
+    want_syn = parse_term(ts, 0)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    t = goal.target
+    el = ctx.elaborator(goal)
+    want = el.elab_prop(want_syn) if is_prop_type(t) else el.elab_type(want_syn)
+    if not _guard_eq(kind, want, t):
+        raise TacticError(
+            f"target of main goal is\n  {pretty(t, goal.ascii)}\nnot\n  {pretty(want, goal.ascii)}"
+        )
+    return [goal]
+
+
 @builtin("revert")
 def _revert(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     """``revert x h …`` (Lean core's ``revert``): the locals named, and every local whose type mentions one of

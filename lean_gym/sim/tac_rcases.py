@@ -224,6 +224,14 @@ def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal
     if k == "tuple":
         items = list(pat.args)
         if not items:
+            # `⟨⟩` is `cases` with every field unnamed (Lean's `RCases`): an equation is substituted, `False`
+            # has no case, a conjunction or an existential is split into inaccessible fields
+            if ty == FALSE:
+                return close(goal, Contradiction(fid), ctx)
+            if ty[0] == "=" and any(side[0] == "fvar" for side in ty[2:4]):
+                return subst_eq(goal, fid, ctx)
+            if ty[0] in ("∧", "∃"):
+                return _destruct(goal, fid, Pat("tuple", (Pat("name", ("_",)), Pat("name", ("_",)))), ctx)
             return [goal]
         if len(items) == 1:
             return _destruct(goal, fid, items[0], ctx)
@@ -263,8 +271,24 @@ def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal
             return _destruct(g1, v1[1], alts[0], ctx) + _destruct(g2, v2[1], rest, ctx)
         if ty == FALSE:
             return close(goal, Contradiction(fid), ctx)
+        if ty == type_term("ℕ"):
+            return _destruct_nat(goal, fid, alts, ctx)
         return _destruct(goal, fid, alts[0], ctx)
     raise TacticError("rcases: unsupported pattern")
+
+
+def _destruct_nat(goal: Goal, fid: str, alts: list[Pat], ctx: TacticContext) -> list[Goal]:
+    """``rcases n with p₀ | p₁ | …`` on ``n : ℕ`` (Lean's ``RCases.processConstructors``): ``zero`` takes
+    ``p₀`` (it has no field), ``succ`` the rest as the pattern of its field, which splits again when that is
+    an alternative too (``_ | ⟨⟩ | z``: ``0``, ``0 + 1``, ``z + 1 + 1``). ``n`` is replaced in the target and
+    in the hypotheses that mention it, as ``cases`` does."""
+    if alts[0].kind not in ("name", "clear") and not (alts[0].kind == "tuple" and not alts[0].args):
+        raise TacticError("an rcases pattern on `0` with fields is outside the simulator's Lean subset")
+    before = {n for n, _ in goal.hyps}
+    zero, succ = _nat_cases(goal, fid, with_ih=False)
+    field = next(n for n, t in succ.hyps if n not in before and t == type_term("ℕ"))
+    rest = alts[1] if len(alts) == 2 else Pat("alts", tuple(alts[1:]))
+    return [zero, *_destruct(succ, field, rest, ctx)]
 
 
 def clear_local(goal: Goal, fid: str) -> Goal:
@@ -336,6 +360,10 @@ def _target_hyp(goal: Goal, syn: Syn, ctx: TacticContext) -> tuple[Goal, str]:
 @_closing_cases
 def _rcases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
+        # `rcases h : e with pat`: `e` generalized with `h : e = x` (Lean's `generalizeExceptFVar`)
+        goal, inner = _generalized(goal, syn, ts, ctx)
+        return _rcases(goal, inner, ctx)
     term = parse_term(ts, 0)
     pat = Pat("name", ("_",))
     if ts.is_word("with"):

@@ -1153,8 +1153,6 @@ UNMODELLED_CORE_TACTICS = frozenset(
         "rw?",
         "grind",
         "guard_expr",
-        "guard_hyp",
-        "guard_target",
         "with_reducible",
         "with_reducible_and_instances",
         "with_unfolding_all",
