@@ -263,6 +263,13 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ts.advance()
         terms.append(parse_term(ts, 0))
     el = ctx.elaborator(goal)
+    if syn.name in ("use", "use!") and goal.target in (type_term("ℕ"), type_term("ℤ")):
+        # a value of ℕ or ℤ (two constructors each, so `applyTheConstructor` fails and `useLoop` refines the
+        # goal with the argument: MathlibTest/Use.lean's `example (n : Nat) : Nat := by use n`)
+        _check_data(goal, terms[0], ctx)
+        if len(terms) > 1:
+            raise TacticError("too many arguments supplied to `use`", terms[1].start, terms[1].end)
+        return close(goal, DataValue(), ctx)
     g = goal
     for i, w in enumerate(terms):
         t = g.target
