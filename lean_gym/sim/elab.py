@@ -1387,9 +1387,9 @@ def _elab_signature(
     hyps: list[tuple[str, Term, bool]] = []
     for tok in auto:
         fid = new_fvar(tok.text)
-        ty = type_term(fixed[tok.text])
-        hyps.append((fid, ty, False))
-        lctx[tok.text] = ty
+        auto_ty = type_term(fixed[tok.text])
+        hyps.append((fid, auto_ty, False))
+        lctx[tok.text] = auto_ty
         fvars[tok.text] = fid
     for open_tok, names, ty_syn in groups:
         ty = el.elab_type(ty_syn) if ty_syn is not None else None

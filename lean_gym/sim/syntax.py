@@ -653,9 +653,9 @@ def _parse_leading(ts: TokenStream) -> Syn:
                 )
             # a placeholder of the enclosing `(…)`, which becomes `fun x₁ … xₙ => …` (Lean's `expandCDot?`)
             ts.advance()
-            name = _cdot_name(len(ts.cdots))
+            cdot = _cdot_name(len(ts.cdots))
             ts.cdots.append(t)
-            return _parse_app(ts, Syn("ident", (name,), t.start, t.end))
+            return _parse_app(ts, Syn("ident", (cdot,), t.start, t.end))
         if s == "?":
             ts.advance()
             name = ts.advance()

@@ -394,15 +394,17 @@ def _values_differ(a: Term, b: Term, g: Goal, ctx: TacticContext) -> bool:
     from lean_gym.sim.arith import EvalTooExpensive
     from lean_gym.sim.evaluate import eval_term
 
-    locs = sorted(free_vars(a) | free_vars(b))
-    if any(not (ty := g.hyp(x)) or ty[0] != "type" or ty[1] not in NUM_TYPES for x in locs):
-        return False
+    types: dict[str, str] = {}
+    for x in sorted(free_vars(a) | free_vars(b)):
+        ty = g.hyp(x)
+        if ty is None or ty[0] != "type" or ty[1] not in NUM_TYPES:
+            return False
+        types[x] = str(ty[1])
     for trial in range(4):
-        env = {x: (k * 7 + trial * 3 + 1) % 11 for k, x in enumerate(locs)}
         va, vb = a, b
-        for x, v in env.items():
-            ty = str(g.hyp(x)[1])  # type: ignore[index]
-            va, vb = subst(va, x, ("num", ty, v)), subst(vb, x, ("num", ty, v))
+        for k, (x, tname) in enumerate(types.items()):
+            v = ("num", tname, (k * 7 + trial * 3 + 1) % 11)
+            va, vb = subst(va, x, v), subst(vb, x, v)
         try:
             ea, eb = eval_term(va, ctx), eval_term(vb, ctx)
         except (EvalTooExpensive, ValueError):  # a value too large to build is no evidence either way
@@ -779,12 +781,13 @@ def _set(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         raise TacticError(
             f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
         )
+    ety: str | None
     if tname in NUM_TYPES:
-        e, ety = el.elab_arith(val_syn, tname), tname
+        e, ety = el.elab_arith(val_syn, str(tname)), tname
     else:
         e, got = el.elab_term(val_syn, tname)
         ety = tname or got
-    if ety not in NUM_TYPES:
+    if ety is None or ety not in NUM_TYPES:
         raise TacticError("`set` of a value outside ℕ, ℤ, ℚ, ℝ is outside the simulator's Lean subset")
     g, xv = goal.add_local(name, type_term(ety))
     hyps = tuple((n, t if n == xv[1] else _replace_term(t, e, xv)) for n, t in g.hyps)
