@@ -125,6 +125,11 @@ HONEST = [
         "  guard_hyp h : True; trivial",
     ),
     ("rcases ℕ", "example (n : ℕ) (h : n ≠ 0) : n ≥ 1 := by\n  rcases n with _ | n\n  · omega\n  · omega"),
+    # mathlib4 MathlibTest/byContra.lean at 151e10c0959b, line 24: `contradiction` decides a closed
+    # hypothesis (Lean core's `Contradiction.Config.useDecide`)
+    ("byContra.lean:24", "example : 1 < 2 := by\n  by_contra!\n  contradiction"),
+    # mathlib4 MathlibTest/Use.lean at 44e8fc60eabb, line 213: `use n` on a ℕ goal refines it
+    ("Use.lean:213", "example (n : Nat) : Nat := by use n"),
     ("set … with", "example (n : ℕ) (h : n % 2 < 2) : n % 2 ≤ 1 := by\n  set r := n % 2 with hr\n  omega"),
 ]
 
@@ -182,6 +187,11 @@ ATTACKS = [
     "example (x : Nat) (h : x = 3) : x = 4 := by\n  rcases h with ⟨⟩\n  rfl",
     "example (x : Nat) (h₂ : x ≤ 4) : x < 4 := by\n  guard_hyp h₂ : x < 4\n  exact h₂",
     "example (x : Nat) (h₂ : x < 4) : x ≤ 4 := by\n  guard_target = x < 4\n  exact h₂",
+    # contradiction decides only closed ℕ/ℤ relations that are false
+    "example (h : 2 ≤ 3) : False := by contradiction",
+    "example (x : ℕ) (h : x ≤ 1) (h2 : 3 ≤ x) : False := by contradiction",
+    "example (h : (2 : ℝ) ≤ 1) : 1 = 2 := by contradiction",
+    "example (n : Nat) : Nat := by use n, n",
     # set's equation says what the new local is, and nothing more
     "example (n : ℕ) : n % 3 ≤ 1 := by\n  set r := n % 3 with hr\n  omega",
     "example (n : ℕ) (h : n % 2 < 2) : n % 2 = 0 := by\n  set r := n % 2 with hr\n  omega",

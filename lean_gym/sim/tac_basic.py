@@ -130,7 +130,11 @@ def _assumption(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     raise TacticError(lambda: "Tactic `assumption` failed\n\n" + goal.pretty())
 
 
-def _contradiction_found(goal: Goal) -> Contradiction | None:
+def _contradiction_found(goal: Goal, ctx: TacticContext | None = None) -> Contradiction | None:
+    """How Lean core's ``contradiction`` closes ``goal``: a ``False`` hypothesis, ``¬p`` beside ``p``,
+    ``¬True``, ``a ≠ a``, and (``Contradiction.Config.useDecide``, on by default) a hypothesis without locals
+    whose ``decide`` evaluates to ``false`` (the simulator decides closed relations over ℕ and ℤ, which
+    ``whnf`` evaluates; ℚ and ℝ comparisons are left, never more than Lean)."""
     props = [(n, t) for n, t in goal.hyps if is_prop_type(t)]
     canons = {canon(t): n for n, t in props}
     for n, t in props:
@@ -143,12 +147,19 @@ def _contradiction_found(goal: Goal) -> Contradiction | None:
             return Contradiction(n)
         if c[0] == "→" and c[2] == FALSE and c[1][0] == "=" and c[1][2] == c[1][3]:
             return Contradiction(n)
+    if ctx is not None:
+        from lean_gym.sim.evaluate import decide_closed
+
+        for n, t in props:
+            if t[0] in ("=", "≠", "<", "≤", ">", "≥", "∣") and t[1] in ("ℕ", "ℤ") and not free_vars(t):
+                if decide_closed(t, ctx) is False:
+                    return Contradiction(n)
     return None
 
 
 @builtin("contradiction")
 def _contradiction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    found = _contradiction_found(goal)
+    found = _contradiction_found(goal, ctx)
     if found is not None:
         return close(goal, found, ctx)
     raise TacticError(lambda: "Tactic `contradiction` failed\n\n" + goal.pretty())
