@@ -246,6 +246,23 @@ def test_auto_bound_implicits_take_the_type_lean_gives_them() -> None:
     ]
     # under an `open`, a one-letter name may be a constant of the namespace: not bound
     assert _unread("open Nat in\nexample (h : x = 3) : x = 3 := h")
+    # an operand of `∧ ∨ ¬ ↔` is a proposition (aesop AesopTest/NormSimp.lean at 02a999f94d3b, line 16:
+    # `(h : (α ∧ β) ∨ γ)`); a binder type alone only makes it some `Sort u`
+    assert (
+        _verdict(
+            "example (h : (α ∧ β) ∨ γ) : α ∨ γ := by\n  rcases h with ⟨a, _⟩ | c\n  · exact Or.inl a\n  · exact Or.inr c",
+            header="",
+        )
+        == "proved"
+    )
+    assert (
+        _verdict(
+            "example (h : (α ∧ β) ∨ γ) : α := by\n  rcases h with ⟨a, _⟩ | c\n  · exact a\n  · exact c",
+            header="",
+        )
+        != "proved"
+    )
+    assert _unread("example (h : False) : α := h.elim")
     # an untyped binder `{m}` is typed the same way (mathlib4 MathlibTest/cases.lean at 4aa09afd2b27, line 64)
     assert _verdict("example (n : Nat) {m} (h : m < 5) : m < 6 := by omega", header="") == "proved"
     assert _verdict("example (n : Nat) {m} (h : m < 5) : m < 4 := by omega", header="") != "proved"

@@ -1451,7 +1451,11 @@ def _infer_signature_types(
             for part in parts:
                 probe._prescan(part, name, found)
                 numeral = numeral or _numeral_beside(part, name, probe)
-            if len(found) == 1 and next(iter(found)) in NUM_TYPES:
+                if _prop_operand(part, name):
+                    found.add("Prop")  # an operand of `∧ ∨ ¬ ↔` (`And : Prop → Prop → Prop`, …)
+            if found == {"Prop"}:
+                out[name] = "Prop"
+            elif len(found) == 1 and next(iter(found)) in NUM_TYPES:
                 out[name] = next(iter(found))
             elif not found and numeral:
                 out[name] = "ℕ"
@@ -1475,6 +1479,32 @@ def _infer_signature_types(
             )
         todo = left
     return out
+
+
+def _prop_operand(syn: Syn, name: str) -> bool:
+    """Whether ``name`` is an operand of ``∧``, ``∨``, ``↔`` or ``¬`` in ``syn`` (where Lean's unifier makes it
+    a proposition; a binder type or a side of ``→`` only makes it some ``Sort u``)."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        operands: tuple[Syn, ...] = ()
+        if u.kind == "binop" and u.args[0] in ("∧", "∨", "↔"):
+            operands = (u.args[1], u.args[2])
+        elif u.kind == "not":
+            operands = (u.args[0],)
+        for op in operands:
+            while op.kind == "paren":
+                op = op.args[0]
+            if op.kind == "ident" and op.args[0] == name:
+                return True
+        if u.kind == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
+            continue  # shadowed inside
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
 
 
 def _numeral_beside(syn: Syn, name: str, el: Elaborator) -> bool:
