@@ -101,6 +101,7 @@ HONEST = [
         "fun witness",
         "example : ∃ f : ℕ → ℕ → ℕ, ∀ a b, f a b = b + a := by\n  use fun a b => a + b\n  intro a b\n  omega",
     ),
+    ("cdot order", "example : ∃ f : ℕ → ℕ → ℕ, f 3 1 = 3 - 1 := by\n  use (· - ·)"),
     ("congrArg", "example (a b : ℝ) (h : a = b) : a ^ 2 = b ^ 2 := congrArg (fun x => x ^ 2) h"),
     # Lean core tests/lean/run/rcases.lean at 4804971a77d6: rcases on ℕ with alternatives (line 39, 189),
     # `⟨⟩` on an equation substitutes it (line 46) and on `False` has no case (line 71), with guard_hyp
@@ -177,6 +178,8 @@ ATTACKS = [
     "example : ∃ f : ℕ → ℕ → ℕ, f 1 2 = 3 := by\n  use fun a b => a * b",
     "example : ∃ f : ℕ → ℕ, ∀ x, f x = x + 2 := by\n  use fun x => x + 1\n  intro y\n  omega",
     "example (a b : ℕ) (h : a = b) : b + 1 = a + 1 := congrArg (· + 1) h",
+    # the placeholders are the binders left to right: `(· - ·) 1 3` is `1 - 3`, which is 0 on ℕ
+    "example : ∃ f : ℕ → ℕ → ℕ, f 1 3 = 3 - 1 := by\n  use (· - ·)",
     "example (a b c : ℕ) (h : a = c) : a + 1 = b + 1 := congrArg (· + 1) h",
     "example (a b : ℕ) (h : a = b) : a + 1 = b + 2 := congrArg (· + 1) h",
     "example (a b : ℕ) (h : a ≤ b) : a + 1 = b + 1 := congrArg (· + 1) h",
