@@ -202,6 +202,10 @@ CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem Nat.add_comm (n m : ℕ) : n + m = m + n", None, NONE),
     ("theorem Nat.add_assoc (n m k : ℕ) : n + m + k = n + (m + k)", None, NONE),
     ("theorem Nat.mul_comm (n m : ℕ) : n * m = m * n", None, NONE),
+    # `congrArg` (Init/Prelude.lean; Batteries' alias `congr_arg`, Batteries/Logic.lean) with the function
+    # between one number type: `congrArg (· + 1) h`
+    ("theorem congrArg {a₁ a₂ : ℝ} (f : ℝ → ℝ) (h : a₁ = a₂) : f a₁ = f a₂", ALL, NONE),
+    ("theorem congr_arg {a₁ a₂ : ℝ} (f : ℝ → ℝ) (h : a₁ = a₂) : f a₁ = f a₂", ALL, NONE),
 ]
 """Core equality/iff lemmas that honest proofs name as terms (``Eq.symm h``). They resolve like library
 lemmas (:func:`lookup_decls`) but stay out of :func:`library_decls`, whose list the goal families' lemma

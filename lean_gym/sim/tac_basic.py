@@ -26,7 +26,9 @@ from lean_gym.sim.kernel import (
     Subproof,
     TrueIntro,
     close,
+    close_cases,
     close_from,
+    mark,
 )
 from lean_gym.sim.proofs import (
     TERM_MACROS,
@@ -38,7 +40,7 @@ from lean_gym.sim.proofs import (
     prop_telescope,
 )
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
-from lean_gym.sim.tac_rcases import clear_local, subst_eq
+from lean_gym.sim.tac_rcases import Pat, clear_local, destruct_hyp, parse_rcases_pat, subst_eq
 from lean_gym.sim.tactics import (
     SorryRecord,
     TacSyntax,
@@ -49,11 +51,15 @@ from lean_gym.sim.tactics import (
     _parse_location,
     _rename_inaccessible,
     builtin,
+    run_block,
 )
 from lean_gym.sim.terms import (
     FALSE,
+    NUM_TYPES,
     TRUE,
     Term,
+    beta,
+    free_vars,
     is_prop_type,
     pretty,
     replace_const,
@@ -124,7 +130,11 @@ def _assumption(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     raise TacticError(lambda: "Tactic `assumption` failed\n\n" + goal.pretty())
 
 
-def _contradiction_found(goal: Goal) -> Contradiction | None:
+def _contradiction_found(goal: Goal, ctx: TacticContext | None = None) -> Contradiction | None:
+    """How Lean core's ``contradiction`` closes ``goal``: a ``False`` hypothesis, ``¬p`` beside ``p``,
+    ``¬True``, ``a ≠ a``, and (``Contradiction.Config.useDecide``, on by default) a hypothesis without locals
+    whose ``decide`` evaluates to ``false`` (the simulator decides closed relations over ℕ and ℤ, which
+    ``whnf`` evaluates; ℚ and ℝ comparisons are left, never more than Lean)."""
     props = [(n, t) for n, t in goal.hyps if is_prop_type(t)]
     canons = {canon(t): n for n, t in props}
     for n, t in props:
@@ -137,12 +147,19 @@ def _contradiction_found(goal: Goal) -> Contradiction | None:
             return Contradiction(n)
         if c[0] == "→" and c[2] == FALSE and c[1][0] == "=" and c[1][2] == c[1][3]:
             return Contradiction(n)
+    if ctx is not None:
+        from lean_gym.sim.evaluate import decide_closed
+
+        for n, t in props:
+            if t[0] in ("=", "≠", "<", "≤", ">", "≥", "∣") and t[1] in ("ℕ", "ℤ") and not free_vars(t):
+                if decide_closed(t, ctx) is False:
+                    return Contradiction(n)
     return None
 
 
 @builtin("contradiction")
 def _contradiction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    found = _contradiction_found(goal)
+    found = _contradiction_found(goal, ctx)
     if found is not None:
         return close(goal, found, ctx)
     raise TacticError(lambda: "Tactic `contradiction` failed\n\n" + goal.pretty())
@@ -220,29 +237,71 @@ def _left_right(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal.with_target(t[1] if syn.name == "left" else t[2]).with_tag("h")]
 
 
+def _discharger_arg(syn: TacSyntax, ts: TokenStream) -> tuple[int, int] | None:
+    """``(discharger := tacs)`` or ``(disch := tacs)`` at ``ts`` (Lean's ``Parser.Tactic.discharger``): the
+    source range of ``tacs``, with ``ts`` moved past the ``)``; ``None`` (``ts`` unmoved) when there is none."""
+    toks = ts.toks
+    i = ts.i
+    if not (
+        ts.is_sym("(")
+        and toks[i + 1].kind == "ident"
+        and toks[i + 1].text in ("discharger", "disch")
+        and toks[i + 2].text == ":="
+    ):
+        return None
+    depth, j = 0, i
+    while toks[j].kind != "eof":
+        x = toks[j]
+        if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
+            depth += 1
+        elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
+            depth -= 1
+            if depth == 0:
+                break
+        j += 1
+    if toks[j].kind == "eof" or j == i + 3:
+        raise TacticError("unexpected token; expected tactic", toks[i + 2].end, toks[i + 2].end)
+    ts.i = j + 1
+    return toks[i + 3].start, toks[j - 1].end
+
+
 @builtin("exists", "use", "use!", "existsi")
 def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    disch = _discharger_arg(syn, ts) if syn.name in ("use", "use!") else None
     terms = [parse_term(ts, 0)]
     while ts.is_sym(","):
         ts.advance()
         terms.append(parse_term(ts, 0))
     el = ctx.elaborator(goal)
+    if syn.name in ("use", "use!") and goal.target in (type_term("ℕ"), type_term("ℤ")):
+        # a value of ℕ or ℤ (two constructors each, so `applyTheConstructor` fails and `useLoop` refines the
+        # goal with the argument: MathlibTest/Use.lean's `example (n : Nat) : Nat := by use n`)
+        _check_data(goal, terms[0], ctx)
+        if len(terms) > 1:
+            raise TacticError("too many arguments supplied to `use`", terms[1].start, terms[1].end)
+        return close(goal, DataValue(), ctx)
     g = goal
     for i, w in enumerate(terms):
         t = g.target
+        if t[0] != "∃" and syn.name in ("use", "use!") and i > 0 and is_prop_type(t):
+            # Mathlib's `useLoop` first refines the goal with the argument itself (`use 42, h`)
+            return _use_proof_args(goal, g, terms[i:], syn, disch, ctx)
         if t[0] != "∃":
-            if i > 0 and syn.name in ("use", "use!"):
-                raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean
             raise TacticError(f"{syn.name} failed: the goal is not an existential\n\n{g.pretty()}")
         ty = t[2]
         if ty[0] == "type" and ty[1] in ("ℕ", "ℤ", "ℚ", "ℝ"):
             val = el.elab_arith(w, ty[1])
+        elif ty[0] == "arrow":
+            val = el.elab_value(w, ty)  # a function witness: `fun x => …`, `(· + 1)`
         else:
             val = el.elab_term(w, ty[1] if ty[0] == "type" else None)[0]
-        g = g.with_target(subst(t[3], t[1], val))
+        # a function witness applied in the body is reduced (`(fun x => x) 1` is `1`: beta, definitional)
+        g = g.with_target(beta(subst(t[3], t[1], val)))
     if syn.name == "existsi":
         return [g]  # Mathlib's `existsi` is `refine ⟨e, …, ?_⟩`: it never closes what is left
+    if disch is not None:
+        return _run_use_discharger(goal, g, syn, disch, ctx)
     if syn.name in ("use", "use!"):
         # `use!` also applies constructors eagerly (pairs, structures): on the simulator's `∃` chains it
         # fills the same witnesses, and runs the same discharger
@@ -251,6 +310,145 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         j = _trivial_closes(g, ctx, 2)
     # the witnesses turned the goal into `g` (trusted), which `j` closes
     return [g] if j is None else close(goal, Subproof(((g, j),)), ctx)
+
+
+def _use_proof_args(
+    goal: Goal, g: Goal, args: list[Syn], syn: TacSyntax, disch: tuple[int, int] | None, ctx: TacticContext
+) -> list[Goal]:
+    """The arguments of ``use`` past the witnesses, on the proposition ``g`` they left: Mathlib's ``useLoop``
+    (``Mathlib/Tactic/Use.lean``). Each argument goes to the goal in front; when that goal is the last one,
+    ``use`` first applies its type's constructor where the type has exactly one (``And.intro``,
+    ``Iff.intro``, ``True.intro``, ``Eq.refl``: the goal is replaced by the constructor's fields and the
+    argument goes on to them), else it refines the goal with the argument. So ``use 42, h`` proves
+    ``42 = y`` with ``h``, while ``use 42, rfl`` on ``42 = 42`` is ``too many arguments supplied to
+    `use```: ``Eq.refl`` already closed it. The goals left get the discharger."""
+    work = [g]
+    closed: list[Goal] = []
+    k = 0
+    while k < len(args):
+        if not work:
+            raise TacticError("too many arguments supplied to `use`", args[k].start, args[k].end)
+        cur = work[0]
+        if len(work) == 1:
+            fields = _use_constructor(cur, ctx, syn)
+            if fields is not None:
+                work = fields
+                if not fields:
+                    close(cur, Refl() if cur.target[0] == "=" else TrueIntro(), ctx)
+                    closed.append(cur)
+                continue
+        work.pop(0)
+        ProofChecker(cur, ctx).check(args[k], cur.target)
+        close(cur, ProofTerm(args[k]), ctx)
+        closed.append(cur)
+        k += 1
+    left: list[Goal] = []
+    for w in work:
+        if disch is not None:
+            rest = run_block(syn.src, disch[0], disch[1], [w], ctx)
+            if rest and rest != [w]:
+                raise TacticError(
+                    "`use (discharger := …)` whose discharger leaves new goals is outside the simulator's "
+                    "Lean subset",
+                    syn.start,
+                    syn.end,
+                )
+            (left if rest else closed).append(w)
+            continue
+        j = _use_discharger_closes(w, ctx, 8)
+        if j is None:
+            left.append(w)
+        else:
+            close(w, j, ctx)
+            closed.append(w)
+    return left or close(goal, Subproof(tuple(closed)), ctx)
+
+
+def _use_constructor(g: Goal, ctx: TacticContext, syn: TacSyntax) -> list[Goal] | None:
+    """Mathlib's ``applyTheConstructor`` on ``g``: the goals for its explicit fields when its type is an
+    inductive type with one constructor whose conclusion unifies with it (``[]``: it closed ``g``), ``None``
+    when it fails (the argument then refines ``g``).
+
+    Lean decides by unfolding the type to its head and unifying at default transparency; the simulator
+    answers only where it knows Lean's answer: ``∧``/``↔`` (one constructor, two fields), ``True``;
+    ``a = b`` closes (``Eq.refl``) when the sides are the same term and fails when some values of the
+    locals tell them apart (definitionally equal terms are equal for every value); implications,
+    negations, ``∨``, ``False`` and the order of ℕ (``Nat.le`` has two constructors) are no such type.
+    Anything else (the orders of ℤ, ℚ, ℝ unfold to one-constructor types in Lean) is outside its subset.
+    """
+    t = g.target
+    h = t[0]
+    if h == "∧":
+        return [g.with_target(t[1]), g.with_target(t[2])]
+    if h == "↔":
+        return [g.with_target(("→", t[1], t[2])), g.with_target(("→", t[2], t[1]))]
+    if t == TRUE:
+        return []
+    if h in ("→", "¬", "∨", "∀", "≠") or t == FALSE:
+        return None
+    if h in ("<", "≤", ">", "≥") and t[1] == "ℕ":
+        return None
+    if h == "=":
+        if canon(t[2]) == canon(t[3]):
+            return []
+        if _values_differ(t[2], t[3], g, ctx):
+            return None
+    raise TacticError(
+        f"`{syn.name}` with a proof argument for `{pretty(t, g.ascii)}` is outside the simulator's Lean subset",
+        syn.start,
+        syn.end,
+    )
+
+
+def _values_differ(a: Term, b: Term, g: Goal, ctx: TacticContext) -> bool:
+    """Whether some small values of the number locals of ``a`` and ``b`` give them different values."""
+    from lean_gym.sim.arith import EvalTooExpensive
+    from lean_gym.sim.evaluate import eval_term
+
+    types: dict[str, str] = {}
+    for x in sorted(free_vars(a) | free_vars(b)):
+        ty = g.hyp(x)
+        if ty is None or ty[0] != "type" or ty[1] not in NUM_TYPES:
+            return False
+        types[x] = str(ty[1])
+    for trial in range(4):
+        va, vb = a, b
+        for k, (x, tname) in enumerate(types.items()):
+            v = ("num", tname, (k * 7 + trial * 3 + 1) % 11)
+            va, vb = subst(va, x, v), subst(vb, x, v)
+        try:
+            ea, eb = eval_term(va, ctx), eval_term(vb, ctx)
+        except (EvalTooExpensive, ValueError):  # a value too large to build is no evidence either way
+            return False
+        if ea is None or eb is None:
+            return False
+        if ea != eb:
+            return True
+    return False
+
+
+def _run_use_discharger(
+    goal: Goal, g: Goal, syn: TacSyntax, disch: tuple[int, int], ctx: TacticContext
+) -> list[Goal]:
+    """``use (discharger := tacs) …``: Mathlib's ``runUse`` runs ``tacs`` on the goal the witnesses left (a
+    proposition), in place of ``try with_reducible use_discharger``; ``skip`` leaves it as it is.
+
+    A failure of ``tacs`` is the tactic's failure (``run g discharger`` passes it on). Goals that ``tacs``
+    leaves other than ``g`` itself are dropped by ``runUse`` (``discard``), which the simulator does not
+    model: that is outside its subset.
+    """
+    if not is_prop_type(g.target):
+        return [g]
+    rest = run_block(syn.src, disch[0], disch[1], [g], ctx)
+    if not rest:
+        return close(goal, Subproof((g,)), ctx)
+    if rest == [g]:
+        return [g]
+    raise TacticError(
+        "`use (discharger := …)` whose discharger leaves new goals is outside the simulator's Lean subset",
+        syn.start,
+        syn.end,
+    )
 
 
 def _reducible_form(t: Term) -> Term:
@@ -549,7 +747,68 @@ def _parse_have(syn: TacSyntax) -> tuple[str, Syn | None, Syn | None, TokenStrea
     return name, ty, val, ts
 
 
-@builtin("have", "haveI", "have'", "let", "set")
+def _replace_term(t: Term, old: Term, new: Term) -> Term:
+    """``t`` with every occurrence of ``old`` (a term of locals and constants, which no binder captures)
+    replaced by ``new``, up to syntax."""
+    if t == old:
+        return new
+    return tuple(_replace_term(c, old, new) if type(c) is tuple else c for c in t)
+
+
+@builtin("set")
+def _set(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Mathlib's ``set x : T := e with h`` (``Mathlib/Tactic/Set.lean``): a local ``x`` for ``e``, ``e``
+    rewritten to ``x`` in the target and every hypothesis (``rewrite … at *``), and ``h : x = e`` (``h : e = x``
+    with ``←``). Lean's ``x`` is a ``let`` whose value tactics may unfold; the simulator's is an opaque local,
+    so only ``h`` links it to ``e`` (weaker, never stronger)."""
+    ts = syn.stream(1)
+    if ts.tok.kind != "ident":
+        raise TacticError(f"unexpected token '{ts.tok.text}'; expected identifier", ts.tok.start, ts.tok.end)
+    name = ts.advance().text
+    el = ctx.elaborator(goal)
+    tname: str | None = None
+    if ts.is_sym(":"):
+        ts.advance()
+        ty_syn = parse_term(ts, 0)
+        ty_t = el.elab_type(ty_syn)
+        if ty_t[0] != "type":
+            raise TacticError("`set` of a proof is outside the simulator's Lean subset", syn.start, syn.end)
+        tname = str(ty_t[1])
+    if not ts.is_sym(":="):
+        raise TacticError("unexpected end of input; expected ':='", syn.end, syn.end)
+    ts.advance()
+    val_syn = parse_term(ts, 0)
+    hname: str | None = None
+    reverse = False
+    if ts.is_word("with"):
+        ts.advance()
+        if ts.is_sym("←") or ts.is_sym("<-"):
+            ts.advance()
+            reverse = True
+        if ts.tok.kind != "ident":
+            raise TacticError("unexpected end of input; expected identifier", syn.end, syn.end)
+        hname = ts.advance().text
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    ety: str | None
+    if tname in NUM_TYPES:
+        e, ety = el.elab_arith(val_syn, str(tname)), tname
+    else:
+        e, got = el.elab_term(val_syn, tname)
+        ety = tname or got
+    if ety is None or ety not in NUM_TYPES:
+        raise TacticError("`set` of a value outside ℕ, ℤ, ℚ, ℝ is outside the simulator's Lean subset")
+    g, xv = goal.add_local(name, type_term(ety))
+    hyps = tuple((n, t if n == xv[1] else _replace_term(t, e, xv)) for n, t in g.hyps)
+    g = Goal(hyps, _replace_term(g.target, e, xv), g.tag, g.ascii)
+    if hname is not None:
+        g = g.add_hyp(hname, ("=", ety, e, xv) if reverse else ("=", ety, xv, e))
+    return [g]
+
+
+@builtin("have", "haveI", "have'", "let")
 def _have(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     name, ty_syn, val, _ = _parse_have(syn)
     el = ctx.elaborator(goal)
@@ -589,6 +848,230 @@ def _show(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal.with_target(p)]
 
 
+def _has_hole(syn: Syn) -> bool:
+    """Whether ``syn`` has a ``_`` or ``?x`` placeholder anywhere."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if u.kind == "mvar" or (u.kind == "ident" and u.args[0] == "_"):
+            return True
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
+
+
+@builtin("change")
+def _change(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``change p`` / ``change p at h …`` (Lean core's ``change``): the target (each hypothesis named) is
+    replaced by ``p``, which must be definitionally equal to it. ``p`` is elaborated against what it replaces,
+    so ``_`` alone is what is there; a pattern with holes inside (``_ + 1 = _``) is unified with it, which the
+    simulator does not model (outside its subset)."""
+    ts = syn.stream(1)
+    if ts.tok.kind == "eof":
+        raise TacticError("unexpected end of input; expected term", syn.end, syn.end)
+    term = parse_term(ts, 0)
+    locs = _parse_location(ts)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    whole_hole = term.kind == "ident" and term.args[0] == "_"
+    if not whole_hole and _has_hole(term):
+        raise TacticError(
+            "`change` with a pattern is outside the simulator's Lean subset", syn.start, syn.end
+        )
+    if locs == ["*"]:
+        raise TacticError("`change … at *` is outside the simulator's Lean subset", syn.start, syn.end)
+
+    def changed(old: Term) -> Term:
+        if whole_hole:
+            return old
+        new = (
+            ctx.elaborator(goal).elab_prop(term)
+            if is_prop_type(old)
+            else ctx.elaborator(goal).elab_type(term)
+        )
+        if not defeq(new, old):
+            raise TacticError(
+                f"'change' tactic failed, pattern\n  {pretty(new, goal.ascii)}\nis not definitionally equal "
+                f"to target\n  {pretty(old, goal.ascii)}"
+            )
+        return new
+
+    g = goal
+    for loc in locs if locs is not None else ["⊢"]:
+        if loc == "⊢":
+            g = g.with_target(changed(g.target))
+            continue
+        ty = g.hyp(loc)
+        if ty is None:
+            raise TacticError(f"unknown identifier '{loc}'")
+        g = g.replace_hyp(loc, changed(ty))
+    return [g]
+
+
+#: ``guard_hyp``/``guard_target`` specifiers (Lean core's ``Init/Guard.lean``): reducible defeq, default
+#: defeq, syntactic equality, alpha equality.
+_GUARD_KINDS = {":": "r", ":~": "d", ":ₛ": "s", ":ₐ": "a", "=": "r", "=~": "d", "=ₛ": "s", "=ₐ": "a"}
+
+
+def _alpha(t: Term, k: int = 0) -> Term:
+    """``t`` with its bound variables renamed by depth (``Expr.eqv`` compares terms up to their names)."""
+    if type(t) is not tuple:
+        return t
+    if t and t[0] in ("∀", "∃", "fun"):
+        return (t[0], "", _alpha(t[2], k), _alpha(subst(t[3], t[1], ("var", f"#{k}")), k + 1))
+    return tuple(_alpha(c, k) if type(c) is tuple else c for c in t)
+
+
+def _reducible(t: Term) -> Term:
+    """``t`` with the reducible definitions unfolded that Lean's reducible ``isDefEq`` sees through:
+    ``a > b`` is ``b < a``, ``a ≥ b`` is ``b ≤ a`` (``GT.gt``, ``GE.ge``), ``a ≠ b`` is ``¬a = b`` (``Ne``)."""
+    if type(t) is not tuple or not t:
+        return t
+    h = t[0]
+    if h in (">", "≥") and len(t) == 4:
+        return ("<" if h == ">" else "≤", t[1], _reducible(t[3]), _reducible(t[2]))
+    if h == "≠" and len(t) == 4:
+        return ("¬", ("=", t[1], _reducible(t[2]), _reducible(t[3])))
+    return tuple(_reducible(c) if type(c) is tuple else c for c in t)
+
+
+def _guard_eq(kind: str, a: Term, b: Term) -> bool:
+    """Lean's ``MatchKind.isEq``, never more permissive: syntactic and alpha equality up to bound names,
+    reducible defeq up to the reducible unfoldings above, default defeq as the simulator's ``defeq`` (which
+    unfolds less than Lean's)."""
+    if kind in ("s", "a"):
+        return _alpha(a) == _alpha(b)
+    if kind == "r":
+        return _alpha(_reducible(a)) == _alpha(_reducible(b))
+    return defeq(a, b)
+
+
+@builtin("guard_hyp")
+def _guard_hyp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``guard_hyp h : t`` (``:~``, ``:ₛ``, ``:ₐ``): checks the type of ``h`` (Lean core's ``evalGuardHyp``);
+    the value forms (``:= v``) are for ``let`` locals, which the simulator has none of."""
+    ts = syn.stream(1)
+    h = ts.tok
+    if h.kind != "ident":
+        raise TacticError(f"unexpected token '{h.text}'; expected term", h.start, h.end)
+    ts.advance()
+    ty = goal.hyp(h.text)
+    if ty is None:
+        raise TacticError(f"Unknown identifier `{h.text}`", h.start, h.end)
+    if ts.tok.kind == "sym" and ts.tok.text in _GUARD_KINDS and ts.tok.text.startswith(":"):
+        kind = _GUARD_KINDS[ts.advance().text]
+        want_syn = parse_term(ts, 0)
+        el = ctx.elaborator(goal)
+        want = el.elab_prop(want_syn) if is_prop_type(ty) else el.elab_type(want_syn)
+        if not _guard_eq(kind, want, ty):
+            raise TacticError(
+                f"hypothesis {h.text} has type\n  {pretty(ty, goal.ascii)}\nnot\n  {pretty(want, goal.ascii)}"
+            )
+    if ts.tok.kind == "sym" and ts.tok.text.startswith(":="):
+        raise TacticError(f"{h.text} is not a let binding", ts.tok.start, ts.tok.end)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    return [goal]
+
+
+@builtin("guard_target")
+def _guard_target(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``guard_target = t`` (``=~``, ``=ₛ``, ``=ₐ``): checks the target (Lean core's ``evalGuardTarget``)."""
+    ts = syn.stream(1)
+    if not (ts.tok.kind == "sym" and ts.tok.text in _GUARD_KINDS and ts.tok.text.startswith("=")):
+        raise TacticError("unexpected token; expected '='", ts.tok.start, ts.tok.end)
+    kind = _GUARD_KINDS[ts.advance().text]
+    want_syn = parse_term(ts, 0)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    t = goal.target
+    el = ctx.elaborator(goal)
+    want = el.elab_prop(want_syn) if is_prop_type(t) else el.elab_type(want_syn)
+    if not _guard_eq(kind, want, t):
+        raise TacticError(
+            f"target of main goal is\n  {pretty(t, goal.ascii)}\nnot\n  {pretty(want, goal.ascii)}"
+        )
+    return [goal]
+
+
+@builtin("revert")
+def _revert(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``revert x h …`` (Lean core's ``revert``): the locals named, and every local whose type mentions one of
+    them, leave the context and become ``∀``/``→`` binders of the target, in context order."""
+    names = syn.toks[1:]
+    if not names:
+        raise TacticError("unexpected end of input; expected identifier", syn.end, syn.end)
+    chosen: set[str] = set()
+    for tok in names:
+        if tok.kind != "ident":
+            raise TacticError(f"unexpected token '{tok.text}'; expected identifier", tok.start, tok.end)
+        fid = goal.find(tok.text)
+        if fid is None:
+            raise TacticError(f"Unknown identifier `{tok.text}`", tok.start, tok.end)
+        chosen.add(fid)
+    # the dependents come along (Lean's `MVarId.revert` collects the forward dependencies)
+    for fid, ty in goal.hyps:
+        if fid not in chosen and free_vars(ty) & chosen:
+            chosen.add(fid)
+    target = goal.target
+    for fid, ty in reversed(goal.hyps):
+        if fid not in chosen:
+            continue
+        if is_prop_type(ty) and fid not in free_vars(target):
+            target = ("→", ty, target)
+        elif not is_prop_type(ty):
+            x = user_name(fid)
+            target = ("∀", x, ty, subst(target, fid, ("var", x)))
+        else:
+            raise TacticError(
+                f"`revert` of `{user_name(fid)}`, which the target mentions, is outside the simulator's subset"
+            )
+    hyps = tuple((n, t) for n, t in goal.hyps if n not in chosen)
+    return [Goal(hyps, target, goal.tag, goal.ascii)]
+
+
+@builtin("suffices")
+def _suffices(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``suffices h : t from e`` / ``suffices h : t by tac`` (Lean core's ``suffices``, ``this`` when ``h :``
+    is left out): ``e`` (or ``tac``) proves the goal with ``h : t`` added, and the goal becomes ``t``."""
+    ts = syn.stream(1)
+    name = "this"
+    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
+        name = ts.advance().text
+        ts.advance()
+    if ts.tok.kind == "eof":
+        raise TacticError("unexpected end of input; expected term", syn.end, syn.end)
+    p = ctx.elaborator(goal).elab_prop(parse_term(ts, 0))
+    if ts.is_word("from"):
+        ts.advance()
+        body = parse_term(ts, 0)
+    elif ts.is_word("by"):
+        body = parse_term(ts, 0)
+    else:
+        raise TacticError(
+            "unexpected end of input; expected 'by' or 'from'"
+            if ts.tok.kind == "eof"
+            else f"unexpected token '{ts.tok.text}'; expected 'by' or 'from'",
+            ts.tok.start,
+            ts.tok.end,
+        )
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    ProofChecker(goal.add_hyp(name, p), ctx).check(body, goal.target)
+    return [goal.with_target(p).with_tag(None)]
+
+
 @builtin("specialize")
 def _specialize(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     term = _term_arg(syn)
@@ -607,7 +1090,14 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     bang = syn.name == "by_contra!"
     name = "this" if bang else "h✝"
-    if ts.tok.kind == "ident":
+    pat: Pat | None = None
+    if bang and ts.tok.kind != "eof" and not ts.is_sym(":"):
+        # Mathlib's `by_contra! pat : ty` takes an rcases pattern (`rcasesPatMed`): it is
+        # `by_contra h; push_neg at h; revert h; rintro pat` (Mathlib/Tactic/ByContra.lean)
+        pat = parse_rcases_pat(ts)
+        if pat.kind == "name" and pat.args[0] != "_":
+            name, pat = pat.args[0], None
+    elif ts.tok.kind == "ident":
         name = ts.advance().text
     t = goal.target
     neg = t[1] if t[0] == "¬" else ("¬", t)
@@ -616,7 +1106,7 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ts.advance()
         ascribed = ctx.elaborator(goal).elab_prop(parse_term(ts, 0))
     if ts.tok.kind != "eof":
-        raise TacticError(f"`{syn.text}` (an rcases pattern) is outside the simulator's subset", ts.tok.start)
+        raise TacticError(f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start)
     if bang:
         from lean_gym.sim.simp import push_neg_term
 
@@ -631,7 +1121,11 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 )
             neg = ascribed
     ctx.use_standard_axioms() if t[0] != "¬" else None
-    return [goal.add_hyp(name, neg).with_target(FALSE)]
+    if pat is None:
+        return [goal.add_hyp(name, neg).with_target(FALSE)]
+    since = mark(ctx)
+    g, v = goal.with_target(FALSE).add_local("_h", neg)
+    return destruct_hyp(g, v[1], pat, ctx) or close_cases(goal, since, ctx)
 
 
 def _negation(p: Term) -> Term:
