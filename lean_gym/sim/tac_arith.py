@@ -1607,7 +1607,7 @@ def _nonzero(d: Term, goal: Goal, ctx: TacticContext) -> bool:
 # ------------------------------------------------------------------------------------- casts (norm_cast)
 
 
-@builtin("norm_cast", "push_cast", "zify", "qify", "rify", "lift")
+@builtin("push_cast", "zify", "qify", "rify", "lift")
 def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     from lean_gym.sim.simp import run_simp_variant
 

@@ -22,14 +22,11 @@ from lean_gym.sim.kernel import (
     Justification,
     ProofTerm,
     Refl,
-    Rewrote,
     Subproof,
     TrueIntro,
     close,
-    close_from,
 )
 from lean_gym.sim.proofs import (
-    TERM_MACROS,
     Binder,
     Instance,
     ProofChecker,
@@ -789,40 +786,3 @@ def _ext(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     raise TacticError(
         f"Tactic `{syn.name}` failed: no applicable extensionality theorem found for\n  {pretty(goal.target, goal.ascii)}"
     )
-
-
-@builtin("exact_mod_cast", "assumption_mod_cast")
-def _exact_mod_cast(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    from lean_gym.sim.simp import cast_normalize
-
-    target = cast_normalize(goal.target)
-    normal = goal.with_target(target)  # what norm_cast makes of the goal (trusted)
-    if syn.name == "assumption_mod_cast":
-        for n, t in goal.hyps:
-            if is_prop_type(t) and defeq(cast_normalize(t), target):
-                return close_from(goal, normal, Rewrote("norm_cast", cast_normalize(t), n), ctx)
-        raise TacticError("assumption_mod_cast failed")
-    got = _check_mod_cast(ProofChecker(goal, ctx), _term_arg(syn), goal.target)
-    # the normalised goal with the term's normalised type as a local (the term's type is the checker's)
-    derived, this = normal.add_local("this", got)
-    return close_from(goal, derived, Rewrote("norm_cast", got, this[1]), ctx)
-
-
-def _check_mod_cast(pc: ProofChecker, term: Syn, expected: Term) -> Term:
-    """``exact_mod_cast e`` and the term ``mod_cast e``: ``e``'s type and ``expected`` agree after norm_cast."""
-    from lean_gym.sim.simp import cast_normalize
-
-    target = cast_normalize(expected)
-    p = pc.infer(term)
-    if defeq(cast_normalize(p), target):
-        return cast_normalize(p)
-    raise TacticError(
-        f"Type mismatch: the normalized type\n  {pretty(cast_normalize(p), pc.goal.ascii)}\ndoes not match the normalized goal\n  {pretty(target, pc.goal.ascii)}"
-    )
-
-
-def _mod_cast_macro(pc: ProofChecker, term: Syn, expected: Term) -> None:
-    _check_mod_cast(pc, term, expected)
-
-
-TERM_MACROS["mod_cast"] = _mod_cast_macro
