@@ -48,7 +48,7 @@ from lean_gym.sim.kernel import (
     close,
     close_from,
 )
-from lean_gym.sim.polyconv import DOMAIN, Conv, poly_to_term, to_constraint
+from lean_gym.sim.polyconv import DOMAIN, Conv, poly_to_term, reducible_key, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
@@ -227,15 +227,19 @@ def _linarith_failed(goal: Goal, neg: Term | None) -> str:
 
 
 def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
-    """Syntactic squares ``t ^ 2`` and ``t * t`` (Mathlib's nlinarith preprocessing)."""
+    """Syntactic squares ``t ^ 2`` and ``t * t`` (Mathlib's nlinarith preprocessing; the two factors of
+    ``t * t`` are compared as atoms are, up to reducible definitions)."""
     out: list[Poly] = []
     seen: set[Term] = set()
     stack = list(terms)
+    ctx = conv.ctx
     while stack:
         u = stack.pop()
         h = u[0]
         if (h == "^" and u[3][0] == "num" and u[3][2] == 2 and u[1] == conv.ty) or (
-            h == "*" and u[2] == u[3] and u[1] == conv.ty
+            h == "*"
+            and u[1] == conv.ty
+            and (u[2] == u[3] or (ctx is not None and reducible_key(u[2], ctx) == reducible_key(u[3], ctx)))
         ):
             if u[2] not in seen:
                 seen.add(u[2])
@@ -1016,7 +1020,8 @@ def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -
         raise TacticError(_omega_fail(goal, True))
     nat_atoms = set(conv.nat_atoms)
     if ty == "ℕ":
-        nat_atoms |= _all_atoms(hyps, disj)
+        # every ℕ atom is a cast `↑t` to Lean's omega, with `0 ≤ ↑t`, except those it rewrites further
+        nat_atoms = (nat_atoms | _all_atoms(hyps, disj)) - conv.signless
     ctx.tick(100 + 20 * len(hyps))
     sized = ctx.search_budget(100, 20_000, 5)
     meter = WorkBudget(sized.value)
