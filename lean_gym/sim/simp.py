@@ -218,9 +218,27 @@ def _mvars_of(t: Term, out: list[str]) -> list[str]:
 
 
 def _is_permutation(lhs: Term, rhs: Term) -> bool:
-    """``a * b = b * a``-style rules: same head and the same metavariables, each once."""
-    ml, mr = _mvars_of(lhs, []), _mvars_of(rhs, [])
-    return lhs[0] == rhs[0] and sorted(ml) == sorted(mr) and len(set(ml)) == len(ml)
+    """``a * b = b * a``-style rules, which simp uses for ordered rewriting only: Lean's ``isPerm``, the two
+    sides are the same term up to unifying metavariables with metavariables (``?a + 1 ≤ ?b`` and
+    ``?a ≤ ?b + 1`` are not: the first argument is an application on one side, a metavariable on the other)."""
+    asg: dict[str, str] = {}
+
+    def walk(m: str) -> str:
+        while m in asg:
+            m = asg[m]
+        return m
+
+    def same(a: object, b: object) -> bool:
+        if type(a) is tuple and type(b) is tuple:
+            if a and b and a[0] == "mvar" and b[0] == "mvar":
+                x, y = walk(a[1]), walk(b[1])
+                if x != y:
+                    asg[x] = y
+                return True
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return a == b
+
+    return same(lhs, rhs)
 
 
 def _rewrite_root(t: Term, ss: SimpSet) -> Term:
@@ -233,7 +251,7 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
                 return rhs
             continue
         asg = dict(inst.asg)
-        if match(lhs, t, asg) and inst.check_types(asg) is None:
+        if match(lhs, t, asg, reducible=True) and inst.check_types(asg) is None:
             _tick(ss)
             out = instantiate(rhs, asg)
             from lean_gym.sim.proofs import _has_mvars
