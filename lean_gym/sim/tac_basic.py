@@ -25,6 +25,7 @@ from lean_gym.sim.kernel import (
     Subproof,
     TrueIntro,
     close,
+    close_from,
 )
 from lean_gym.sim.proofs import (
     Binder,
@@ -121,7 +122,13 @@ def _assumption(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     raise TacticError(lambda: "Tactic `assumption` failed\n\n" + goal.pretty())
 
 
-def _contradiction_found(goal: Goal) -> Contradiction | None:
+def _contradiction_found(goal: Goal, ctx: TacticContext) -> Contradiction | None:
+    """Lean core's ``contradiction`` (``Meta/Tactic/Contradiction.lean``): a ``False`` local, ``¬p`` beside
+    ``p``, ``¬True``, ``a ≠ a``, or (``useDecide``, on by default) a local with no free variable whose
+    decidable proposition evaluates to false (``h : 2 ≤ 1``)."""
+    from lean_gym.sim.evaluate import decide_closed
+    from lean_gym.sim.terms import free_vars
+
     props = [(n, t) for n, t in goal.hyps if is_prop_type(t)]
     canons = {canon(t): n for n, t in props}
     for n, t in props:
@@ -134,12 +141,15 @@ def _contradiction_found(goal: Goal) -> Contradiction | None:
             return Contradiction(n)
         if c[0] == "→" and c[2] == FALSE and c[1][0] == "=" and c[1][2] == c[1][3]:
             return Contradiction(n)
+    for n, t in props:
+        if not free_vars(t) and decide_closed(t, ctx) is False:
+            return Contradiction(n)
     return None
 
 
 @builtin("contradiction")
 def _contradiction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    found = _contradiction_found(goal)
+    found = _contradiction_found(goal, ctx)
     if found is not None:
         return close(goal, found, ctx)
     raise TacticError(lambda: "Tactic `contradiction` failed\n\n" + goal.pretty())
@@ -228,6 +238,19 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     g = goal
     for i, w in enumerate(terms):
         t = g.target
+        if t[0] != "∃" and syn.name in ("use", "use!"):
+            shape = _use_target_shape(t)
+            if shape == "constructor closes":
+                # `Eq.refl`/`True.intro` take no explicit argument: the constructor closes the goal and the
+                # argument is one too many (MathlibTest/Use.lean:21, `use 42, rfl` on `∃ x, x = x`)
+                raise TacticError("too many arguments supplied to `use`")
+            if shape == "refine":
+                # Mathlib's `useLoop`: `applyTheConstructor` fails on a goal that is no one-constructor
+                # inductive type, and the argument is `refine (w : goal)`; one left over is too many
+                j = _use_refine(g, w, ctx)
+                if i < len(terms) - 1:
+                    raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean
+                return close_from(goal, g, j, ctx)
         if t[0] != "∃":
             if i > 0 and syn.name in ("use", "use!"):
                 raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean
@@ -248,6 +271,36 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         j = _trivial_closes(g, ctx, 2)
     # the witnesses turned the goal into `g` (trusted), which `j` closes
     return [g] if j is None else close(goal, Subproof(((g, j),)), ctx)
+
+
+def _use_target_shape(t: Term) -> str:
+    """What Mathlib's ``use`` does with a goal ``t`` that is not an ``∃``, as far as the simulator knows the
+    goal's type after ``whnf`` (``applyTheConstructor`` needs an inductive type with one constructor):
+    ``"constructor closes"`` (``a = a``: ``Eq.refl``; ``True``), ``"refine"`` (no such type: ``ℕ``, ``ℤ``, a
+    proposition variable, ``∨``, ``False``, a ``¬``/``→``/``∀``/``≠`` (a function type), ``=`` with sides
+    not defeq, an order on ℕ/ℤ/ℝ, which unfolds to ``Nat.le``, ``Int.NonNeg`` at a non-constructor, an
+    irreducible ``Real.lt``, or an ``∨``), else ``"unknown"`` (``∧``, ``↔``, ``Even n`` = ``∃ r, …``,
+    ``a ∣ b``, ℚ, ℝ: left to the simulator's error, weaker than Lean)."""
+    h = t[0]
+    if t == TRUE or (h == "=" and defeq(t[2], t[3])):
+        return "constructor closes"
+    if h in ("∨", "¬", "→", "∀", "≠", "=") or t == FALSE:
+        return "refine"
+    if h in ("<", "≤", ">", "≥") and t[1] in ("ℕ", "ℤ", "ℝ"):
+        return "refine"
+    if (h == "type" and t[1] in ("ℕ", "ℤ", "Prop")) or h == "fvar":
+        return "refine"
+    return "unknown"
+
+
+def _use_refine(goal: Goal, w: Syn, ctx: TacticContext) -> Justification:
+    """``refine (w : goal)`` with no hole left: ``w`` checked against the goal (a value of a type, or a
+    proof of a proposition), as ``exact`` does."""
+    if not is_prop_type(goal.target):
+        _check_data(goal, w, ctx)
+        return DataValue()
+    ProofChecker(goal, ctx).check(w, goal.target)
+    return ProofTerm(w)
 
 
 def _reducible_form(t: Term) -> Term:
