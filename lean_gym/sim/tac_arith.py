@@ -1350,7 +1350,8 @@ class _GCongr:
     when it fails. The lemmas: ``add_le_add(_left/_right)``, ``add_lt_add_left/right``,
     ``sub_le_sub(_left/_right)``, ``sub_lt_sub_left/right`` (not on ℕ), ``mul_le_mul``,
     ``mul_le_mul_of_nonneg_left/right``, ``mul_lt_mul_of_pos_left/right``, ``div_le_div_of_nonneg_right``,
-    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``neg_le_neg``,
+    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``Real.rpow_le_rpow``,
+    ``Real.rpow_le_rpow_of_exponent_le``, ``neg_le_neg``,
     ``neg_lt_neg``, the casts' ``cast_le``/``cast_lt``, and ``→`` between two relations
     (``a ≤ b → c ≤ d`` from ``c ≤ a`` and ``b ≤ d``). A subset of Mathlib's lemmas, so never stronger.
     """
@@ -1420,6 +1421,15 @@ class _GCongr:
             if a[2] == b[2]:
                 self.side.append(("≤", ty, ("num", ty, 1), a[2]))
                 return self.step(rel, "ℕ", a[3], b[3], d) or True
+            return False
+        if h == "app" and a[1] == ("const", "Real.rpow") and rel == "≤" and len(a[2]) == len(b[2]) == 2:
+            (x, y), (x2, z) = a[2], b[2]
+            if x == x2:  # Real.rpow_le_rpow_of_exponent_le (hx : 1 ≤ x) (hyz : y ≤ z), @[gcongr]
+                self.side.append(("≤", "ℝ", ("num", "ℝ", 1), x))
+                return self.step("≤", "ℝ", y, z, d) or True
+            if y == z:  # Real.rpow_le_rpow (h : 0 ≤ x) (h₁ : x ≤ y) (h₂ : 0 ≤ z), @[gcongr]
+                self.side.extend((("≤", "ℝ", ("num", "ℝ", 0), x), ("≤", "ℝ", ("num", "ℝ", 0), y)))
+                return self.step("≤", "ℝ", x, x2, d) or True
             return False
         if h == "neg":
             return self.step(rel, ty, b[2], a[2], d) or True
