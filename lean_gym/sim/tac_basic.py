@@ -599,6 +599,63 @@ def _parse_have(syn: TacSyntax) -> tuple[str, Syn | None, Syn | None, TokenStrea
     return name, ty, val, ts
 
 
+@builtin("change")
+def _change(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``change e`` / ``change e at h``: the target (or ``h``) replaced by ``e``, which must be definitionally
+    equal to it (the simulator's defeq, weaker than Lean's ``isDefEq``); ``_`` alone changes nothing."""
+    ts = syn.stream(1)
+    e = parse_term(ts, 0)
+    locs = _parse_location(ts)
+    if ts.tok.kind != "eof":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    hole = e.kind == "ident" and e.args[0] == "_"
+    for where in locs or ["⊢"]:
+        old = goal.target if where == "⊢" else goal.hyp(where)
+        if old is None:
+            raise TacticError(f"unknown hypothesis '{where}'")
+        if hole:
+            continue
+        new = ctx.elaborator(goal).elab_prop(e)
+        if not defeq(new, old):
+            raise TacticError(
+                lambda: (
+                    f"'change' tactic failed, pattern\n  {pretty(new, goal.ascii)}\nis not definitionally "
+                    f"equal to target\n  {pretty(old, goal.ascii)}"
+                )
+            )
+        goal = goal.with_target(new) if where == "⊢" else goal.replace_hyp(where, new)
+    return [goal]
+
+
+@builtin("suffices")
+def _suffices(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``suffices h : t by tac`` / ``suffices h : t from e`` (Lean core): ``tac`` or ``e`` proves the goal
+    with ``h : t`` in context, and ``t`` is the goal left (``this`` when no name is given)."""
+    ts = syn.stream(1)
+    name = "this"
+    nxt = ts.toks[ts.i + 1] if ts.i + 1 < len(ts.toks) else None
+    if ts.tok.kind == "ident" and nxt is not None and nxt.kind == "sym" and nxt.text == ":":
+        name = ts.advance().text
+        ts.advance()
+    ty_syn = parse_term(ts, 0)
+    if ts.is_word("from"):
+        ts.advance()
+        body = parse_term(ts, 0)
+    elif ts.is_word("by"):
+        body = parse_term(ts, 0)
+    else:
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected 'by' or 'from'", ts.tok.start, ts.tok.end
+        )
+    if ts.tok.kind != "eof":
+        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
+    p = ctx.elaborator(goal).elab_prop(ty_syn)
+    # the continuation proves the goal from `h : t`: checked now, as Lean elaborates it (the kernel sees
+    # the goal replaced by `t`, which the checked continuation justifies)
+    ProofChecker(goal.add_hyp(name, p), ctx).check(body, goal.target)
+    return [goal.with_target(p)]
+
+
 @builtin("have", "haveI", "have'", "let", "set")
 def _have(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     name, ty_syn, val, _ = _parse_have(syn)
