@@ -618,10 +618,8 @@ def _change(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         new = ctx.elaborator(goal).elab_prop(e)
         if not defeq(new, old):
             raise TacticError(
-                lambda: (
-                    f"'change' tactic failed, pattern\n  {pretty(new, goal.ascii)}\nis not definitionally "
-                    f"equal to target\n  {pretty(old, goal.ascii)}"
-                )
+                f"'change' tactic failed, pattern\n  {pretty(new, goal.ascii)}\nis not definitionally "
+                f"equal to target\n  {pretty(old, goal.ascii)}"
             )
         goal = goal.with_target(new) if where == "⊢" else goal.replace_hyp(where, new)
     return [goal]
