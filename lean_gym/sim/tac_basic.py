@@ -52,6 +52,7 @@ from lean_gym.sim.terms import (
     FALSE,
     TRUE,
     Term,
+    free_vars,
     is_prop_type,
     pretty,
     replace_const,
@@ -597,6 +598,36 @@ def _parse_have(syn: TacSyntax) -> tuple[str, Syn | None, Syn | None, TokenStrea
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
     return name, ty, val, ts
+
+
+@builtin("revert")
+def _revert(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``revert h₁ h₂ …`` (Lean core): the named locals and every local whose type mentions one of them
+    (transitively) move back into the target, newest innermost: ``p → t`` for a hypothesis, ``∀ x : T, t``
+    for a variable."""
+    names = [t.text for t in syn.toks[1:]]
+    if not names:
+        raise TacticError("unexpected end of input; expected identifier", syn.end, syn.end)
+    out: set[str] = set()
+    for tok in syn.toks[1:]:
+        fid = goal.find(tok.text)
+        if fid is None:
+            raise TacticError(f"unknown hypothesis '{tok.text}'", tok.start, tok.end)
+        out.add(fid)
+    for n, ty in goal.hyps:  # context order: a dependent comes after what it mentions
+        if n not in out and free_vars(ty) & out:
+            out.add(n)
+    t = goal.target
+    for n, ty in reversed(goal.hyps):
+        if n not in out:
+            continue
+        if is_prop_type(ty):
+            t = ("→", ty, t)
+        else:
+            x = user_name(n)
+            t = ("∀", x, ty, subst(t, n, ("var", x)))  # capture-avoiding: inner binders are renamed
+    kept = tuple((n, ty) for n, ty in goal.hyps if n not in out)
+    return [Goal(kept, t, goal.tag, goal.ascii)]
 
 
 @builtin("change")
