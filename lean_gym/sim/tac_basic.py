@@ -248,10 +248,10 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             if shape == "refine":
                 # Mathlib's `useLoop`: `applyTheConstructor` fails on a goal that is no one-constructor
                 # inductive type, and the argument is `refine (w : goal)`; one left over is too many
-                j = _use_refine(g, w, ctx)
+                refined = _use_refine(g, w, ctx)
                 if i < len(terms) - 1:
                     raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean
-                return close_from(goal, g, j, ctx)
+                return close_from(goal, g, refined, ctx)
         if t[0] != "∃":
             if i > 0 and syn.name in ("use", "use!"):
                 raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean

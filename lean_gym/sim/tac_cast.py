@@ -26,6 +26,8 @@ the context), ``max``/``min``, ``Nat.succ``, casts into types beyond ℝ, and us
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close_from
 from lean_gym.sim.proofs import TERM_MACROS, ProofChecker
@@ -62,7 +64,7 @@ def derive(t: Term, le: LeFacts = frozenset()) -> Term:
     return _squash(_up(_numerals(t), le))
 
 
-def _map(t: Term, fn) -> Term:  # type: ignore[no-untyped-def]
+def _map(t: Term, fn: Callable[[Term], Term]) -> Term:
     h = t[0]
     if h in _LEAVES:
         return t
