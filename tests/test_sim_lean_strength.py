@@ -263,6 +263,10 @@ def test_use_refines_a_goal_that_is_no_structure() -> None:
     assert not proves("example (x : ℕ) (h : x = 3) : ∃ y, y = 2 := by use x, h")
     assert not proves("example (n : Nat) : Nat := by use n, n")
     assert not proves("example (n : ℕ) (h : Even n) : Even n := by use h")  # Even unfolds to an ∃
+    # `Eq.refl` closes `x + 0 = x` by `whnf` (Nat.add), and `Int.NonNeg.mk` closes `2 ≤ 3`: then the
+    # argument is one too many in Lean, so the simulator must not refine with it
+    assert not proves("example (x : ℕ) (h : x + 0 = x) : x + 0 = x := by use h")
+    assert not proves("example (h : (2 : ℤ) ≤ 3) : (2 : ℤ) ≤ 3 := by use h")
 
 
 @pytest.mark.parametrize(

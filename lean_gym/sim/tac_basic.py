@@ -275,23 +275,35 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _use_target_shape(t: Term) -> str:
-    """What Mathlib's ``use`` does with a goal ``t`` that is not an ``∃``, as far as the simulator knows the
-    goal's type after ``whnf`` (``applyTheConstructor`` needs an inductive type with one constructor):
-    ``"constructor closes"`` (``a = a``: ``Eq.refl``; ``True``), ``"refine"`` (no such type: ``ℕ``, ``ℤ``, a
-    proposition variable, ``∨``, ``False``, a ``¬``/``→``/``∀``/``≠`` (a function type), ``=`` with sides
-    not defeq, an order on ℕ/ℤ/ℝ, which unfolds to ``Nat.le``, ``Int.NonNeg`` at a non-constructor, an
-    irreducible ``Real.lt``, or an ``∨``), else ``"unknown"`` (``∧``, ``↔``, ``Even n`` = ``∃ r, …``,
-    ``a ∣ b``, ℚ, ℝ: left to the simulator's error, weaker than Lean)."""
+    """What Mathlib's ``use`` does with a goal ``t`` that is not an ``∃``, as far as the simulator can be sure
+    of the goal's type after ``whnf`` (``applyTheConstructor`` needs an inductive type with one constructor
+    whose conclusion unifies): ``"constructor closes"`` (``True``; ``a = a`` up to the simulator's defeq:
+    ``Eq.refl``), ``"refine"`` where it certainly fails (``ℕ``, ``ℤ``, ``Prop``, a proposition variable,
+    ``False``, ``∨``, a function type ``¬``/``→``/``∀``/``≠``, an order on ℕ (``Nat.le`` has two
+    constructors) or ℝ (an ``∨``, or the irreducible ``Real.lt``), an order on ℤ with a free variable
+    (``Int.NonNeg (b - a)`` is stuck), an ``=`` on ℝ whose sides are not defeq (``Real.add`` is
+    irreducible), an ``=`` on ℕ/ℤ between two different locals or numerals), else ``"unknown"``: left to the simulator's error, weaker than Lean (``∧``, ``↔``, an ``=``
+    on ℕ/ℤ where ``x + 0 = x`` holds by ``whnf``, a closed ℤ order, ``Even n`` = ``∃ r, …``, ``a ∣ b``)."""
     h = t[0]
     if t == TRUE or (h == "=" and defeq(t[2], t[3])):
         return "constructor closes"
-    if h in ("∨", "¬", "→", "∀", "≠", "=") or t == FALSE:
+    if h in ("∨", "¬", "→", "∀", "≠") or t == FALSE:
         return "refine"
-    if h in ("<", "≤", ">", "≥") and t[1] in ("ℕ", "ℤ", "ℝ"):
+    if h in ("<", "≤", ">", "≥") and (t[1] in ("ℕ", "ℝ") or (t[1] == "ℤ" and free_vars(t))):
         return "refine"
+    if h == "=" and t[1] == "ℝ" and not any(n for n in _consts(t) if not n.startswith("Real.")):
+        return "refine"
+    if h == "=" and t[1] in ("ℕ", "ℤ") and all(s[0] in ("fvar", "num") for s in t[2:4]):
+        return "refine"  # two different locals or numerals: `whnf` makes neither side the other
     if (h == "type" and t[1] in ("ℕ", "ℤ", "Prop")) or h == "fvar":
         return "refine"
     return "unknown"
+
+
+def _consts(t: Term) -> set[str]:
+    from lean_gym.sim.terms import const_names
+
+    return const_names(t)
 
 
 def _use_refine(goal: Goal, w: Syn, ctx: TacticContext) -> Justification:
