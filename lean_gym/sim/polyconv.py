@@ -57,12 +57,16 @@ class Conv:
         # omega atoms of an ℕ problem that Lean's omega knows no sign of: it reads an ℕ fact over ℤ, where
         # `↑(x / y)` becomes the atom `↑x / ↑y` and `↑(2 ^ i)` the atom `(↑2) ^ i`, with no fact about them
         self.signless: set[Any] = set()
+        self._reducible: bool | None = None  # whether the environment has an `abbrev` (computed once)
         # Lean's omega reads ground numerals only (``groundInt?``): it never unfolds a definition
         self._unfold = mode != "omega"
 
     def atom(self, t: Term, nat: bool) -> Poly:
         if self.mode in ("ring", "linarith") and self.ctx is not None:
-            t = reducible_key(t, self.ctx)
+            if self._reducible is None:
+                self._reducible = any(d.reducible for d in self.ctx.env.decls.values())
+            if self._reducible:
+                t = _unfold_reducible(t, self.ctx)
         if nat:
             self.nat_atoms.add(t)
         return Poly.var(t)
