@@ -269,6 +269,43 @@ def test_use_refines_a_goal_that_is_no_structure() -> None:
     assert not proves("example (h : (2 : ℤ) ≤ 3) : (2 : ℤ) ≤ 3 := by use h")
 
 
+def test_use_merged_loop() -> None:
+    """The one ``useLoop`` both issue-20 branches wrote (Mathlib/Tactic/Use.lean at
+    0b28b0d249b397d467bfd2276473eac8ca2893b5: ``applyTheConstructor`` on the last goal, else ``refine``;
+    ``use!`` refines first). MathlibTest/Use.lean at 44e8fc60eabb771877f68cca2c1be286ae4afca8, line 128:
+    ``use 1`` on ``Nat → Nat`` refines (a function type is no inductive type) and fails on the numeral."""
+    errs = _errors("example : Nat → Nat := by use 1")
+    assert errs and "outside the simulator" not in errs[0], errs
+    # `<` on ℝ is Mathlib's `private irreducible_def lt` (Mathlib/Data/Real/Basic.lean): `whnf` stops there,
+    # so the constructor fails and the argument refines the goal
+    assert proves("example (x : ℝ) (h : 0 < x) : ∃ y : ℝ, 0 < y := by use x, h")
+    assert not proves("example (x : ℝ) (h : 0 < 2 * x) : ∃ y : ℝ, 0 < y := by use x, h")
+    # `use!` (eager) tries `refine` first: `rfl` proves `42 = 42`, where `use` applies `Eq.refl` first and
+    # `rfl` is one argument too many (Use.lean line 21)
+    assert proves("example : ∃ x : Nat, x = x := by use! 42, rfl")
+    assert not proves("example : ∃ x : Nat, x = x + 1 := by use! 42, rfl")
+    # ∧ is `And.intro` on the last goal: its fields take the next arguments
+    assert proves("example (p q : Prop) (hp : p) (hq : q) : p ∧ q := by use hp, hq")
+    assert not proves("example (p q : Prop) (hp : p) (hq : q) : p ∧ q := by use hq, hp")
+
+
+@pytest.mark.parametrize(
+    ("code", "ok"),
+    [
+        # Lean core's `contradiction` (src/Lean/Meta/Tactic/Contradiction.lean at
+        # 01b5ee150020e36e9da2e1f469f6c997fc7ffdd3): `decide p` reduced by `whnf`; core's `Decidable`
+        # instances of `∧ ∨ ¬ →` evaluate their parts, and ℝ's order has no evaluable instance
+        ("example (h : 2 ≤ 1 ∧ 1 = 1) : False := by contradiction", True),
+        ("example (h : 1 ≤ 2 → 3 ≤ 1) : False := by contradiction", True),
+        ("example (h : 2 ≤ 1 ∨ 1 = 1) : False := by contradiction", False),  # true
+        ("example (h : (2 : ℝ) ≤ 1 ∧ 1 = 1) : False := by contradiction", False),  # ℝ: no whnf decision
+        ("example (x : ℕ) (h : x ≤ 1 ∧ 3 ≤ 1) : False := by contradiction", False),  # a free variable
+    ],
+)  # fmt: skip
+def test_contradiction_decides_connectives(code: str, ok: bool) -> None:
+    assert proves(code) is ok, _errors(code)
+
+
 @pytest.mark.parametrize(
     ("code", "ok"),
     [

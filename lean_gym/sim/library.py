@@ -230,6 +230,10 @@ CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem Int.one_mul (a : ℤ) : 1 * a = a", None, NONE),
     ("theorem Int.mul_zero (a : ℤ) : a * 0 = 0", None, NONE),
     ("theorem Int.zero_mul (a : ℤ) : 0 * a = 0", None, NONE),
+    # `congrArg` (Init/Prelude.lean; Batteries' alias `congr_arg`, Batteries/Logic.lean) with the function
+    # between one number type: `congrArg (· + 1) h`
+    ("theorem congrArg {a₁ a₂ : ℝ} (f : ℝ → ℝ) (h : a₁ = a₂) : f a₁ = f a₂", ALL, NONE),
+    ("theorem congr_arg {a₁ a₂ : ℝ} (f : ℝ → ℝ) (h : a₁ = a₂) : f a₁ = f a₂", ALL, NONE),
 ]
 """Core equality/iff lemmas that honest proofs name as terms (``Eq.symm h``). They resolve like library
 lemmas (:func:`lookup_decls`) but stay out of :func:`library_decls`, whose list the goal families' lemma

@@ -1267,7 +1267,9 @@ def _interval_cases_term(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list
     if ts.tok.kind == "ident" and ts.peek(1).kind == "eof" and hname is None:
         return None
     e, ty = ctx.elaborator(goal).elab_term(parse_term(ts, 0), None)
-    if e[0] == "fvar" or ty not in ("ℕ", "ℤ"):
+    if (e[0] == "fvar" and hname is None) or ty not in ("ℕ", "ℤ"):
+        # a variable without `h :` is substituted (below); with it, Mathlib generalizes it (`generalizeHyp`)
+        # as any term: the variable stays, each case has its value for it and `h : x = v`
         return None
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
