@@ -218,9 +218,27 @@ def _mvars_of(t: Term, out: list[str]) -> list[str]:
 
 
 def _is_permutation(lhs: Term, rhs: Term) -> bool:
-    """``a * b = b * a``-style rules: same head and the same metavariables, each once."""
-    ml, mr = _mvars_of(lhs, []), _mvars_of(rhs, [])
-    return lhs[0] == rhs[0] and sorted(ml) == sorted(mr) and len(set(ml)) == len(ml)
+    """``a * b = b * a``-style rules, which simp uses for ordered rewriting only: Lean's ``isPerm``, the two
+    sides are the same term up to unifying metavariables with metavariables (``?a + 1 ≤ ?b`` and
+    ``?a ≤ ?b + 1`` are not: the first argument is an application on one side, a metavariable on the other)."""
+    asg: dict[str, str] = {}
+
+    def walk(m: str) -> str:
+        while m in asg:
+            m = asg[m]
+        return m
+
+    def same(a: object, b: object) -> bool:
+        if type(a) is tuple and type(b) is tuple:
+            if a and b and a[0] == "mvar" and b[0] == "mvar":
+                x, y = walk(a[1]), walk(b[1])
+                if x != y:
+                    asg[x] = y
+                return True
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return a == b
+
+    return same(lhs, rhs)
 
 
 def _rewrite_root(t: Term, ss: SimpSet) -> Term:
@@ -233,7 +251,7 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
                 return rhs
             continue
         asg = dict(inst.asg)
-        if match(lhs, t, asg) and inst.check_types(asg) is None:
+        if match(lhs, t, asg, reducible=True) and inst.check_types(asg) is None:
             _tick(ss)
             out = instantiate(rhs, asg)
             from lean_gym.sim.proofs import _has_mvars
@@ -765,6 +783,16 @@ LITERAL_FACTS = frozenset(
 )
 
 
+#: Core definitions the simulator represents by a built-in head, and the library lemma that states the
+#: definition's equation (what `simp [Ne]` rewrites with: Lean's `Ne.eq_1 : Ne a b = ¬a = b`).
+BUILTIN_DEF_EQUATIONS: dict[str, str] = {"Ne": "ne_eq"}
+
+#: Core simp lemmas about constants that no term the simulator elaborates contains (``id``: the simulator
+#: does not elaborate ``id x``). Naming one in a simp call is accepted, as Lean accepts it, and it never
+#: rewrites anything (in Lean it could only rewrite a term the simulator refuses to read).
+UNREPRESENTED_SIMP_LEMMAS = frozenset({"id_eq", "id_def"})
+
+
 def literal_fact(t: Term, names: set[str]) -> Term | None:
     """What the named :data:`LITERAL_FACTS` rewrite ``t`` to, or ``None``."""
     h = t[0]
@@ -841,6 +869,12 @@ def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticConte
             return
         if d is None and name in CORE_SIMPROCS:
             return  # a default simproc: `simp only` runs it anyway, as the simulator evaluates ℕ/ℤ literals
+        if d is None and name in BUILTIN_DEF_EQUATIONS:
+            # a core definition the simulator writes as a built-in head (`Ne a b` is `a ≠ b`): simp unfolds it
+            # by its equation lemma (`Ne.eq_1 : Ne a b = ¬a = b`), which the library states as a theorem
+            d = ctx.lookup(BUILTIN_DEF_EQUATIONS[name])
+        if d is None and name in UNREPRESENTED_SIMP_LEMMAS:
+            return  # a core simp lemma about a constant no elaborated term contains: it never rewrites
         if d is not None and d.kind in ("theorem", "axiom"):
             ctx.axioms.update(d.axioms)
             inst = Instance(decl_telescope(d))
@@ -1264,6 +1298,20 @@ def _closed_by_rfl(t: Term) -> bool:
     return (t[0] == "↔" and t[1] == t[2]) or (t[0] == "=" and t[2] == t[3])
 
 
+def _with_rules(fn: Callable[[Term], Term], ss: SimpSet) -> Callable[[Term], Term]:
+    """``fn`` and the rewrite rules of ``ss`` alternated to a fixpoint: one simp call's two lemma sets."""
+
+    def both(t: Term) -> Term:
+        for _ in range(8):
+            new = simp_term(fn(t), ss)
+            if new == t:
+                break
+            t = new
+        return t
+
+    return both
+
+
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
     """``norm_cast``, ``push_cast``, ``zify``, ``qify`` and ``rify``."""
     from lean_gym.sim.tactics import _parse_location
@@ -1271,13 +1319,21 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     start = goal
     ts = syn.stream(1)
     facts: list[Term] = []
+    # the simp arguments are simp lemmas of the same simp call (Mathlib's `push_cast [h]`, `zify [h]`):
+    # rewrite rules beside the cast lemmas; an ℕ fact `b ≤ a` among them also discharges `Nat.cast_sub`
+    extra = SimpSet(ctx, default=False)
     if name in ("zify", "qify", "rify", "push_cast") and ts.is_sym("["):
         from lean_gym.sim.proofs import ProofChecker
 
         ts.advance()
         while not ts.is_sym("]") and ts.tok.kind != "eof":
+            rev = ts.is_sym("←")
+            if rev:
+                ts.advance()
             try:
-                facts.append(ProofChecker(goal, ctx).infer(parse_term(ts, 0)))
+                arg = parse_term(ts, 0)
+                add_simp_arg(extra, goal, rev, arg, ctx)
+                facts.append(ProofChecker(goal, ctx).infer(arg))
             except (ElabError, TacticError):
                 # a simp lemma the simulator does not know: it is not used (weaker than Lean)
                 while ts.tok.kind != "eof" and not ts.is_sym(",") and not ts.is_sym("]"):
@@ -1298,6 +1354,8 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
         fn = lambda t: _zify_rel(t, to, le)  # noqa: E731
     else:
         raise TacticError(f"`{name}` is outside the simulator's subset")
+    if extra.rules or extra.unfold:
+        fn = _with_rules(fn, extra)
     changed = False
     if locs is None or "⊢" in locs or locs == ["*"]:
         new = fn(goal.target)
