@@ -631,7 +631,9 @@ class _Runner:
             el = Elaborator(self.env, *_scope(hyps))
             value, vty = el.elab_term(body, None)
             target = type_term(vty or "ℕ")
-            self.env = self.env.extend([Decl(name, "def", tuple(hyps3), target, value, frozenset())])
+            self.env = self.env.extend(
+                [Decl(name, "def", tuple(hyps3), target, value, frozenset(), reducible=kw == "abbrev")]
+            )
             return
         goal = Goal(tuple(hyps), target, None, ascii_pp)
         if ts.is_word("by"):
@@ -695,7 +697,9 @@ class _Runner:
         if kw == "example":
             return
         dkind = "def" if is_type else "theorem"
-        self.env = self.env.extend([Decl(name, dkind, tuple(hyps3), target, value, frozenset(ctx.axioms))])
+        self.env = self.env.extend(
+            [Decl(name, dkind, tuple(hyps3), target, value, frozenset(ctx.axioms), reducible=kw == "abbrev")]
+        )
 
 
 def _scope(hyps: list[tuple[str, Term]]) -> tuple[dict[str, Term], dict[str, str]]:

@@ -107,6 +107,8 @@ class Decl:
         type: The statement (theorems, axioms) or the type (defs, functions) after the binders.
         value: A def's body (``None`` for opaque symbols).
         axioms: The axioms its proof depends on (``sorryAx`` for a sorry, the name itself for an axiom).
+        reducible: A def Lean unfolds at reducible transparency (``abbrev``): the arithmetic tactics'
+            atoms are compared up to it.
     """
 
     name: str
@@ -116,6 +118,7 @@ class Decl:
     value: Term | None = None
     axioms: frozenset[str] = frozenset()
     tyvars: tuple[tuple[str, frozenset[str]], ...] = ()
+    reducible: bool = False
 
 
 @dataclass

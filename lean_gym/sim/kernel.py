@@ -238,6 +238,7 @@ Justification = (
 )
 
 _REL = frozenset({"=", "≠", "<", "≤", ">", "≥", "∣"})
+_CONNECTIVES = frozenset({"¬", "∧", "∨", "→", "↔"})
 
 
 def _any(t: Term) -> bool:
@@ -327,7 +328,10 @@ def _false_fact(t: Term, goal: Goal, ctx: TacticContext) -> bool:
         return True
     if c[0] == "→" and c[2] == FALSE and (c[1] == TRUE or (c[1][0] == "=" and c[1][2] == c[1][3])):
         return True  # ¬True, a ≠ a, ¬(a = a)
-    return t[0] in _REL and _quiet(lambda: decide_closed(t, ctx, allow_fields=True) is False, ctx)
+    # a closed relation, or a connective of closed relations (`2 ≤ 1 ∧ 1 = 1`), that the evaluator decides
+    return (t[0] in _REL or t[0] in _CONNECTIVES) and _quiet(
+        lambda: decide_closed(t, ctx, allow_fields=True) is False, ctx
+    )
 
 
 def _poly_identity(t: Term, ctx: TacticContext) -> bool:

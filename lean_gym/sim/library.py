@@ -202,6 +202,34 @@ CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem Nat.add_comm (n m : ℕ) : n + m = m + n", None, NONE),
     ("theorem Nat.add_assoc (n m k : ℕ) : n + m + k = n + (m + k)", None, NONE),
     ("theorem Nat.mul_comm (n m : ℕ) : n * m = m * n", None, NONE),
+    # --- issue 20: lemmas the conformance corpus's Lean proofs name (Mathlib's/core's statements; the types
+    # are those among ℕ/ℤ/ℚ/ℝ that carry the lemma's instances: `zero_le` needs a canonically ordered
+    # semiring, so ℕ alone; `sub_eq_iff_eq_add` an additive group, so not ℕ)
+    ("theorem zero_le (a : ℕ) : 0 ≤ a", None, NONE),
+    ("theorem zero_le_one : (0 : ℝ) ≤ 1", ALL, NONE),
+    ("theorem zero_lt_one : (0 : ℝ) < 1", ALL, NONE),
+    ("theorem zero_le_two : (0 : ℝ) ≤ 2", ALL, NONE),
+    ("theorem zero_lt_two : (0 : ℝ) < 2", ALL, NONE),
+    ("theorem one_pos : (0 : ℝ) < 1", ALL, NONE),
+    ("theorem two_pos : (0 : ℝ) < 2", ALL, NONE),
+    ("theorem Nat.zero_lt_one : (0 : ℕ) < 1", None, NONE),
+    ("theorem Int.zero_lt_one : (0 : ℤ) < 1", None, NONE),
+    ("theorem Rat.num_pos {a : ℚ} : 0 < a.num ↔ 0 < a", None, PROPEXT),
+    ("theorem sub_eq_iff_eq_add {a b c : ℝ} : a - b = c ↔ a = c + b", RING, STD),
+    ("theorem not_true_eq_false : (¬True) = False", None, PROPEXT),
+    # core's `protected` ℕ/ℤ identities (`push_cast [Int.add_zero]`)
+    ("theorem Nat.add_zero (n : ℕ) : n + 0 = n", None, NONE),
+    ("theorem Nat.zero_add (n : ℕ) : 0 + n = n", None, NONE),
+    ("theorem Nat.mul_one (n : ℕ) : n * 1 = n", None, NONE),
+    ("theorem Nat.one_mul (n : ℕ) : 1 * n = n", None, NONE),
+    ("theorem Nat.mul_zero (n : ℕ) : n * 0 = 0", None, NONE),
+    ("theorem Nat.zero_mul (n : ℕ) : 0 * n = 0", None, NONE),
+    ("theorem Int.add_zero (a : ℤ) : a + 0 = a", None, NONE),
+    ("theorem Int.zero_add (a : ℤ) : 0 + a = a", None, NONE),
+    ("theorem Int.mul_one (a : ℤ) : a * 1 = a", None, NONE),
+    ("theorem Int.one_mul (a : ℤ) : 1 * a = a", None, NONE),
+    ("theorem Int.mul_zero (a : ℤ) : a * 0 = 0", None, NONE),
+    ("theorem Int.zero_mul (a : ℤ) : 0 * a = 0", None, NONE),
     # `congrArg` (Init/Prelude.lean; Batteries' alias `congr_arg`, Batteries/Logic.lean) with the function
     # between one number type: `congrArg (· + 1) h`
     ("theorem congrArg {a₁ a₂ : ℝ} (f : ℝ → ℝ) (h : a₁ = a₂) : f a₁ = f a₂", ALL, NONE),

@@ -21,12 +21,12 @@ from lean_gym.sim.arith import (
     nat_sub_cases,
 )
 from lean_gym.sim.evaluate import eval_term
-from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits
+from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits, subst
 
 if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
 
-__all__ = ["DOMAIN", "MAX_POW", "Conv", "poly_to_term", "to_constraint"]
+__all__ = ["DOMAIN", "MAX_POW", "Conv", "poly_to_term", "reducible_key", "to_constraint"]
 
 DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
 
@@ -58,10 +58,19 @@ class Conv:
         # `b ^ e % m` of a ground power by modular exponentiation (the `omega` tactic: see
         # :data:`OMEGA_GROUND_POW_BITS`)
         self.ground_pow_mod = mode == "omega"
+        # omega atoms of an ℕ problem that Lean's omega knows no sign of: it reads an ℕ fact over ℤ, where
+        # `↑(x / y)` becomes the atom `↑x / ↑y` and `↑(2 ^ i)` the atom `(↑2) ^ i`, with no fact about them
+        self.signless: set[Any] = set()
+        self._reducible: bool | None = None  # whether the environment has an `abbrev` (computed once)
         # Lean's omega reads ground numerals only (``groundInt?``): it never unfolds a definition
         self._unfold = mode != "omega"
 
     def atom(self, t: Term, nat: bool) -> Poly:
+        if self.mode in ("ring", "linarith") and self.ctx is not None:
+            if self._reducible is None:
+                self._reducible = any(d.reducible for d in self.ctx.env.decls.values())
+            if self._reducible:
+                t = _unfold_reducible(t, self.ctx)
         if nat:
             self.nat_atoms.add(t)
         return Poly.var(t)
@@ -164,7 +173,21 @@ class Conv:
             return self._omega_pow(("^", t[1], base, e[2]), nat) * Fraction(bv)
         if bv is not None and e[0] == "app" and e[1] == ("const", "Nat.succ") and len(e[2]) == 1:
             return self._omega_pow(("^", t[1], base, e[2][0]), nat) * Fraction(bv)
+        if bv is not None:
+            self.signless.add(t)
         return self.atom(t, nat)
+
+    def _pow_modulus(self, k: Term) -> bool:
+        """Whether Lean's omega knows ``0 ≤ x % k < k`` for the atom ``x % k`` (``analyzeAtom``): ``k`` is
+        ``b ^ e`` with ``b`` a positive numeral literal, or the cast to ℤ of such a power of ℕ."""
+        if k[0] == "cast" and k[1] == "ℤ" and k[2] == "ℕ":
+            k = k[3]
+        if k[0] != "^":
+            return False
+        b = k[2]
+        if b[0] == "cast" and b[2] == "ℕ":
+            b = b[3]
+        return b[0] == "num" and type(b[2]) is int and b[2] > 0
 
     def _divmod(self, t: Term, nat: bool) -> Poly:
         a, b = t[2], t[3]
@@ -180,6 +203,15 @@ class Conv:
         if bv == 1 and t[0] == "/":
             return self.poly(a)
         p = self.atom(t, nat)
+        if self.mode == "omega" and bv is None and t not in self._seen:
+            self._seen.add(t)
+            if t[0] == "%" and self._pow_modulus(b):
+                # Int.emod_nonneg and Int.emod_lt_of_pos, with `0 < b ^ e` from a positive literal base
+                self.facts.extend((Constraint.le(0, p), Constraint.lt(p, self.poly(b))))
+            elif t[0] == "%" and a[0] == "cast" and a[2] == "ℕ":
+                self.facts.append(Constraint.le(0, p))  # Int.emod_ofNat_nonneg: `(↑x : ℤ) % k`
+            elif t[0] == "/":
+                self.signless.add(t)
         if self.mode == "omega" and bv is not None and t not in self._seen:
             self._seen.add(t)
             q_atom = ("/", t[1], a, b)
@@ -273,6 +305,36 @@ def _ground_pow_mod(p: Term, m: int, ctx: TacticContext | None) -> int | None:
     if ctx is not None:
         ctx.tick(1 + exp.bit_length())
     return pow(base, exp, m)
+
+
+def reducible_key(t: Term, ctx: TacticContext) -> Term:
+    """``t`` with every reducible definition (``abbrev``) unfolded: what Mathlib's ``ring``, ``linarith``
+    and ``nlinarith`` compare atoms by (``AtomM`` at ``.reducible`` transparency), so that ``wrapped x`` with
+    ``abbrev wrapped (z : ℤ) := z`` is the atom ``x``. An atom's unfolded body stays one atom: Lean
+    compares atoms, it does not read them again as sums or products."""
+    if not any(d.reducible for d in ctx.env.decls.values()):
+        return t
+    return _unfold_reducible(t, ctx)
+
+
+def _unfold_reducible(t: Term, ctx: TacticContext) -> Term:
+    h = t[0]
+    if h in ("var", "fvar", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h in ("app", "const"):
+        head = t[1] if h == "app" else t
+        args = tuple(_unfold_reducible(a, ctx) for a in t[2]) if h == "app" else ()
+        if head[0] == "const":
+            d = ctx.lookup(head[1])
+            if d is not None and d.reducible and d.value is not None and len(args) == len(d.binders):
+                body = d.value
+                for (fid, _, _), a in zip(d.binders, args):
+                    body = subst(body, fid, a)
+                return _unfold_reducible(body, ctx)
+        return ("app", t[1], args) if h == "app" else t
+    if h in ("∀", "∃", "fun"):
+        return (h, t[1], t[2], _unfold_reducible(t[3], ctx))
+    return tuple(_unfold_reducible(c, ctx) if type(c) is tuple else c for c in t)
 
 
 def to_constraint(rel: Term, conv: Conv) -> Constraint | None:

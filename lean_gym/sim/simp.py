@@ -204,31 +204,27 @@ def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> 
 
 
 def _is_permutation(lhs: Term, rhs: Term) -> bool:
-    """``a * b = b * a``-style rules: ``rhs`` is ``lhs`` with its metavariables permuted, as Lean's
-    ``isPerm`` (``Lean/Meta/Tactic/Simp/SimpTheorems.lean``) decides it: the two sides have the same shape
-    and differ only where each has a metavariable. ``1 = a⁻¹ ↔ a = 1`` (``one_eq_inv``) is not one: its
-    sides have different shapes, so simp rewrites with it unconditionally."""
-    return _same_up_to_mvars(lhs, rhs)
+    """``a * b = b * a``-style rules, which simp uses for ordered rewriting only: Lean's ``isPerm``, the two
+    sides are the same term up to unifying metavariables with metavariables (``?a + 1 ≤ ?b`` and
+    ``?a ≤ ?b + 1`` are not: the first argument is an application on one side, a metavariable on the other)."""
+    asg: dict[str, str] = {}
 
+    def walk(m: str) -> str:
+        while m in asg:
+            m = asg[m]
+        return m
 
-def _same_up_to_mvars(a: Term, b: Term) -> bool:
-    if a[0] == "mvar" or b[0] == "mvar":
-        return a[0] == b[0]
-    if a[0] != b[0] or len(a) != len(b):
-        return False
-    if a[0] == "app":
-        return (
-            len(a[2]) == len(b[2])
-            and _same_up_to_mvars(a[1], b[1])
-            and all(_same_up_to_mvars(x, y) for x, y in zip(a[2], b[2]))
-        )
-    for x, y in zip(a[1:], b[1:]):
-        if type(x) is tuple:
-            if type(y) is not tuple or not _same_up_to_mvars(x, y):
-                return False
-        elif x != y:
-            return False
-    return True
+    def same(a: object, b: object) -> bool:
+        if type(a) is tuple and type(b) is tuple:
+            if a and b and a[0] == "mvar" and b[0] == "mvar":
+                x, y = walk(a[1]), walk(b[1])
+                if x != y:
+                    asg[x] = y
+                return True
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return a == b
+
+    return same(lhs, rhs)
 
 
 def _rewrite_root(t: Term, ss: SimpSet) -> Term:
@@ -241,7 +237,7 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
                 return rhs
             continue
         asg = dict(inst.asg)
-        if match(lhs, t, asg, offsets=True) and inst.check_types(asg) is None:
+        if match(lhs, t, asg, offsets=True, reducible=True) and inst.check_types(asg) is None:
             _tick(ss)
             out = instantiate(rhs, asg)
             from lean_gym.sim.proofs import _has_mvars
@@ -789,6 +785,16 @@ LITERAL_FACTS = frozenset(
 )
 
 
+#: Core definitions the simulator represents by a built-in head, and the library lemma that states the
+#: definition's equation (what `simp [Ne]` rewrites with: Lean's `Ne.eq_1 : Ne a b = ¬a = b`).
+BUILTIN_DEF_EQUATIONS: dict[str, str] = {"Ne": "ne_eq"}
+
+#: Core simp lemmas about constants that no term the simulator elaborates contains (``id``: the simulator
+#: does not elaborate ``id x``). Naming one in a simp call is accepted, as Lean accepts it, and it never
+#: rewrites anything (in Lean it could only rewrite a term the simulator refuses to read).
+UNREPRESENTED_SIMP_LEMMAS = frozenset({"id_eq", "id_def"})
+
+
 def literal_fact(t: Term, names: set[str]) -> Term | None:
     """What the named :data:`LITERAL_FACTS` rewrite ``t`` to, or ``None``."""
     h = t[0]
@@ -865,6 +871,12 @@ def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticConte
             return
         if d is None and name in CORE_SIMPROCS:
             return  # a default simproc: `simp only` runs it anyway, as the simulator evaluates ℕ/ℤ literals
+        if d is None and name in BUILTIN_DEF_EQUATIONS:
+            # a core definition the simulator writes as a built-in head (`Ne a b` is `a ≠ b`): simp unfolds it
+            # by its equation lemma (`Ne.eq_1 : Ne a b = ¬a = b`), which the library states as a theorem
+            d = ctx.lookup(BUILTIN_DEF_EQUATIONS[name])
+        if d is None and name in UNREPRESENTED_SIMP_LEMMAS:
+            return  # a core simp lemma about a constant no elaborated term contains: it never rewrites
         if d is not None and d.kind in ("theorem", "axiom"):
             ctx.axioms.update(d.axioms)
             inst = Instance(decl_telescope(d))
@@ -1288,6 +1300,20 @@ def _closed_by_rfl(t: Term) -> bool:
     return (t[0] == "↔" and t[1] == t[2]) or (t[0] == "=" and t[2] == t[3])
 
 
+def _with_rules(fn: Callable[[Term], Term], ss: SimpSet) -> Callable[[Term], Term]:
+    """``fn`` and the rewrite rules of ``ss`` alternated to a fixpoint: one simp call's two lemma sets."""
+
+    def both(t: Term) -> Term:
+        for _ in range(8):
+            new = simp_term(fn(t), ss)
+            if new == t:
+                break
+            t = new
+        return t
+
+    return both
+
+
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
     """``norm_cast``, ``push_cast``, ``zify``, ``qify`` and ``rify``."""
     from lean_gym.sim.tactics import _parse_location
@@ -1295,13 +1321,21 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     start = goal
     ts = syn.stream(1)
     facts: list[Term] = []
+    # the simp arguments are simp lemmas of the same simp call (Mathlib's `push_cast [h]`, `zify [h]`):
+    # rewrite rules beside the cast lemmas; an ℕ fact `b ≤ a` among them also discharges `Nat.cast_sub`
+    extra = SimpSet(ctx, default=False)
     if name in ("zify", "qify", "rify", "push_cast") and ts.is_sym("["):
         from lean_gym.sim.proofs import ProofChecker
 
         ts.advance()
         while not ts.is_sym("]") and ts.tok.kind != "eof":
+            rev = ts.is_sym("←")
+            if rev:
+                ts.advance()
             try:
-                facts.append(ProofChecker(goal, ctx).infer(parse_term(ts, 0)))
+                arg = parse_term(ts, 0)
+                add_simp_arg(extra, goal, rev, arg, ctx)
+                facts.append(ProofChecker(goal, ctx).infer(arg))
             except (ElabError, TacticError):
                 # a simp lemma the simulator does not know: it is not used (weaker than Lean)
                 while ts.tok.kind != "eof" and not ts.is_sym(",") and not ts.is_sym("]"):
@@ -1322,6 +1356,8 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
         fn = lambda t: _zify_rel(t, to, le)  # noqa: E731
     else:
         raise TacticError(f"`{name}` is outside the simulator's subset")
+    if extra.rules or extra.unfold:
+        fn = _with_rules(fn, extra)
     changed = False
     if locs is None or "⊢" in locs or locs == ["*"]:
         new = fn(goal.target)

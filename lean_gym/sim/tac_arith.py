@@ -47,7 +47,7 @@ from lean_gym.sim.kernel import (
     close,
     close_from,
 )
-from lean_gym.sim.polyconv import DOMAIN, Conv, poly_to_term, to_constraint
+from lean_gym.sim.polyconv import DOMAIN, Conv, poly_to_term, reducible_key, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
@@ -226,15 +226,19 @@ def _linarith_failed(goal: Goal, neg: Term | None) -> str:
 
 
 def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
-    """Syntactic squares ``t ^ 2`` and ``t * t`` (Mathlib's nlinarith preprocessing)."""
+    """Syntactic squares ``t ^ 2`` and ``t * t`` (Mathlib's nlinarith preprocessing; the two factors of
+    ``t * t`` are compared as atoms are, up to reducible definitions)."""
     out: list[Poly] = []
     seen: set[Term] = set()
     stack = list(terms)
+    ctx = conv.ctx
     while stack:
         u = stack.pop()
         h = u[0]
         if (h == "^" and u[3][0] == "num" and u[3][2] == 2 and u[1] == conv.ty) or (
-            h == "*" and u[2] == u[3] and u[1] == conv.ty
+            h == "*"
+            and u[1] == conv.ty
+            and (u[2] == u[3] or (ctx is not None and reducible_key(u[2], ctx) == reducible_key(u[3], ctx)))
         ):
             if u[2] not in seen:
                 seen.add(u[2])
@@ -1077,7 +1081,8 @@ def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -
         raise TacticError(_omega_fail(goal, True))
     nat_atoms = set(conv.nat_atoms)
     if ty == "ℕ":
-        nat_atoms |= _all_atoms(hyps, disj)
+        # every ℕ atom is a cast `↑t` to Lean's omega, with `0 ≤ ↑t`, except those it rewrites further
+        nat_atoms = (nat_atoms | _all_atoms(hyps, disj)) - conv.signless
     ctx.tick(100 + 20 * len(hyps))
     sized = ctx.search_budget(100, 20_000, 5)
     meter = WorkBudget(sized.value)
@@ -1408,7 +1413,8 @@ class _GCongr:
     when it fails. The lemmas: ``add_le_add(_left/_right)``, ``add_lt_add_left/right``,
     ``sub_le_sub(_left/_right)``, ``sub_lt_sub_left/right`` (not on ℕ), ``mul_le_mul``,
     ``mul_le_mul_of_nonneg_left/right``, ``mul_lt_mul_of_pos_left/right``, ``div_le_div_of_nonneg_right``,
-    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``neg_le_neg``,
+    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``Real.rpow_le_rpow``,
+    ``Real.rpow_le_rpow_of_exponent_le``, ``neg_le_neg``,
     ``neg_lt_neg``, the casts' ``cast_le``/``cast_lt``, and ``→`` between two relations
     (``a ≤ b → c ≤ d`` from ``c ≤ a`` and ``b ≤ d``). A subset of Mathlib's lemmas, so never stronger.
     """
@@ -1478,6 +1484,15 @@ class _GCongr:
             if a[2] == b[2]:
                 self.side.append(("≤", ty, ("num", ty, 1), a[2]))
                 return self.step(rel, "ℕ", a[3], b[3], d) or True
+            return False
+        if h == "app" and a[1] == ("const", "Real.rpow") and rel == "≤" and len(a[2]) == len(b[2]) == 2:
+            (x, y), (x2, z) = a[2], b[2]
+            if x == x2:  # Real.rpow_le_rpow_of_exponent_le (hx : 1 ≤ x) (hyz : y ≤ z), @[gcongr]
+                self.side.append(("≤", "ℝ", ("num", "ℝ", 1), x))
+                return self.step("≤", "ℝ", y, z, d) or True
+            if y == z:  # Real.rpow_le_rpow (h : 0 ≤ x) (h₁ : x ≤ y) (h₂ : 0 ≤ z), @[gcongr]
+                self.side.extend((("≤", "ℝ", ("num", "ℝ", 0), x), ("≤", "ℝ", ("num", "ℝ", 0), y)))
+                return self.step("≤", "ℝ", x, x2, d) or True
             return False
         if h == "neg":
             return self.step(rel, ty, b[2], a[2], d) or True
@@ -1656,7 +1671,7 @@ def _bound_search(start: Goal, goal: Goal, ctx: TacticContext) -> list[Goal]:
 # ------------------------------------------------------------------------------------- casts (norm_cast)
 
 
-@builtin("norm_cast", "push_cast", "zify", "qify", "rify", "lift")
+@builtin("push_cast", "zify", "qify", "rify", "lift")
 def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     from lean_gym.sim.simp import run_simp_variant
 

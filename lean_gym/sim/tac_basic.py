@@ -22,16 +22,13 @@ from lean_gym.sim.kernel import (
     Justification,
     ProofTerm,
     Refl,
-    Rewrote,
     Subproof,
     TrueIntro,
     close,
     close_cases,
-    close_from,
     mark,
 )
 from lean_gym.sim.proofs import (
-    TERM_MACROS,
     Binder,
     Instance,
     ProofChecker,
@@ -59,6 +56,7 @@ from lean_gym.sim.terms import (
     TRUE,
     Term,
     beta,
+    const_names,
     free_vars,
     is_prop_type,
     pretty,
@@ -131,10 +129,11 @@ def _assumption(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _contradiction_found(goal: Goal, ctx: TacticContext | None = None) -> Contradiction | None:
-    """How Lean core's ``contradiction`` closes ``goal``: a ``False`` hypothesis, ``¬p`` beside ``p``,
-    ``¬True``, ``a ≠ a``, and (``Contradiction.Config.useDecide``, on by default) a hypothesis without locals
-    whose ``decide`` evaluates to ``false`` (the simulator decides closed relations over ℕ and ℤ, which
-    ``whnf`` evaluates; ℚ and ℝ comparisons are left, never more than Lean)."""
+    """How Lean core's ``contradiction`` closes ``goal`` (``Meta/Tactic/Contradiction.lean``): a ``False``
+    hypothesis, ``¬p`` beside ``p``, ``¬True``, ``a ≠ a``, and (``Contradiction.Config.useDecide``, on by
+    default) a hypothesis without locals whose ``decide`` reduces to ``false`` by ``whnf`` at default
+    transparency (:func:`_decidable_by_whnf`: closed ℕ/ℤ relations and the connectives between them; ℚ and
+    ℝ comparisons and quantifiers are left, never more than Lean)."""
     props = [(n, t) for n, t in goal.hyps if is_prop_type(t)]
     canons = {canon(t): n for n, t in props}
     for n, t in props:
@@ -151,10 +150,27 @@ def _contradiction_found(goal: Goal, ctx: TacticContext | None = None) -> Contra
         from lean_gym.sim.evaluate import decide_closed
 
         for n, t in props:
-            if t[0] in ("=", "≠", "<", "≤", ">", "≥", "∣") and t[1] in ("ℕ", "ℤ") and not free_vars(t):
-                if decide_closed(t, ctx) is False:
-                    return Contradiction(n)
+            if not free_vars(t) and _decidable_by_whnf(t) and decide_closed(t, ctx) is False:
+                return Contradiction(n)
     return None
+
+
+def _decidable_by_whnf(t: Term) -> bool:
+    """Whether ``t`` has a ``Decidable`` instance that ``whnf`` evaluates: an ``=``, ``≠``, order or ``∣``
+    between closed ℕ/ℤ terms (``Nat.decEq``, ``Nat.decLe``, ``Int.decLt``, … reduce on literals), ``True``,
+    ``False``, and ``¬``, ``∧``, ``∨``, ``→``, ``↔`` of such (core's ``instDecidableNot``/``And``/``Or``/
+    ``forall_prop_decidable``/``Iff``). An ``=`` between propositions has no such instance, and ℚ/ℝ
+    comparisons are classical or irreducible, so ``decide`` does not reduce there."""
+    h = t[0]
+    if t in (TRUE, FALSE):
+        return True
+    if h in ("=", "≠", "<", "≤", ">", "≥", "∣"):
+        return t[1] in ("ℕ", "ℤ")
+    if h == "¬":
+        return _decidable_by_whnf(t[1])
+    if h in ("∧", "∨", "→", "↔"):
+        return _decidable_by_whnf(t[1]) and _decidable_by_whnf(t[2])
+    return False
 
 
 @builtin("contradiction")
@@ -274,19 +290,13 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ts.advance()
         terms.append(parse_term(ts, 0))
     el = ctx.elaborator(goal)
-    if syn.name in ("use", "use!") and goal.target in (type_term("ℕ"), type_term("ℤ")):
-        # a value of ℕ or ℤ (two constructors each, so `applyTheConstructor` fails and `useLoop` refines the
-        # goal with the argument: MathlibTest/Use.lean's `example (n : Nat) : Nat := by use n`)
-        _check_data(goal, terms[0], ctx)
-        if len(terms) > 1:
-            raise TacticError("too many arguments supplied to `use`", terms[1].start, terms[1].end)
-        return close(goal, DataValue(), ctx)
     g = goal
     for i, w in enumerate(terms):
         t = g.target
-        if t[0] != "∃" and syn.name in ("use", "use!") and i > 0 and is_prop_type(t):
-            # Mathlib's `useLoop` first refines the goal with the argument itself (`use 42, h`)
-            return _use_proof_args(goal, g, terms[i:], syn, disch, ctx)
+        if t[0] != "∃" and syn.name in ("use", "use!"):
+            # Mathlib's `useLoop` on a goal that is no `∃` (`use n` on `ℕ`, `use 42, h` past the witness):
+            # the constructor where its type has one and it is the last goal, else `refine` with the argument
+            return _use_args(goal, g, terms[i:], syn, disch, ctx)
         if t[0] != "∃":
             raise TacticError(f"{syn.name} failed: the goal is not an existential\n\n{g.pretty()}")
         ty = t[2]
@@ -312,16 +322,18 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [g] if j is None else close(goal, Subproof(((g, j),)), ctx)
 
 
-def _use_proof_args(
+def _use_args(
     goal: Goal, g: Goal, args: list[Syn], syn: TacSyntax, disch: tuple[int, int] | None, ctx: TacticContext
 ) -> list[Goal]:
-    """The arguments of ``use`` past the witnesses, on the proposition ``g`` they left: Mathlib's ``useLoop``
-    (``Mathlib/Tactic/Use.lean``). Each argument goes to the goal in front; when that goal is the last one,
-    ``use`` first applies its type's constructor where the type has exactly one (``And.intro``,
-    ``Iff.intro``, ``True.intro``, ``Eq.refl``: the goal is replaced by the constructor's fields and the
-    argument goes on to them), else it refines the goal with the argument. So ``use 42, h`` proves
-    ``42 = y`` with ``h``, while ``use 42, rfl`` on ``42 = 42`` is ``too many arguments supplied to
-    `use```: ``Eq.refl`` already closed it. The goals left get the discharger."""
+    """The arguments of ``use`` from the first goal that is no ``∃`` on (``g``: the goal the witnesses left,
+    or ``goal`` itself): Mathlib's ``useLoop`` (``Mathlib/Tactic/Use.lean``). Each argument goes to the goal
+    in front; when that goal is the last one (``use!``: any goal, after trying ``refine`` first), ``use``
+    applies its type's constructor where the type has exactly one (``And.intro``, ``Iff.intro``,
+    ``True.intro``, ``Eq.refl``: the goal is replaced by the constructor's fields and the argument goes on to
+    them), else it refines the goal with the argument. So ``use n`` on ``ℕ`` is ``n``, ``use 42, h`` proves
+    ``42 = y`` with ``h``, while ``use 42, rfl`` on ``42 = 42`` is ``too many arguments supplied to `use```:
+    ``Eq.refl`` already closed it. The proposition goals left get the discharger."""
+    eager = syn.name == "use!"
     work = [g]
     closed: list[Goal] = []
     k = 0
@@ -329,21 +341,34 @@ def _use_proof_args(
         if not work:
             raise TacticError("too many arguments supplied to `use`", args[k].start, args[k].end)
         cur = work[0]
-        if len(work) == 1:
+        if eager:
+            # `use!` first tries `refine` with the argument, and applies the constructor only when it fails
+            try:
+                _use_refine(cur, args[k], ctx)
+            except (TacticError, ElabError):
+                pass
+            else:
+                work.pop(0)
+                closed.append(cur)
+                k += 1
+                continue
+        if eager or len(work) == 1:
             fields = _use_constructor(cur, ctx, syn)
             if fields is not None:
-                work = fields
+                work = fields + work[1:]
                 if not fields:
                     close(cur, Refl() if cur.target[0] == "=" else TrueIntro(), ctx)
                     closed.append(cur)
                 continue
         work.pop(0)
-        ProofChecker(cur, ctx).check(args[k], cur.target)
-        close(cur, ProofTerm(args[k]), ctx)
+        _use_refine(cur, args[k], ctx)
         closed.append(cur)
         k += 1
     left: list[Goal] = []
     for w in work:
+        if not is_prop_type(w.target):  # `runUse` runs the discharger on propositions only
+            left.append(w)
+            continue
         if disch is not None:
             rest = run_block(syn.src, disch[0], disch[1], [w], ctx)
             if rest and rest != [w]:
@@ -361,20 +386,43 @@ def _use_proof_args(
         else:
             close(w, j, ctx)
             closed.append(w)
-    return left or close(goal, Subproof(tuple(closed)), ctx)
+    if left:
+        return left
+    if closed == [goal]:
+        return []  # the argument refined `goal` itself
+    return close(goal, Subproof(tuple(closed)), ctx)
+
+
+def _use_refine(g: Goal, w: Syn, ctx: TacticContext) -> None:
+    """``refine (w : g)`` with no hole left, closing ``g``: ``w`` checked against the goal (a value of a type,
+    or a proof of a proposition), as ``exact`` does."""
+    if not is_prop_type(g.target):
+        _check_data(g, w, ctx)
+        close(g, DataValue(), ctx)
+        return
+    ProofChecker(g, ctx).check(w, g.target)
+    close(g, ProofTerm(w), ctx)
 
 
 def _use_constructor(g: Goal, ctx: TacticContext, syn: TacSyntax) -> list[Goal] | None:
-    """Mathlib's ``applyTheConstructor`` on ``g``: the goals for its explicit fields when its type is an
-    inductive type with one constructor whose conclusion unifies with it (``[]``: it closed ``g``), ``None``
-    when it fails (the argument then refines ``g``).
+    """Mathlib's ``applyTheConstructor`` on ``g``: the goals for its explicit fields when its type (after
+    ``whnf`` at default transparency) is an inductive type with one constructor whose conclusion unifies with
+    it (``[]``: it closed ``g``), ``None`` when it certainly fails (the argument then refines ``g``).
 
-    Lean decides by unfolding the type to its head and unifying at default transparency; the simulator
-    answers only where it knows Lean's answer: ``∧``/``↔`` (one constructor, two fields), ``True``;
-    ``a = b`` closes (``Eq.refl``) when the sides are the same term and fails when some values of the
-    locals tell them apart (definitionally equal terms are equal for every value); implications,
-    negations, ``∨``, ``False`` and the order of ℕ (``Nat.le`` has two constructors) are no such type.
-    Anything else (the orders of ℤ, ℚ, ℝ unfold to one-constructor types in Lean) is outside its subset.
+    The simulator answers only where it knows Lean's answer:
+
+    - ``∧``/``↔`` (one constructor, two fields), ``True`` (``True.intro``), ``a = b`` with ``a``, ``b``
+      definitionally equal (``Eq.refl``);
+    - no such type: ``ℕ``, ``ℤ`` (two constructors each), ``Prop``, a local (a proposition variable),
+      function types, implications, negations, ``∀``, ``≠``, ``∨``, ``False``; the order of ℕ (``Nat.le`` has two
+      constructors) and of ℝ (``Real.lt``/``Real.le`` are irreducible, so ``whnf`` stops there); an order on
+      ℤ with a free variable (``Int.NonNeg (b - a)`` does not unify with ``Int.NonNeg (Int.ofNat ?n)``);
+    - ``Eq.refl`` fails: an ``=`` on ℝ of ``Real`` operations whose sides are not the same (``Real.add`` is
+      irreducible), an ``=`` on ℕ/ℤ between two different locals or numerals, or sides that some values of
+      the locals tell apart (definitionally equal terms are equal for every value).
+
+    Anything else (``x + 0 = x`` on ℕ holds by ``whnf``, a closed ℤ order is ``Int.NonNeg.mk``, ``Even n`` is
+    an ``∃``, ℚ and ℝ are structures) is outside its subset: an error, weaker than Lean.
     """
     t = g.target
     h = t[0]
@@ -382,19 +430,23 @@ def _use_constructor(g: Goal, ctx: TacticContext, syn: TacSyntax) -> list[Goal] 
         return [g.with_target(t[1]), g.with_target(t[2])]
     if h == "↔":
         return [g.with_target(("→", t[1], t[2])), g.with_target(("→", t[2], t[1]))]
-    if t == TRUE:
+    if t == TRUE or (h == "=" and defeq(t[2], t[3])):
         return []
     if h in ("→", "¬", "∨", "∀", "≠") or t == FALSE:
         return None
-    if h in ("<", "≤", ">", "≥") and t[1] == "ℕ":
+    if (h == "type" and t[1] in ("ℕ", "ℤ", "Prop")) or h in ("fvar", "arrow"):
+        return None  # a function type is no inductive type (`matchConstInduct` fails on a `∀`)
+    if h in ("<", "≤", ">", "≥") and (t[1] in ("ℕ", "ℝ") or (t[1] == "ℤ" and free_vars(t))):
         return None
     if h == "=":
-        if canon(t[2]) == canon(t[3]):
-            return []
+        if t[1] == "ℝ" and all(n.startswith("Real.") for n in const_names(t)):
+            return None
+        if t[1] in ("ℕ", "ℤ") and all(s[0] in ("fvar", "num") for s in t[2:4]):
+            return None  # two different locals or numerals: `whnf` makes neither side the other
         if _values_differ(t[2], t[3], g, ctx):
             return None
     raise TacticError(
-        f"`{syn.name}` with a proof argument for `{pretty(t, g.ascii)}` is outside the simulator's Lean subset",
+        f"`{syn.name}` with an argument for `{pretty(t, g.ascii)}` is outside the simulator's Lean subset",
         syn.start,
         syn.end,
     )
@@ -1283,40 +1335,3 @@ def _ext(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     raise TacticError(
         f"Tactic `{syn.name}` failed: no applicable extensionality theorem found for\n  {pretty(goal.target, goal.ascii)}"
     )
-
-
-@builtin("exact_mod_cast", "assumption_mod_cast")
-def _exact_mod_cast(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    from lean_gym.sim.simp import cast_normalize
-
-    target = cast_normalize(goal.target)
-    normal = goal.with_target(target)  # what norm_cast makes of the goal (trusted)
-    if syn.name == "assumption_mod_cast":
-        for n, t in goal.hyps:
-            if is_prop_type(t) and defeq(cast_normalize(t), target):
-                return close_from(goal, normal, Rewrote("norm_cast", cast_normalize(t), n), ctx)
-        raise TacticError("assumption_mod_cast failed")
-    got = _check_mod_cast(ProofChecker(goal, ctx), _term_arg(syn), goal.target)
-    # the normalised goal with the term's normalised type as a local (the term's type is the checker's)
-    derived, this = normal.add_local("this", got)
-    return close_from(goal, derived, Rewrote("norm_cast", got, this[1]), ctx)
-
-
-def _check_mod_cast(pc: ProofChecker, term: Syn, expected: Term) -> Term:
-    """``exact_mod_cast e`` and the term ``mod_cast e``: ``e``'s type and ``expected`` agree after norm_cast."""
-    from lean_gym.sim.simp import cast_normalize
-
-    target = cast_normalize(expected)
-    p = pc.infer(term)
-    if defeq(cast_normalize(p), target):
-        return cast_normalize(p)
-    raise TacticError(
-        f"Type mismatch: the normalized type\n  {pretty(cast_normalize(p), pc.goal.ascii)}\ndoes not match the normalized goal\n  {pretty(target, pc.goal.ascii)}"
-    )
-
-
-def _mod_cast_macro(pc: ProofChecker, term: Syn, expected: Term) -> None:
-    _check_mod_cast(pc, term, expected)
-
-
-TERM_MACROS["mod_cast"] = _mod_cast_macro
