@@ -28,6 +28,7 @@ from lean_gym.sim import tac_cast as _tac_cast  # noqa: F401
 from lean_gym.sim import tac_choose as _tac_choose  # noqa: F401
 from lean_gym.sim import tac_conv as _tac_conv  # noqa: F401
 from lean_gym.sim import tac_field_simp as _tac_field_simp  # noqa: F401
+from lean_gym.sim import tac_grind as _tac_grind  # noqa: F401
 from lean_gym.sim import tac_lincomb as _tac_lincomb  # noqa: F401
 from lean_gym.sim import tac_tauto as _tac_tauto  # noqa: F401
 

@@ -262,7 +262,8 @@ DECISION_PROCEDURES: dict[str, Callable[[Term], bool]] = {
     "gcongr": _any,  # monotonicity side goals discharged by its own search
     "norm_num": _any,  # norm_num's extensions (evaluation of divisibility, primes, …)
     "abel": _any,  # commutative-group normal forms decided equal
-    "grind": _any,  # the simulator's grind: case splits closed by its own arithmetic
+    "grind": _any,  # the simulator's grind (tac_grind): E-matching instances and case splits, each branch refuted
+    # by cutsat, linarith, or a Gröbner basis whose ideal-membership certificate it re-expands (groebner)
     "decide_revert": _any,  # `decide +revert`: the reverted goal evaluated true
     "linear_combination": _any,  # goal − Σ cᵢ·hᵢ is a ring identity (coefficients may be polynomials)
 }

@@ -240,12 +240,29 @@ lemmas (:func:`lookup_decls`) but stay out of :func:`library_decls`, whose list 
 retriever reads: adding them there would change every generated split."""
 
 
-def _generalize(t: object, types: tuple[str, ...] | None) -> object:
+GRIND_LEMMAS: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
+    # issue 21: the lemmas SATP's `grind only [...]` calls and minimal proofs name (Mathlib's statements)
+    ("theorem Real.mul_self_sqrt {a : ℝ} (h : 0 ≤ a) : Real.sqrt a * Real.sqrt a = a", None, STD),
+    (
+        "theorem Real.sqrt_mul {x : ℝ} (hx : 0 ≤ x) (y : ℝ) : Real.sqrt (x * y) = Real.sqrt x * Real.sqrt y",
+        None,
+        STD,
+    ),
+    ("theorem even_iff_two_dvd {a : ℤ} : Even a ↔ 2 ∣ a", ("ℕ", "ℤ"), PROPEXT),
+    ("theorem Int.emod_nonneg (a : ℤ) {b : ℤ} (h : b ≠ 0) : 0 ≤ a % b", None, NONE),
+    ("theorem Nat.add_sub_of_le {a b : ℕ} (h : a ≤ b) : a + (b - a) = b", None, NONE),
+]
+"""Lemmas that resolve by name (:func:`lookup_decls`) but stay out of :func:`library_decls`, like
+:data:`CORE`: the goal families' retriever reads that list."""
+
+
+def _generalize(t: object, types: tuple[str, ...] | None, written: str = "ℝ") -> object:
+    """``t`` with the type ``written`` (the statement's type, ℝ unless said) made the type variable ``α``."""
     if types is None:
         return t
     if isinstance(t, tuple):
-        return tuple(_generalize(c, types) for c in t)
-    if t == "ℝ":
+        return tuple(_generalize(c, types, written) for c in t)
+    if t == written:
         return "α"
     return t
 
@@ -257,7 +274,7 @@ def _parsed(n: int) -> dict[str, Decl]:
 
 @lru_cache(maxsize=1)
 def _parsed_core() -> dict[str, Decl]:
-    return _parse(CORE)
+    return {**_parse(CORE), **_parse(GRIND_LEMMAS)}
 
 
 def _parse(entries: list[tuple[str, tuple[str, ...] | None, frozenset[str]]]) -> dict[str, Decl]:
@@ -277,8 +294,11 @@ def _parse(entries: list[tuple[str, tuple[str, ...] | None, frozenset[str]]]) ->
         hyps, target, _ = parse_signature_ex(ts, env, src)
         if target is None or ts.tok.kind != "eof":
             raise ValueError(f"library entry does not parse: {src_text!r}")
-        binders = tuple((bn, _generalize(bt, types), e) for bn, bt, e in hyps)
-        stmt = _generalize(target, types)
+        # a statement over ℝ is generalised from ℝ; one written at another type (`Even` takes ℕ/ℤ only), from
+        # the first type it is instantiated at
+        written = "ℝ" if types is None or "ℝ" in src_text or "ℝ" in types else types[-1]
+        binders = tuple((bn, _generalize(bt, types, written), e) for bn, bt, e in hyps)
+        stmt = _generalize(target, types, written)
         tyvars = (("α", frozenset(types)),) if types is not None else ()
         out[name] = Decl(name, "theorem", binders, stmt, None, axioms, tyvars)  # type: ignore[arg-type]
     return out

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from typing import cast as cast_domain
 
 from lean_gym.sim.arith import (
+    ArithBudgetExceeded,
     Constraint,
     Domain,
     Poly,
@@ -54,6 +55,9 @@ class Conv:
         self.facts: list[Constraint] = []
         self.disjunctions: list[tuple[tuple[Constraint, ...], ...]] = []
         self._seen: set[Term] = set()
+        # `b ^ e % m` of a ground power by modular exponentiation (the `omega` tactic: see
+        # :data:`OMEGA_GROUND_POW_BITS`)
+        self.ground_pow_mod = mode == "omega"
         # omega atoms of an ℕ problem that Lean's omega knows no sign of: it reads an ℕ fact over ℤ, where
         # `↑(x / y)` becomes the atom `↑x / ↑y` and `↑(2 ^ i)` the atom `(↑2) ^ i`, with no fact about them
         self.signless: set[Any] = set()
@@ -188,6 +192,10 @@ class Conv:
     def _divmod(self, t: Term, nat: bool) -> Poly:
         a, b = t[2], t[3]
         bv = eval_term(b, self.ctx, self._unfold)
+        if self.ground_pow_mod and t[0] == "%" and a[0] == "^" and isinstance(bv, int) and bv > 0:
+            r = _ground_pow_mod(a, bv, self.ctx)
+            if r is not None:
+                return Poly.const(r)
         av = eval_term(a, self.ctx, self._unfold)
         if av is not None and bv is not None:
             v = binop(t[0], av, bv, _dom(self.ty))
@@ -274,6 +282,29 @@ class Conv:
         if v is not None:
             return Poly.const(Fraction(v))
         return self.atom(t, frm == "ℕ")
+
+
+OMEGA_GROUND_POW_BITS = 1 << 24
+"""The largest ground power (in bits) whose remainder omega's ground evaluation computes: Lean's omega
+evaluates ground terms with GMP (``groundNat?``/``groundInt?`` in ``src/Lean/Elab/Tactic/Omega/Frontend.lean``),
+which builds ``5 ^ 999999`` (2.3 million bits) at once (SATP's minimal proof of mathd_numbertheory_328 is
+``omega`` on ``5 ^ 999999 % 7 = 6``); the simulator takes the remainder by modular exponentiation instead of
+building the power, up to about seven times that size."""
+
+
+def _ground_pow_mod(p: Term, m: int, ctx: TacticContext | None) -> int | None:
+    """``b ^ e % m`` for a ground power ``p = b ^ e`` (Lean's ``%``: the Euclidean remainder, in ``[0, m)``)."""
+    try:
+        base, exp = eval_term(p[2], ctx, False), eval_term(p[3], ctx, False)
+    except ArithBudgetExceeded:
+        return None
+    if not isinstance(base, int) or not isinstance(exp, int) or exp < 0:
+        return None
+    if exp * max(1, abs(base).bit_length()) > OMEGA_GROUND_POW_BITS:
+        return None
+    if ctx is not None:
+        ctx.tick(1 + exp.bit_length())
+    return pow(base, exp, m)
 
 
 def reducible_key(t: Term, ctx: TacticContext) -> Term:

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-from lean_gym.sim.arith.normnum import nat_prime, real_sqrt
+from lean_gym.sim.arith.normnum import nat_prime, real_rpow, real_sqrt
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
@@ -203,20 +203,6 @@ def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> 
     return tuple(out) if changed else t
 
 
-def _mvars_of(t: Term, out: list[str]) -> list[str]:
-    if t[0] == "mvar":
-        out.append(t[1])
-    elif t[0] == "app":
-        _mvars_of(t[1], out)
-        for a in t[2]:
-            _mvars_of(a, out)
-    else:
-        for c in t[1:]:
-            if type(c) is tuple:
-                _mvars_of(c, out)
-    return out
-
-
 def _is_permutation(lhs: Term, rhs: Term) -> bool:
     """``a * b = b * a``-style rules, which simp uses for ordered rewriting only: Lean's ``isPerm``, the two
     sides are the same term up to unifying metavariables with metavariables (``?a + 1 ≤ ?b`` and
@@ -251,7 +237,7 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
                 return rhs
             continue
         asg = dict(inst.asg)
-        if match(lhs, t, asg, reducible=True) and inst.check_types(asg) is None:
+        if match(lhs, t, asg, offsets=True, reducible=True) and inst.check_types(asg) is None:
             _tick(ss)
             out = instantiate(rhs, asg)
             from lean_gym.sim.proofs import _has_mvars
@@ -378,8 +364,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("≤", a[1], a[3], a[2])
         if a[0] == "≤" and a[1] in _NUM_TYPES:
             return ("<", a[1], a[3], a[2])
-        if a[0] == "=":
-            return ("≠", a[1], a[2], a[3])
+    if h == "≠":
+        return ("¬", ("=", t[1], t[2], t[3]))  # `ne_eq`, a simp lemma: Lean's simp normal form is `¬a = b`
     # --- arithmetic identities
     if h in ("=", "≤", "≥") and canon(t[2]) == canon(t[3]):
         return TRUE
@@ -553,6 +539,21 @@ def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:
     return _to_numeral("ℝ", r, ss)
 
 
+def _nn_real_rpow(t: Term, ss: SimpSet) -> Term | None:
+    """``a ^ b`` on ℝ of numerals: Mathlib's ``evalRPow`` (``Mathlib/Analysis/SpecialFunctions/Pow/Real.lean``,
+    see :func:`lean_gym.sim.arith.normnum.real_rpow`)."""
+    if len(t[2]) != 2:
+        return None
+    a, b = _numeral(t[2][0]), _numeral(t[2][1])
+    if a is None or b is None or a[0] != "ℝ" or b[0] != "ℝ":
+        return None
+    r = real_rpow(a[1], b[1])
+    if r is None:
+        return None
+    _tick(ss)
+    return _to_numeral("ℝ", r, ss)
+
+
 def _nn_int_floor(t: Term, ss: SimpSet) -> Term | None:
     """``⌊x⌋`` of a numeral: Mathlib's ``evalIntFloor`` (``Mathlib/Data/Rat/Floor.lean``, ``@[norm_num ⌊_⌋]``);
     only norm_num has it (ℝ is not computable: ``decide`` and ``rfl`` do not evaluate it)."""
@@ -612,6 +613,7 @@ def _body_type(f: Term) -> str | None:
 _NORM_NUM_EXTENSIONS: dict[str, Callable[[Term, SimpSet], Term | None]] = {
     "Nat.Prime": _nn_nat_prime,
     "Real.sqrt": _nn_real_sqrt,
+    "Real.rpow": _nn_real_rpow,
     "Int.floor": _nn_int_floor,
     "Finset.sum": _nn_bigop,
     "Finset.prod": _nn_bigop,

@@ -157,9 +157,12 @@ def match(
     """First-order matching of ``pat`` (with metavariables) against ``t``; extends ``asg`` on success.
 
     With ``offsets``, a pattern ``p + k`` over ℕ (``k`` a numeral) also matches a numeral ``m ≥ k``, ``p``
-    matching ``m - k``: Lean's ``isDefEq`` solves ``?n + 2 =?= 20`` (Nat offset unification), as
-    ``apply`` sees it (Aesop's test ``AesopTest/Aesop.lean`` applies ``Even n → Even (n + 2)`` to
-    ``Even 20``). Simp's matching does not use it.
+    matching ``m - k``, and a term ``u + k'`` with ``k' ≥ k``, ``p`` matching ``u + (k' - k)``: Lean's
+    ``isDefEq`` solves ``?n + 2 =?= 20`` (``isDefEqOffsetNat``), as ``apply`` sees it (Aesop's test
+    ``AesopTest/Aesop.lean`` applies ``Even n → Even (n + 2)`` to ``Even 20``) and as simp does (its
+    discrimination tree indexes an offset ``n + k`` as a wildcard and leaves it to ``isDefEq``:
+    ``simp_all`` rewrites ``a 100`` with ``h : ∀ n, a (n + 2) = …``, SATP's minimal proof of
+    mathd_numbertheory_483).
 
     With ``reducible``, both sides are compared in :func:`canon_reducible` form (simp's matching: a ``<``
     on ℕ/ℤ is never a ``≤``).
@@ -175,10 +178,16 @@ def _match(p: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False, 
     if p is t:
         return True
     hp = p[0]
-    if offsets and hp == "+" and t[0] == "num" and p[1] == "ℕ" and t[1] == "ℕ" and p[3][0] == "num":
-        k, m = p[3][2], t[2]
-        if type(k) is int and type(m) is int and m >= k:
-            return _match(p[2], ("num", "ℕ", m - k), asg, offsets, norm)
+    if offsets and hp == "+" and p[1] == "ℕ" and p[3][0] == "num" and type(p[3][2]) is int:
+        k = p[3][2]
+        if t[0] == "num" and t[1] == "ℕ":
+            m = t[2]
+            if type(m) is int and m >= k:
+                return _match(p[2], ("num", "ℕ", m - k), asg, offsets, norm)
+        elif t[0] == "+" and t[1] == "ℕ" and t[3][0] == "num" and type(t[3][2]) is int and t[3][2] >= k:
+            # `?n + 2 =?= x + 5` solves `?n =?= x + 3` (Lean's `isDefEqOffsetNat`)
+            rest = t[2] if t[3][2] == k else ("+", "ℕ", t[2], ("num", "ℕ", t[3][2] - k))
+            return _match(p[2], rest, asg, offsets, norm)
     if hp == "mvar":
         name = p[1]
         cur = asg.get(name)
