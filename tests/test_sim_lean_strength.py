@@ -232,6 +232,34 @@ def test_omega_atoms_are_not_stronger(code: str) -> None:
     assert not proves(code, "")
 
 
+# omega's front end reads `n.succ` as `n + 1` (`succ?`, and `Int.ofNat_succ` under a cast: `handleNatCast` in
+# src/Lean/Elab/Tactic/Omega/Frontend.lean); tests/lean/run/omega.lean at 9deafb0f5e80, line 27.
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (_ : a ≤ c) (_ : b ≤ c) : a < Nat.succ c := by omega",  # omega.lean:27
+        "example (a c : Nat) (h : a ≤ c) : a + 1 < Nat.succ (Nat.succ c) := by omega",
+        "example (n : Nat) : (n : Int) < ((Nat.succ n : Nat) : Int) := by omega",
+    ],
+)
+def test_omega_reads_nat_succ(code: str) -> None:
+    assert proves(code, ""), _errors(code, "")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (a c : Nat) (h : a ≤ c) : a + 1 < Nat.succ c := by omega",  # false at a = c
+        "example (a c : Nat) (h : a ≤ c + 1) : a < Nat.succ c := by omega",
+        "example (n : Nat) : (n : Int) + 1 < ((Nat.succ n : Nat) : Int) := by omega",
+    ],
+)
+def test_omega_nat_succ_is_not_stronger(code: str) -> None:
+    assert not proves(code, "")
+
+
 # ------------------------------------------------------------------------------------ basic tactics
 
 

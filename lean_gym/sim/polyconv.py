@@ -141,6 +141,9 @@ class Conv:
             return self.inv(t[2])
         if h == "abs":
             return self.atom(t, False)  # Lean's linarith knows nothing about |a| (it needs abs_nonneg)
+        if h == "app" and t[1] == ("const", "Nat.succ") and len(t[2]) == 1 and self.mode == "omega":
+            # Lean's omega front end reads `n.succ` as `n + 1` (`Int.ofNat_succ`, its `succ?`)
+            return self.poly(t[2][0]) + Poly.const(Fraction(1))
         if h == "app" and t[1] == ("const", "Nat.factorial"):
             v = eval_term(t, self.ctx)
             if v is not None:
@@ -250,6 +253,9 @@ class Conv:
                 return self.atom(prod, frm == "ℕ")
             return lhs + rhs if h == "+" else lhs * rhs if h == "*" else lhs - rhs
         if self.mode == "omega" and frm == "ℕ" and to == "ℤ":
+            if h == "app" and a[1] == ("const", "Nat.succ") and len(a[2]) == 1:
+                # ↑(n.succ) = ↑n + 1 (Int.ofNat_succ, omega's `handleNatCast`)
+                return self.cast(("cast", to, frm, a[2][0])) + Poly.const(Fraction(1))
             if h in ("/", "%"):
                 # ↑(a / b) = ↑a / ↑b and ↑(a % b) = ↑a % ↑b (Int.natCast_ediv, Int.natCast_mod: on naturals
                 # ℤ's Euclidean division is ℕ's), as Lean's omega frontend pushes the cast

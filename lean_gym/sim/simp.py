@@ -23,6 +23,7 @@ from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
+from lean_gym.sim.simp_arith import IntArithUnmodelled, is_arith_target, simp_arith_step
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
@@ -72,6 +73,8 @@ class SimpSet:
 
     __slots__ = (
         "_fvs",
+        "arith",
+        "arith_under",
         "conds",
         "ctx",
         "default",
@@ -96,6 +99,8 @@ class SimpSet:
         self.literal_facts: set[str] = set()  # names of LITERAL_FACTS given to this call
         self.conds: dict[int, tuple[Term, ...]] = {}  # a conditional rule's premises, by rule index
         self.discharging = 0  # how deep the discharger is nested now
+        self.arith = False  # Lean's `Simp.Config.arith` (`simp +arith`): the `Nat.Linear` simprocs
+        self.arith_under = False  # the term being simplified is an operand of a linear term/constraint
 
     def rule_fvs(self) -> set[str]:
         """Free variable names of every rule (hypotheses mention locals; lemma rules have none)."""
@@ -147,7 +152,10 @@ def simp_term(t: Term, ss: SimpSet, memo: dict[Term, Term] | None = None, depth:
     """
     if memo is None:
         memo = {}
-    got = memo.get(t)
+    # with `arith`, an operand of a linear term or constraint is not normalised on its own (Lean's
+    # `parentIsTarget`, which marks that result uncached): it is remembered apart
+    key = ("§arith-operand", t) if ss.arith_under else t
+    got = memo.get(key)
     if got is not None:
         return got
     if depth > 200:
@@ -162,11 +170,22 @@ def simp_term(t: Term, ss: SimpSet, memo: dict[Term, Term] | None = None, depth:
         if nxt == cur:
             break
         cur = nxt
-    memo[t] = cur
+    memo[key] = cur
     return cur
 
 
 def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> Term:
+    if not ss.arith:
+        return _simp_children_of(t, ss, memo, depth)
+    saved = ss.arith_under
+    ss.arith_under = is_arith_target(t)
+    try:
+        return _simp_children_of(t, ss, memo, depth)
+    finally:
+        ss.arith_under = saved
+
+
+def _simp_children_of(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> Term:
     h = t[0]
     if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
         if h == "const" and t[1] in ss.unfold:
@@ -263,6 +282,16 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
             if not _has_mvars(out):
                 return out
     r = _builtin_rules(t, ss)
+    if r is None and ss.arith:
+        # Lean's `postDefault`: `simpArith` after the simp lemmas and simprocs
+        try:
+            r = simp_arith_step(t, ss.arith_under)
+        except IntArithUnmodelled:
+            raise TacticError(
+                "simp's `arith` on ℤ (Lean's `Int.Linear` normalisation) is outside the simulator's Lean subset"
+            ) from None
+        if r is not None:
+            _tick(ss)
     return t if r is None else r
 
 
@@ -280,6 +309,7 @@ def _discharge(premises: tuple[Term, ...], asg: dict[str, Term | str], ss: SimpS
     if ss.discharging >= MAX_DISCHARGE_DEPTH:
         return False
     ss.discharging += 1
+    under, ss.arith_under = ss.arith_under, False  # a premise is simplified as a term of its own
     try:
         for prem in premises:
             q = instantiate(prem, asg)
@@ -287,6 +317,7 @@ def _discharge(premises: tuple[Term, ...], asg: dict[str, Term | str], ss: SimpS
                 return False
     finally:
         ss.discharging -= 1
+        ss.arith_under = under
     return True
 
 
@@ -693,15 +724,20 @@ def _logic_core(t: Term) -> Term | None:
 
 
 def parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[str] | None, bool, set[str]]:
-    """``simp only [rules] at loc`` → (only, rules, locations, star, config-ignored names)."""
+    """``simp only [rules] at loc`` → (only, rules, locations, star, flags): the flags are the options the
+    simulator honours, ``-failIfUnchanged`` and ``+arith`` (``+arith`` also from ``(config := { arith := true
+    })``)."""
     from lean_gym.sim.tactics import _parse_location
 
     ts = syn.stream(1)
     only = False
     star = False
+    flags: set[str] = set()
     if ts.is_sym("("):
-        # (config := ...) — accepted and ignored (documented)
+        # (config := { … }): `arith := true|false` is honoured, every other field accepted and ignored
+        # (documented)
         depth = 0
+        window: list[str] = []  # the last three tokens: `arith`, `:=`, `true`
         while ts.tok.kind != "eof":
             t = ts.advance()
             if t.text == "(":
@@ -710,15 +746,24 @@ def parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[
                 depth -= 1
                 if depth == 0:
                     break
-    flags: set[str] = set()
+            window = [*window[-2:], t.text]
+            if window[:2] == ["arith", ":="] and window[2] in ("true", "false"):
+                flags.discard("+arith")
+                if window[2] == "true":
+                    flags.add("+arith")
     while (ts.is_sym("+") or ts.is_sym("-")) and ts.peek(1).kind == "ident":
-        # `simp -failIfUnchanged` (Lean's optConfig): only the options the simulator honours are accepted
+        # `simp -failIfUnchanged`, `simp +arith` (Lean's optConfig): only the options the simulator honours
+        # are accepted
         sign = ts.advance().text
         opt = ts.advance()
-        if opt.text != "failIfUnchanged":
+        if opt.text not in ("failIfUnchanged", "arith"):
             raise TacticError(
                 f"simp's `{sign}{opt.text}` is outside the simulator's Lean subset", opt.start, opt.end
             )
+        if opt.text == "arith":
+            flags.discard("+arith")
+            if sign == "-":
+                continue
         flags.add(sign + opt.text)
     if ts.is_word("only"):
         ts.advance()
@@ -902,6 +947,7 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
     start = goal
     eval_fields = variant in ("norm_num", "norm_num1")
     ss = SimpSet(ctx, default=not only and variant != "norm_num1", eval_fields=eval_fields)
+    ss.arith = "+arith" in flags
     if variant == "norm_num1":
         ss.default = False
     for rev, term in rules:
@@ -968,7 +1014,18 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
     return [goal]
 
 
-@builtin("simp", "simp!", "simp_arith", "dsimp", "simp_rw", "norm_num", "norm_num1", "simp_all", "simp_all!")
+@builtin("simp_arith", "simp_arith!", "simp_all_arith", "simp_all_arith!")
+def _simp_arith_deprecated(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Lean core's ``evalSimpArith`` and its siblings (``src/Lean/Elab/Tactic/SimpArith.lean``): the tactic
+    is deprecated and fails, suggesting ``simp +arith`` (the suggestion, an info message, is not printed)."""
+    base = syn.name.replace("_arith", "")
+    raise TacticError(
+        f"`{syn.name}` has been deprecated. It was a shorthand for `{base} +arith +decide`, but most of the "
+        "time, `+decide` was redundant since simprocs have been implemented."
+    )
+
+
+@builtin("simp", "simp!", "dsimp", "simp_rw", "norm_num", "norm_num1", "simp_all", "simp_all!")
 def _simp_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     name = syn.name
     if name == "simp_all" or name == "simp_all!":
@@ -991,10 +1048,11 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         syn.start,
         toks[using_at - 1].end if using_at is not None else syn.end,
     )
-    only, rules, locs, _star, _ = parse_simp_args(head)
+    only, rules, locs, _star, flags = parse_simp_args(head)
     if locs is not None:
         raise TacticError("simpa does not take a location")
     ss = SimpSet(ctx, default=not only)
+    ss.arith = "+arith" in flags
     for rev, term in rules:
         add_simp_arg(ss, goal, rev, term, ctx)
     ctx.use_axiom("propext")
@@ -1011,6 +1069,7 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             raise TacticError(f"simpa failed: no `using` term and no hypothesis `this`\n\n{goal.pretty()}")
         p = this
     ss2 = SimpSet(ctx, default=not only)
+    ss2.arith = ss.arith
     for rev, term2 in rules:
         add_simp_arg(ss2, goal, rev, term2, ctx)
     q = simp_term(p, ss2, {})
@@ -1032,10 +1091,12 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    _, rules, locs, _, _ = parse_simp_args(syn)
+    _, rules, locs, _, flags = parse_simp_args(syn)
     if locs is not None:
         # the rules rewrite only the goal here: with `at h` that would close goals Lean leaves open
         raise TacticError("`simp_rw … at …` is outside the simulator's Lean subset")
+    if "+arith" in flags:
+        raise TacticError("`simp_rw` with `arith` is outside the simulator's Lean subset")
     start = goal
     for i, (rev, term) in enumerate(rules):
         ss = SimpSet(ctx, default=False)
@@ -1062,7 +1123,8 @@ def _changed(old: Term, new: Term, rewrote: bool) -> bool:
 
 
 def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    only, rules, _, _, _ = parse_simp_args(syn)
+    only, rules, _, _, flags = parse_simp_args(syn)
+    arith = "+arith" in flags
     ctx.use_axiom("propext")
     progress = False
     goal0 = goal  # Lean elaborates the `[…]` arguments once, in the initial context
@@ -1075,6 +1137,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             if p is None:
                 continue
             ss = SimpSet(ctx, default=not only)
+            ss.arith = arith
             for rev, term in rules:
                 add_simp_arg(ss, goal0, rev, term, ctx)
             for n2, q in goal.props():
@@ -1088,6 +1151,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 goal = goal.remove_hyp(name) if new == TRUE else goal.replace_hyp(name, new)
         ctx.tick(len(goal.hyps))
         ss = SimpSet(ctx, default=not only)
+        ss.arith = arith
         for rev, term in rules:
             add_simp_arg(ss, goal0, rev, term, ctx)
         for _, q in goal.props():
