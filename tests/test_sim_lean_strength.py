@@ -133,6 +133,63 @@ def test_library_lemmas_are_not_stronger(code: str) -> None:
     assert not proves(code)
 
 
+# MathlibTest/cases.lean at 4aa09afd2b27011a76f1fb953cd19ec43ee091b5, line 111: core's `Nat.succ_add` and the
+# constructor's `Nat.succ.injEq`, rewritten after `induction'`; MathlibTest/Qify.lean at
+# 449d4621735f270ba97bffa13dad901cb7ce6e8b, lines 28 and 33: `qify [hab]` pushes the cast through `/` with
+# `Int.cast_div_charZero`/`Nat.cast_div_charZero` (premise `b ∣ a`, discharged by the simp argument), then
+# Mathlib's `div_eq_iff (hb : b ≠ 0) : a / b = c ↔ a = c * b`.
+CASES_111 = """example (a b : ℕ) (h : a + b = a) : b = 0 := by
+  induction' a with d hd
+  · revert h
+    intro h
+    rw [Nat.zero_add] at h
+    assumption
+  · revert h
+    intro h
+    rw [Nat.succ_add, Nat.succ.injEq] at h
+    apply hd
+    assumption"""
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        CASES_111,
+        "example (a b : ℕ) (h : a + 1 + b = c + 1) : a + b = c := by\n  rw [Nat.succ_add, Nat.succ.injEq] at h\n  exact h",
+        "example (a b c : ℤ) (h : a / b = c) (hab : b ∣ a) (hb : b ≠ 0) : a = c * b := by\n"
+        "  qify [hab] at h hb ⊢\n  exact (div_eq_iff hb).1 h",
+        "example (a b c : ℕ) (h : a / b = c) (hab : b ∣ a) (hb : b ≠ 0) : a = c * b := by\n"
+        "  qify [hab] at h hb ⊢\n  exact (div_eq_iff hb).1 h",
+        "example (a b c : ℚ) (hb : b ≠ 0) (h : a = c * b) : c = a / b := by\n  exact ((eq_div_iff hb).2 h.symm)",
+    ],
+)
+def test_successor_and_division_lemmas(code: str) -> None:
+    assert proves(code), _errors(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the successor lemmas at their exact statements: `succ n + m`, not `n + m + 2`
+        "example (a b : ℕ) : (a + 1) + b = (a + b) + 2 := Nat.succ_add a b",
+        "example (a b : ℕ) (h : a + 1 + b = c + 1) : a + b = c + 1 := by\n"
+        "  rw [Nat.succ_add, Nat.succ.injEq] at h\n  exact h",
+        # without the divisibility fact the cast stays on `a / b` (ℤ division is not ℚ's)
+        "example (a b c : ℤ) (h : a / b = c) (hb : b ≠ 0) : a = c * b := by\n"
+        "  qify at h hb ⊢\n  exact (div_eq_iff hb).1 h",
+        # the fact must be `b ∣ a`, not `a ∣ b`
+        "example (a b c : ℤ) (h : a / b = c) (hab : a ∣ b) (hb : b ≠ 0) : a = c * b := by\n"
+        "  qify [hab] at h hb ⊢\n  exact (div_eq_iff hb).1 h",
+        # `div_eq_iff` needs `b ≠ 0` and a field: not ℕ's or ℤ's division
+        "example (a b c : ℤ) (hb : b ≠ 0) (h : a / b = c) : a = c * b := (div_eq_iff hb).1 h",
+        "example (a b c : ℚ) (h : a / b = c) : a = c * b := (div_eq_iff h).1 h",
+        "example (a b c : ℚ) (hb : b ≠ 0) (h : a / b = c) : a = b * c + 1 := (div_eq_iff hb).1 h",
+    ],
+)
+def test_successor_and_division_lemmas_are_not_stronger(code: str) -> None:
+    assert not proves(code)
+
+
 def test_simp_unfolds_ne_and_accepts_id_eq() -> None:
     """``simp [id_eq]`` accepts a core simp lemma about ``id`` (tests/lean/run/simpUnusedArgs.lean at
     0feb03ba34c5ddf320a1882c536dfdd402210bd2, lines 19 and 30: Lean only warns that it is unused), and

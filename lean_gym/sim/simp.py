@@ -1241,15 +1241,20 @@ def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 # ---------------------------------------------------------------------------------------------- casts
 
 
-def _push_cast(t: Term, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
+def _push_cast(t: Term, le: frozenset[Term] = frozenset()) -> Term:
     """``push_cast``: casts moved to the leaves. ``le`` holds the ℕ facts ``b ≤ a`` given as simp arguments
-    (``zify [hab]``), under which ``Nat.cast_sub`` moves ``↑(a - b)`` to ``↑a - ↑b``."""
+    (``zify [hab]``), under which ``Nat.cast_sub`` moves ``↑(a - b)`` to ``↑a - ↑b``, and the ℕ/ℤ facts
+    ``n ∣ m`` (as ``("∣", n, m)``), under which ``Nat.cast_div_charZero``/``Int.cast_div_charZero`` move
+    ``↑(m / n)`` into ℚ or ℝ as ``↑m / ↑n`` (``qify [hab]``: simp's discharger proves the premise with the
+    simp argument)."""
     h = t[0]
     if h == "cast":
         to, frm, a = t[1], t[2], _push_cast(t[3], le)
         ha = a[0]
         if ha == "num":
             return ("num", to, a[2])
+        if ha == "/" and frm in ("ℕ", "ℤ") and to in ("ℚ", "ℝ") and ("∣", a[3], a[2]) in le:
+            return ("/", to, _push_cast(("cast", to, frm, a[2]), le), _push_cast(("cast", to, frm, a[3]), le))
         if ha in ("+", "*") or (ha == "-" and (frm != "ℕ" or (a[3], a[2]) in le)):
             return (ha, to, _push_cast(("cast", to, frm, a[2]), le), _push_cast(("cast", to, frm, a[3]), le))
         if ha == "neg":
@@ -1331,7 +1336,7 @@ def cast_normalize(t: Term) -> Term:
     return _norm_cast_rel(_push_cast(t))
 
 
-def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
+def _zify_rel(t: Term, to: str, le: frozenset[Term] = frozenset()) -> Term:
     h = t[0]
     if h in ("=", "≠", "<", "≤", ">", "≥") and (
         t[1] == "ℕ" or (to in ("ℚ", "ℝ") and t[1] == "ℤ") or (to == "ℝ" and t[1] == "ℚ")
@@ -1347,14 +1352,17 @@ def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) 
     return t
 
 
-def _nat_le_facts(facts: list[Term]) -> frozenset[tuple[Term, Term]]:
-    """The pairs ``(b, a)`` of the ℕ facts ``b ≤ a`` (or ``a ≥ b``, ``b < a``) among ``facts``."""
-    out: set[tuple[Term, Term]] = set()
+def _nat_le_facts(facts: list[Term]) -> frozenset[Term]:
+    """The pairs ``(b, a)`` of the ℕ facts ``b ≤ a`` (or ``a ≥ b``, ``b < a``) among ``facts``, and the
+    triples ``("∣", n, m)`` of the ℕ/ℤ facts ``n ∣ m`` (the premises of push_cast's conditional lemmas)."""
+    out: set[Term] = set()
     for f in facts:
         if f[0] in ("≤", "<") and f[1] == "ℕ":
             out.add((f[2], f[3]))
         elif f[0] in ("≥", ">") and f[1] == "ℕ":
             out.add((f[3], f[2]))
+        elif f[0] == "∣" and f[1] in ("ℕ", "ℤ"):
+            out.add(("∣", f[2], f[3]))
     return frozenset(out)
 
 
