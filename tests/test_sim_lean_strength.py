@@ -445,3 +445,48 @@ def test_aesop_apply_rule_at_default_transparency() -> None:
         "def T := False\n\nexample : T := by\n  aesop (add safe apply (transparency! := default) True.intro)"
     )
     assert not proves(false_t, "import Aesop")
+
+
+# ------------------------------------------------------------------------------------- function equations
+# MathlibTest/ring.lean at e22e28d7071c5c2ae44ccbff796869bd8b8a4376, line 243: `Eq` elaborates both sides at
+# one function type, so `fun y => …` takes ℝ from `fun x : ℝ => …` (it was typed ℕ, a default); `ring_nf`
+# rewrites under the binder and closes the equation of equal functions (`eq_self`, up to bound names).
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : (fun x : ℝ => x * x^2) = (fun y => y^2 * y) := by\n  ring_nf",  # ring.lean:243
+        "example : (fun x : ℝ => x * x^2) = (fun y => y^3) := by ring",
+        "example (a : ℝ) : (fun x : ℝ => x * a) = (fun y => a * y) := by ring_nf",
+        "example : (fun x : ℝ => x + 0) = (fun y => y) := by ring_nf",
+    ],
+)
+def test_function_equations(code: str) -> None:
+    assert proves(code), _errors(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : (fun x : ℝ => x * x^2) = (fun y => y^3 + 1) := by ring_nf",
+        # at ℕ, truncated subtraction stays: `x - 1 + 1` is not `x`
+        "example : (fun x : ℕ => x - 1 + 1) = (fun y => y) := by ring_nf",
+        # a free `x` is not the bound one
+        "example (a x : ℝ) : (fun x : ℝ => x * a) = (fun y => a * x) := by ring_nf",
+        "example : (fun x : ℝ => x / 2) = fun y => y / 2 + 0 * y := by rfl",
+    ],
+)
+def test_function_equations_are_not_stronger(code: str) -> None:
+    assert not proves(code)
+
+
+def test_function_equation_binder_types_must_agree() -> None:
+    # the binder takes the other side's type: `fun (x : ℕ)` against `ℝ → ℝ` is Lean's type mismatch
+    with request():
+        out = run_commands(
+            f"{MATHLIB}\n\nexample : (fun x : ℝ => x) = fun (x : ℕ) => x := rfl", Env(), fresh=True
+        )
+    assert [m.data for m in out.messages if m.severity == "error"] == [
+        "type mismatch: the binder `x` does not have type ℝ"
+    ]

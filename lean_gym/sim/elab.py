@@ -213,6 +213,31 @@ LocalContext = dict[str, Term]
 """Name → type of each local in scope (data variables map to types, hypotheses to propositions)."""
 
 
+def _is_fun_syn(syn: Syn) -> bool:
+    while syn.kind == "paren":
+        syn = syn.args[0]
+    return syn.kind == "binder" and syn.args[0] == "fun"
+
+
+_VALUE_HEADS = ("+", "-", "*", "/", "%", "^", "neg", "abs", "inv", "num", "cast")
+
+
+def _value_type(t: Term, bound: dict[str, Term]) -> Term | None:
+    """The type of an elaborated value: a number type, ``Prop``, or a function type (``fun`` terms), or
+    ``None`` when the term does not say."""
+    h = t[0]
+    if h == "fun":
+        body = _value_type(t[3], {**bound, t[1]: t[2]})
+        return None if body is None else ("arrow", t[2], body)
+    if h in _VALUE_HEADS and type(t[1]) is str and t[1] in NUM_TYPES:
+        return type_term(t[1])
+    if h == "var":
+        return bound.get(t[1])
+    if h in ("=", "≠", "<", "≤", ">", "≥", "∣", "∧", "∨", "→", "↔", "¬", "∀", "∃", "True", "False"):
+        return PROP
+    return None
+
+
 def _max_type(a: str | None, b: str | None) -> str | None:
     if a is None:
         return b
@@ -733,6 +758,10 @@ class Elaborator:
                     stack.extend(x for x in a if isinstance(x, Syn))
 
     def _elab_rel(self, op: str, a: Syn, b: Syn) -> Term:
+        if op in ("=", "≠") and (_is_fun_syn(a) or _is_fun_syn(b)):
+            fun_eq = self._elab_fun_eq(op, a, b)
+            if fun_eq is not None:
+                return fun_eq
         leaves: list[Syn] = []
         self._collect_leaves(a, leaves)
         self._collect_leaves(b, leaves)
@@ -747,6 +776,33 @@ class Elaborator:
             raise ElabError(f"failed to synthesize\n  LT {ty}", a.start, b.end)
         # `binrel%`: both sides are trees whose leaves are elaborated on their own (`leaf=True`)
         return (op, ty, self.elab_arith(a, ty, leaf=True), self.elab_arith(b, ty, leaf=True))
+
+    def _elab_fun_eq(self, op: str, a: Syn, b: Syn) -> Term | None:
+        """``f = g`` where a side is a ``fun``: Lean's ``Eq`` elaborates both sides at one function type,
+        so a ``fun`` whose binders have no type takes them from the other side
+        (``(fun x : ℝ => x * x^2) = (fun y => y^2 * y)`` is an equation at ``ℝ → ℝ``). The type comes from a
+        side whose type is known on its own: a local of a function type, or a ``fun`` whose binders are all
+        typed (its body's type then known); ``None`` when neither side gives one."""
+        ty = self._fun_type_of(a) or self._fun_type_of(b)
+        if ty is None:
+            return None
+        return (op, "?fn", self.elab_value(a, ty), self.elab_value(b, ty))
+
+    def _fun_type_of(self, syn: Syn) -> Term | None:
+        """The function type of ``syn`` when it is known without the context: a local of a function type,
+        or a ``fun`` whose binders are all typed and whose body's type is then determined."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        if syn.kind == "ident":
+            lty = self._local_type(syn.args[0])
+            return lty if lty is not None and lty[0] == "arrow" else None
+        if not _is_fun_syn(syn) or any(g[1] is None or g[2] is not None for g in syn.args[1]):
+            return None
+        try:
+            t = self._elab_binder(syn, prop=False)
+        except ElabError:
+            return None
+        return _value_type(t, {})
 
     # ------------------------------------------------------------------------------------- arithmetic
 

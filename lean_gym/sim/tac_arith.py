@@ -493,7 +493,14 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
                 a = poly_to_term(Conv(a[1], "ring", ctx).poly(a), a[1])
             args.append(a)
         return ("app", t[1], tuple(args))
-    if h in ("∀", "∃", "fun"):
+    if h == "fun":
+        # ring_nf rewrites under binders (it is a simp call): a function's body is normalised, its bound
+        # variable an atom (`fun x => x * x ^ 2` is `fun x => x ^ 3`)
+        body = _nf_inside(t[3], ctx, depth + 1)
+        if body[0] in _ARITH_HEADS and body[1] in DOMAIN:
+            body = poly_to_term(Conv(body[1], "ring", ctx).poly(body), body[1])
+        return ("fun", t[1], t[2], body)
+    if h in ("∀", "∃"):
         return t  # under a binder: left as written (weaker than ring_nf, which works there too)
     return tuple(_nf_inside(c, ctx, depth + 1) if type(c) is tuple else c for c in t)
 
@@ -514,6 +521,12 @@ def ring_nf_term(t: Term, ctx: TacticContext) -> Term:
 
 def _normalize_rel(t: Term, ctx: TacticContext) -> Term:
     h = t[0]
+    if h in ("=", "≠") and t[1] == "?fn":
+        # an equation of functions: both sides normalised inside, then `eq_self` up to bound names
+        fa, fb = _nf_inside(t[2], ctx), _nf_inside(t[3], ctx)
+        if canon(fa) == canon(fb):
+            return TRUE if h == "=" else FALSE
+        return (h, t[1], fa, fb)
     if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in DOMAIN:
         conv = Conv(t[1], "ring", ctx)
         a, b = conv.poly(_nf_inside(t[2], ctx)), conv.poly(_nf_inside(t[3], ctx))
