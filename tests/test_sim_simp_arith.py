@@ -42,8 +42,11 @@ def _errors(code: str) -> list[str]:
         "  simp +arith at h\n  assumption",
         # `x * y` is one atom: two of them are `2 * (x * y)`
         "example (x y : Nat) : x * y + x * y = 2 * (x * y) := by simp +arith",
-        # `¬ a ≤ b` is `b + 1 ≤ a` (Nat.not_le_eq), then normalised
-        "example (a b : Nat) (h : ¬ (a + b ≤ b)) : 1 ≤ a := by simp +arith at h; exact h",
+        # the operand `a + b ≤ b` is normalised first (`a ≤ 0`, then core's simp lemma `Nat.le_zero_eq`)
+        "example (a b : Nat) (h : ¬ (a + b ≤ b)) : a ≠ 0 := by simp +arith at h; exact h",
+        # `a + 2 ≤ b + a` is `2 ≤ b`, its negation `b < 2` (`Nat.not_le`), which `+arith` reads as `b + 1 ≤ 2`
+        # and cancels to `b ≤ 1`
+        "example (a b : Nat) (h : ¬ (a + 2 ≤ b + a)) : b ≤ 1 := by simp +arith at h; exact h",
     ],
 )
 def test_simp_arith_proves_what_lean_proves(code: str) -> None:

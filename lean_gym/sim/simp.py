@@ -24,6 +24,7 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
 from lean_gym.sim.simp_arith import IntArithUnmodelled, is_arith_target, simp_arith_step
+from lean_gym.sim.simp_nat import nat_offset_simproc
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
@@ -83,6 +84,7 @@ class SimpSet:
         "literal_facts",
         "perm",
         "rules",
+        "simprocs",
         "steps",
         "unfold",
     )
@@ -101,6 +103,7 @@ class SimpSet:
         self.discharging = 0  # how deep the discharger is nested now
         self.arith = False  # Lean's `Simp.Config.arith` (`simp +arith`): the `Nat.Linear` simprocs
         self.arith_under = False  # the term being simplified is an operand of a linear term/constraint
+        self.simprocs = True  # Lean's default simprocs (`norm_num1` runs no simp: none)
 
     def rule_fvs(self) -> set[str]:
         """Free variable names of every rule (hypotheses mention locals; lemma rules have none)."""
@@ -193,11 +196,10 @@ def _simp_children_of(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) 
             if d is not None and d.value is not None:
                 return d.value
         return t
-    if h in ("∀", "∃"):
+    if h in ("∀", "∃", "fun"):
         # a hypothesis rule speaks about free variables: never let a binder of the same name capture them
+        # (simp rewrites a `fun`'s body too, by congruence and funext, as under `∀`)
         return under_binder(t, ss.rule_fvs(), lambda b: simp_term(b, ss, memo, depth + 1))
-    if h == "fun":
-        return t
     if h == "app":
         args = tuple(simp_term(a, ss, memo, depth + 1) for a in t[2])
         return ("app", t[1], args)
@@ -387,6 +389,11 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             r = decide_closed(t, ss.ctx, allow_fields=ss.eval_fields)
             if r is not None:
                 return TRUE if r else FALSE
+    if ss.simprocs and h in ("=", "≠", "≤", "≥", "-") and len(t) == 4 and t[1] == "ℕ":
+        # Lean core's ℕ offset simprocs (`Nat.reduceEqDiff`, `reduceLeDiff`, `reduceSubDiff`)
+        offset = nat_offset_simproc(t)
+        if offset is not None:
+            return offset
     if not default:
         # `simp only` still closes reflexive goals
         if h == "=" and canon(t[2]) == canon(t[3]):
@@ -426,6 +433,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return t[2]
         if canon(t[2]) == canon(t[3]):
             return ("num", t[1], 0)
+        if t[1] == "ℕ" and _is_num(t[2], 0):
+            return t[2]  # Nat.zero_sub
     if h == "*":
         if _is_num(t[3], 1):
             return t[2]
@@ -496,6 +505,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return (h, t[1], a[2], b[2])
         if h == "≤" and t[1] == "ℕ" and _is_num(a, 0):
             return TRUE  # zero_le
+        if h == "≤" and t[1] == "ℕ" and _is_num(b, 0):
+            return ("=", "ℕ", a, b)  # Nat.le_zero_eq
     if h == "<" and t[1] == "ℕ" and _is_num(t[3], 0):
         return FALSE  # not_lt_zero'
     if h in ("<", "≤") and t[1] in ("ℤ", "ℚ", "ℝ"):
@@ -950,6 +961,7 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
     ss.arith = "+arith" in flags
     if variant == "norm_num1":
         ss.default = False
+        ss.simprocs = False
     for rev, term in rules:
         add_simp_arg(ss, goal, rev, term, ctx)
     if star:
