@@ -490,3 +490,45 @@ def test_function_equation_binder_types_must_agree() -> None:
     assert [m.data for m in out.messages if m.severity == "error"] == [
         "type mismatch: the binder `x` does not have type ℝ"
     ]
+
+
+# ------------------------------------------------------------------------------------ norm_num extensions
+# MathlibTest/norm_num_ext.lean (lines 116–262, 302–331): `Nat.minFac`, `Nat.log`, `Nat.fib` of numerals by
+# Mathlib's `evalMinFac` (NormNum/Prime.lean), `evalNatLog` (NormNum/NatLog.lean), `evalNatFib`
+# (NormNum/NatFib.lean); `decide` cannot evaluate `Nat.minFac`/`Nat.log` (well-founded recursion).
+NORM_NUM_EXT = "import Mathlib.Tactic.NormNum.Prime\nimport Mathlib.Tactic.NormNum.NatLog\nimport Mathlib.Tactic.NormNum.NatFib"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : Nat.minFac 0 = 2 := by norm_num1",
+        "example : Nat.minFac 923 = 13 := by norm_num1",
+        "example : Nat.minFac 251 = 251 := by norm_num1",
+        "example : Nat.log 10 (10 ^ 7 + 2) + Nat.log 2 (2 ^ 30 + 3) = 7 + 30 := by norm_num1",
+        "example : Nat.log 0 100 = 0 := by norm_num1",
+        "example : Nat.fib 1000 + Nat.fib 1001 = Nat.fib 1002 := by norm_num1",
+        "example : Nat.fib 65 = 17167680177565 := by norm_num",
+    ],
+)
+def test_norm_num_nat_extensions(code: str) -> None:
+    assert proves(code, NORM_NUM_EXT), _errors(code, NORM_NUM_EXT)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : Nat.minFac 923 = 23 := by norm_num1",
+        "example : Nat.minFac 1 = 2 := by norm_num1",
+        "example : Nat.log 2 256 = 7 := by norm_num1",
+        "example : Nat.log 10 9 = 1 := by norm_num1",
+        "example : Nat.fib 10 = 56 := by norm_num1",
+        "example : Nat.fib 1000 + Nat.fib 1002 = Nat.fib 1001 := by norm_num1",
+        # not `decide`, not `simp`: the definitions are not unfolded there
+        "example : Nat.minFac 4 = 2 := by decide",
+        "example : Nat.log 2 8 = 3 := by decide",
+        "example : Nat.minFac 4 = 2 := by simp",
+    ],
+)
+def test_norm_num_nat_extensions_are_not_stronger(code: str) -> None:
+    assert not proves(code, NORM_NUM_EXT)

@@ -263,6 +263,11 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "Nat.lcm": (("ℕ", "ℕ"), "ℕ"),
     "Int.gcd": (("ℤ", "ℤ"), "ℕ"),
     "Nat.sqrt": (("ℕ",), "ℕ"),
+    # Mathlib functions that only norm_num's extensions evaluate (`Nat.minFac`, `Nat.log` are defined by
+    # well-founded recursion, which `decide` and `rfl` do not unfold; `Nat.fib` is left to norm_num too)
+    "Nat.minFac": (("ℕ",), "ℕ"),
+    "Nat.log": (("ℕ", "ℕ"), "ℕ"),
+    "Nat.fib": (("ℕ",), "ℕ"),
     # Mathlib functions the simulator cannot compute (issue 21: miniF2F-test states with them): opaque
     # constants at the types miniF2F uses them, so a tactic sees an application as an atom and knows no
     # lemma about it but those in the library (none is evaluated: `eval_term` has no rule for them)
@@ -292,7 +297,7 @@ OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
 #: The opaque ones among :data:`BUILTIN_FNS` (no evaluation rule; only library lemmas speak about them).
 OPAQUE_FNS = frozenset(
     {"Real.sqrt", "Real.log", "Real.exp", "Real.sin", "Real.cos", "Real.tan", "Real.logb", "Int.floor",
-     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum"}
+     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum", "Nat.minFac", "Nat.log", "Nat.fib"}
 )  # fmt: skip
 
 

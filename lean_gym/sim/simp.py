@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-from lean_gym.sim.arith.normnum import nat_prime, real_sqrt
+from lean_gym.sim.arith.normnum import nat_fib, nat_log, nat_min_fac, nat_prime, real_sqrt
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
@@ -583,6 +583,31 @@ def _nn_nat_prime(t: Term, ss: SimpSet) -> Term | None:
     return TRUE if r else FALSE
 
 
+def _nn_nat_fn(t: Term, ss: SimpSet) -> Term | None:
+    """``Nat.minFac n``, ``Nat.log b n``, ``Nat.fib n`` of numerals: Mathlib's ``evalMinFac``
+    (``NormNum/Prime.lean``), ``evalNatLog`` (``NormNum/NatLog.lean``), ``evalNatFib`` (``NormNum/NatFib.lean``)."""
+    args = [_numeral(a) for a in t[2]]
+    if any(a is None or a[0] != "ℕ" or not isinstance(a[1], int) for a in args):
+        return None
+    vals = [int(a[1]) for a in args if a is not None]
+    f = t[1][1]
+    r: int | None
+    if f == "Nat.minFac" and len(vals) == 1:
+        r = nat_min_fac(vals[0], ss.ctx.tick)
+    elif f == "Nat.log" and len(vals) == 2:
+        ss.ctx.tick(max(vals[1].bit_length(), 1))
+        r = nat_log(vals[0], vals[1])
+    elif f == "Nat.fib" and len(vals) == 1 and vals[0] <= 20_000:
+        ss.ctx.tick(vals[0] + 1)
+        r = nat_fib(vals[0])
+    else:
+        r = None
+    if r is None:
+        return None
+    _tick(ss)
+    return _to_numeral("ℕ", r, ss)
+
+
 def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:
     """``√x`` of a numeral: Mathlib's ``evalRealSqrt`` (``Mathlib/Tactic/NormNum/RealSqrt.lean``)."""
     got = _numeral(t[2][0]) if len(t[2]) == 1 else None
@@ -653,6 +678,9 @@ def _body_type(f: Term) -> str | None:
 
 _NORM_NUM_EXTENSIONS: dict[str, Callable[[Term, SimpSet], Term | None]] = {
     "Nat.Prime": _nn_nat_prime,
+    "Nat.minFac": _nn_nat_fn,
+    "Nat.log": _nn_nat_fn,
+    "Nat.fib": _nn_nat_fn,
     "Real.sqrt": _nn_real_sqrt,
     "Int.floor": _nn_int_floor,
     "Finset.sum": _nn_bigop,
