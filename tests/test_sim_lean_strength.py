@@ -532,3 +532,20 @@ def test_norm_num_nat_extensions(code: str) -> None:
 )
 def test_norm_num_nat_extensions_are_not_stronger(code: str) -> None:
     assert not proves(code, NORM_NUM_EXT)
+
+
+# MathlibTest/norm_num_ext.lean (lines 195–263): Mathlib's simproc `Nat.primeFactorsList_ofNat`
+# (Mathlib/Tactic/NormNum/Factors.lean) turns `Nat.primeFactorsList` of a numeral into its list literal.
+FACTORS = "import Mathlib.Tactic.NormNum.Factors"
+
+
+def test_prime_factors_list_simproc() -> None:
+    assert proves("example : Nat.primeFactorsList 728 = [2, 2, 2, 7, 13] := by simp", FACTORS)
+    assert proves("example : Nat.primeFactorsList 251 = [251] := by simp", FACTORS)
+    assert proves("example : Nat.primeFactorsList 1 = [] := by simp", FACTORS)
+    # the factors in increasing order, with multiplicity: no other list
+    assert not proves("example : Nat.primeFactorsList 728 = [2, 2, 7, 2, 13] := by simp", FACTORS)
+    assert not proves("example : Nat.primeFactorsList 728 = [2, 7, 13] := by simp", FACTORS)
+    assert not proves("example : Nat.primeFactorsList 851 = [851] := by simp", FACTORS)
+    # norm_num1 runs no simp: no simproc
+    assert not proves("example : Nat.primeFactorsList 34 = [2, 17] := by norm_num1", FACTORS)

@@ -268,6 +268,7 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "Nat.minFac": (("ℕ",), "ℕ"),
     "Nat.log": (("ℕ", "ℕ"), "ℕ"),
     "Nat.fib": (("ℕ",), "ℕ"),
+    "Nat.primeFactorsList": (("ℕ",), "List ℕ"),
     # Mathlib functions the simulator cannot compute (issue 21: miniF2F-test states with them): opaque
     # constants at the types miniF2F uses them, so a tactic sees an application as an atom and knows no
     # lemma about it but those in the library (none is evaluated: `eval_term` has no rule for them)
@@ -297,7 +298,8 @@ OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
 #: The opaque ones among :data:`BUILTIN_FNS` (no evaluation rule; only library lemmas speak about them).
 OPAQUE_FNS = frozenset(
     {"Real.sqrt", "Real.log", "Real.exp", "Real.sin", "Real.cos", "Real.tan", "Real.logb", "Int.floor",
-     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum", "Nat.minFac", "Nat.log", "Nat.fib"}
+     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum", "Nat.minFac", "Nat.log", "Nat.fib",
+     "Nat.primeFactorsList"}
 )  # fmt: skip
 
 

@@ -18,7 +18,14 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-from lean_gym.sim.arith.normnum import nat_fib, nat_log, nat_min_fac, nat_prime, real_sqrt
+from lean_gym.sim.arith.normnum import (
+    nat_fib,
+    nat_log,
+    nat_min_fac,
+    nat_prime,
+    prime_factors_list,
+    real_sqrt,
+)
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
@@ -394,6 +401,16 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
         offset = nat_offset_simproc(t)
         if offset is not None:
             return offset
+    if (
+        ss.simprocs
+        and h == "app"
+        and t[1] == ("const", "Nat.primeFactorsList")
+        and len(t[2]) == 1
+        and ss.ctx.env.mathlib
+    ):
+        factors = _primes_of(t[2][0], ss)
+        if factors is not None:
+            return factors
     if not default:
         # `simp only` still closes reflexive goals
         if h == "=" and canon(t[2]) == canon(t[3]):
@@ -606,6 +623,23 @@ def _nn_nat_fn(t: Term, ss: SimpSet) -> Term | None:
         return None
     _tick(ss)
     return _to_numeral("ℕ", r, ss)
+
+
+def _primes_of(n: Term, ss: SimpSet) -> Term | None:
+    """Mathlib's simproc ``Nat.primeFactorsList_ofNat`` (``Mathlib/Tactic/NormNum/Factors.lean``, in the
+    default simp set): ``Nat.primeFactorsList`` of a numeral is the list literal of its prime factors."""
+    v = _lit_nat(n)
+    if v is None:
+        return None
+    got = prime_factors_list(v, ss.ctx.tick)
+    if got is None:
+        return None
+    _tick(ss)
+    return ("app", ("const", "List.lit"), tuple(("num", "ℕ", p) for p in got))
+
+
+def _lit_nat(t: Term) -> int | None:
+    return t[2] if t[0] == "num" and t[1] == "ℕ" and type(t[2]) is int else None
 
 
 def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:

@@ -31,6 +31,7 @@ __all__ = [
     "nat_log",
     "nat_min_fac",
     "nat_prime",
+    "prime_factors_list",
     "real_sqrt",
 ]
 
@@ -86,6 +87,22 @@ def nat_min_fac(n: int, tick: Callable[[int], None]) -> int | None:
             return k
         k += 2
     return n
+
+
+def prime_factors_list(n: int, tick: Callable[[int], None]) -> list[int] | None:
+    """``Nat.primeFactorsList n`` as Mathlib's simproc ``Nat.primeFactorsList_ofNat`` computes it
+    (``Mathlib/Tactic/NormNum/Factors.lean``: repeated ``minFac``): the prime factors in increasing order
+    with multiplicity, ``[]`` for ``0`` and ``1``; ``None`` where the work is too large."""
+    out: list[int] = []
+    if n < 2:
+        return out
+    while n > 1:
+        p = nat_min_fac(n, tick)
+        if p is None:
+            return None
+        out.append(p)
+        n //= p
+    return out
 
 
 def nat_log(b: int, n: int) -> int:
