@@ -737,6 +737,12 @@ class Elaborator:
                         params = [bty for _, bty, _ in d.binders]
                     elif head in BUILTIN_FNS:
                         params = [type_term(t) for t in BUILTIN_FNS[head][0]]
+                    elif head in ("min", "max") and len(u.args[1]) == 2:
+                        # `min a b`: both arguments have one type (Lean's unifier), the other's
+                        for a, other in (u.args[1], u.args[1][::-1]):
+                            oty = self._tree_type(other, None)
+                            if a.kind == "ident" and a.args[0] == name and oty in NUM_TYPES:
+                                found.add(oty)
                 for a, pty in zip(u.args[1], params):
                     if a.kind == "ident" and a.args[0] == name and pty[0] == "type":
                         found.add(pty[1])
@@ -783,6 +789,16 @@ class Elaborator:
             raise ElabError(f"failed to synthesize\n  LT {ty}", a.start, b.end)
         # `binrel%`: both sides are trees whose leaves are elaborated on their own (`leaf=True`)
         return (op, ty, self.elab_arith(a, ty, leaf=True), self.elab_arith(b, ty, leaf=True))
+
+    def _lattice_type(self, args: tuple[Syn, ...], expected: str | None) -> str:
+        """The type of ``min a b``/``max a b`` as Lean's application elaborator fixes it: the first argument
+        whose type is known on its own (the other is coerced to it), else the expected type, else ℕ (a
+        numeral's default). An argument of a larger type than that is Lean's type mismatch: refused."""
+        known = [self._tree_type(a, None) for a in args]
+        ty = next((t for t in known if t is not None), None) or (expected if expected in NUM_TYPES else "ℕ")
+        if ty not in NUM_TYPES or any(t is not None and _max_type(t, ty) != ty for t in known):
+            raise ElabError(_unsupported(args[0]), args[0].start, args[-1].end)
+        return ty
 
     def _elab_fun_eq(self, op: str, a: Syn, b: Syn) -> Term | None:
         """``f = g`` where a side is a ``fun``: Lean's ``Eq`` elaborates both sides at one function type,
@@ -888,6 +904,8 @@ class Elaborator:
                     return "ℕ"
                 if name == "abs":
                     return self.synth_leaf_type(syn.args[1][0]) if len(syn.args[1]) == 1 else None
+                if name in ("min", "max") and len(syn.args[1]) == 2:
+                    return self._lattice_type(syn.args[1], None)
                 d = self.env.lookup(name)
                 if d is not None and d.kind == "def" and d.type[0] == "type":
                     return d.type[1]
@@ -1091,6 +1109,11 @@ class Elaborator:
                     return self._elab_local_app(head, args, self.lctx[name])
                 if name == "abs" and len(args) == 1:
                     return self.elab_term(Syn("abs", (args[0],), syn.start, syn.end), expected)
+                if name in ("min", "max") and len(args) == 2 and name not in self.env.decls:
+                    # `Min.min a b`/`Max.max a b` of one linear order: written `min a b`, opaque but to
+                    # the tactics that know it (omega's `Int.min_def`, positivity's `evalMin`/`evalMax`)
+                    mty = self._lattice_type(args, expected)
+                    return ("app", ("const", name), tuple(self.elab_arith(a, mty) for a in args)), mty
                 if name == "Finset.card" and len(args) == 1 and self.env.mathlib:
                     set_term, _ = self._elab_finset(args[0])
                     return ("app", ("const", "Finset.card"), (set_term,)), "ℕ"

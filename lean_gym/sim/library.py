@@ -234,6 +234,24 @@ CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     # ℚ and ℝ; MathlibTest/Qify.lean uses `(div_eq_iff hb).1 h`)
     ("theorem div_eq_iff {a b c : ℝ} (hb : b ≠ 0) : a / b = c ↔ a = c * b", FIELD, STD),
     ("theorem eq_div_iff {a b c : ℝ} (hb : b ≠ 0) : c = a / b ↔ c * b = a", FIELD, STD),
+    # Mathlib's `min`/`max` lemmas of a linear order (Mathlib/Order/Lattice.lean, Order/MinMax.lean), which
+    # `bound` applies (Mathlib/Tactic/Bound.lean: norm, safe 4, and its unsafe 50% guessing rules)
+    ("theorem min_le_left (a b : ℝ) : min a b ≤ a", ALL, NONE),
+    ("theorem min_le_right (a b : ℝ) : min a b ≤ b", ALL, NONE),
+    ("theorem le_max_left (a b : ℝ) : a ≤ max a b", ALL, NONE),
+    ("theorem le_max_right (a b : ℝ) : b ≤ max a b", ALL, NONE),
+    ("theorem le_min {a b c : ℝ} (h₁ : a ≤ b) (h₂ : a ≤ c) : a ≤ min b c", ALL, NONE),
+    ("theorem max_le {a b c : ℝ} (h₁ : a ≤ c) (h₂ : b ≤ c) : max a b ≤ c", ALL, NONE),
+    ("theorem lt_min {a b c : ℝ} (h₁ : a < b) (h₂ : a < c) : a < min b c", ALL, NONE),
+    ("theorem max_lt {a b c : ℝ} (h₁ : a < c) (h₂ : b < c) : max a b < c", ALL, NONE),
+    ("theorem le_max_of_le_left {a b c : ℝ} (h : a ≤ b) : a ≤ max b c", ALL, NONE),
+    ("theorem le_max_of_le_right {a b c : ℝ} (h : a ≤ c) : a ≤ max b c", ALL, NONE),
+    ("theorem lt_max_of_lt_left {a b c : ℝ} (h : a < b) : a < max b c", ALL, NONE),
+    ("theorem lt_max_of_lt_right {a b c : ℝ} (h : a < c) : a < max b c", ALL, NONE),
+    ("theorem min_le_of_left_le {a b c : ℝ} (h : a ≤ c) : min a b ≤ c", ALL, NONE),
+    ("theorem min_le_of_right_le {a b c : ℝ} (h : b ≤ c) : min a b ≤ c", ALL, NONE),
+    ("theorem min_lt_of_left_lt {a b c : ℝ} (h : a < c) : min a b < c", ALL, NONE),
+    ("theorem min_lt_of_right_lt {a b c : ℝ} (h : b < c) : min a b < c", ALL, NONE),
     # core's successor lemmas (Init/Data/Nat/Basic.lean) and the constructor's generated `injEq`
     # (MathlibTest/cases.lean rewrites with `Nat.succ_add, Nat.succ.injEq` after `induction'`)
     ("theorem Nat.succ_add (n m : ℕ) : Nat.succ n + m = Nat.succ (n + m)", None, NONE),
