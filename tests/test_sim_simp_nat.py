@@ -110,6 +110,12 @@ def test_variables_are_added_where_used() -> None:
     errors, unread = _run(code)
     assert errors or unread
     assert _errors("variable (n : Nat) in\ntheorem t : n + 0 = n := by simp") == []
+    # an example is elaborated with every variable in its context (Lean shows them in its goals)
+    code = "variable (a b : Nat) (h : a ≤ b)\n\nexample : a ≤ b + 1 := by omega"
+    assert _errors(code) == []
+    code = "variable (p q r : Prop)\n\nexample : p ∧ q → q := by\n  intro hpq\n  done"
+    errors = _errors(code)
+    assert errors and errors[0].startswith("unsolved goals\np q r : Prop")
 
 
 def test_simp_rewrites_under_fun() -> None:

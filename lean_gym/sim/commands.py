@@ -492,9 +492,9 @@ class _Runner:
     def _variable(self, seg: list[Token]) -> None:
         """``variable (a b : ℕ) {c : ℤ}`` (``… in cmd``): section variables, one binder per name.
 
-        Lean adds a variable to a later declaration when the declaration uses it (a theorem: its statement;
-        a definition or example: anywhere), with the variables its type mentions (:meth:`_with_variables`);
-        a term command (``#check_simp``) sees all of them. Instance binders and binders whose type the
+        A theorem takes the variables its statement names (with those their types name); a definition or
+        an example is elaborated with all of them (:meth:`_with_variables`); a term command
+        (``#check_simp``) sees all of them. Instance binders and binders whose type the
         simulator does not elaborate are refused as its other signatures are.
         """
         i = 1
@@ -555,14 +555,15 @@ class _Runner:
         return Goal(tuple((n, t) for n, t, _ in hyps3), ("True",), None, not self.env.mathlib)
 
     def _with_variables(self, seg: list[Token], at: int, statement_only: bool) -> list[Token]:
-        """``seg`` with the binders of the variables the declaration uses inserted at ``at`` (after its
-        name): those named in its statement (``statement_only``, a theorem) or anywhere in it, and those
-        their types name, in the order they were declared."""
+        """``seg`` with the binders of section variables inserted at ``at`` (after its name), in the order
+        they were declared: for a theorem (``statement_only``) those its statement names and those their
+        types name; for a definition or example all of them (Lean elaborates the body with every variable
+        in its context, the goal shows them, and drops the unused ones afterwards)."""
         if not self.variables:
             return seg
-        end = len(seg)
-        if statement_only:
-            end = next((k for k in range(at, len(seg)) if seg[k].kind == "sym" and seg[k].text == ":="), end)
+        if not statement_only:
+            return [*seg[:at], *self._variable_tokens(self.variables), *seg[at:]]
+        end = next((k for k in range(at, len(seg)) if seg[k].kind == "sym" and seg[k].text == ":="), len(seg))
         used = {x.text.split(".")[0] for x in seg[at:end] if x.kind == "ident"}
         chosen: set[int] = set()
         for k in range(len(self.variables) - 1, -1, -1):
