@@ -30,6 +30,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("polyconv",),  # terms to polynomials (the arithmetic tactics and the kernel share it)
     ("proofs",),  # proof terms (by-blocks run through the core)
     ("kernel",),  # the trusted core: the only module that marks a goal closed (imports no tactic family)
+    # simp's `arith` option (Lean core's `Nat.Linear` normal forms) and the ℕ offset simprocs (plain terms)
+    ("simp_arith", "simp_nat"),
     ("simp",),  # the tactic families, registering into the core's table
     ("tac_arith",),
     ("tac_rcases",),  # intro, the rcases patterns and destructuring, cases/induction

@@ -133,6 +133,63 @@ def test_library_lemmas_are_not_stronger(code: str) -> None:
     assert not proves(code)
 
 
+# MathlibTest/cases.lean at 4aa09afd2b27011a76f1fb953cd19ec43ee091b5, line 111: core's `Nat.succ_add` and the
+# constructor's `Nat.succ.injEq`, rewritten after `induction'`; MathlibTest/Qify.lean at
+# 449d4621735f270ba97bffa13dad901cb7ce6e8b, lines 28 and 33: `qify [hab]` pushes the cast through `/` with
+# `Int.cast_div_charZero`/`Nat.cast_div_charZero` (premise `b ∣ a`, discharged by the simp argument), then
+# Mathlib's `div_eq_iff (hb : b ≠ 0) : a / b = c ↔ a = c * b`.
+CASES_111 = """example (a b : ℕ) (h : a + b = a) : b = 0 := by
+  induction' a with d hd
+  · revert h
+    intro h
+    rw [Nat.zero_add] at h
+    assumption
+  · revert h
+    intro h
+    rw [Nat.succ_add, Nat.succ.injEq] at h
+    apply hd
+    assumption"""
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        CASES_111,
+        "example (a b : ℕ) (h : a + 1 + b = c + 1) : a + b = c := by\n  rw [Nat.succ_add, Nat.succ.injEq] at h\n  exact h",
+        "example (a b c : ℤ) (h : a / b = c) (hab : b ∣ a) (hb : b ≠ 0) : a = c * b := by\n"
+        "  qify [hab] at h hb ⊢\n  exact (div_eq_iff hb).1 h",
+        "example (a b c : ℕ) (h : a / b = c) (hab : b ∣ a) (hb : b ≠ 0) : a = c * b := by\n"
+        "  qify [hab] at h hb ⊢\n  exact (div_eq_iff hb).1 h",
+        "example (a b c : ℚ) (hb : b ≠ 0) (h : a = c * b) : c = a / b := by\n  exact ((eq_div_iff hb).2 h.symm)",
+    ],
+)
+def test_successor_and_division_lemmas(code: str) -> None:
+    assert proves(code), _errors(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the successor lemmas at their exact statements: `succ n + m`, not `n + m + 2`
+        "example (a b : ℕ) : (a + 1) + b = (a + b) + 2 := Nat.succ_add a b",
+        "example (a b : ℕ) (h : a + 1 + b = c + 1) : a + b = c + 1 := by\n"
+        "  rw [Nat.succ_add, Nat.succ.injEq] at h\n  exact h",
+        # without the divisibility fact the cast stays on `a / b` (ℤ division is not ℚ's)
+        "example (a b c : ℤ) (h : a / b = c) (hb : b ≠ 0) : a = c * b := by\n"
+        "  qify at h hb ⊢\n  exact (div_eq_iff hb).1 h",
+        # the fact must be `b ∣ a`, not `a ∣ b`
+        "example (a b c : ℤ) (h : a / b = c) (hab : a ∣ b) (hb : b ≠ 0) : a = c * b := by\n"
+        "  qify [hab] at h hb ⊢\n  exact (div_eq_iff hb).1 h",
+        # `div_eq_iff` needs `b ≠ 0` and a field: not ℕ's or ℤ's division
+        "example (a b c : ℤ) (hb : b ≠ 0) (h : a / b = c) : a = c * b := (div_eq_iff hb).1 h",
+        "example (a b c : ℚ) (h : a / b = c) : a = c * b := (div_eq_iff h).1 h",
+        "example (a b c : ℚ) (hb : b ≠ 0) (h : a / b = c) : a = b * c + 1 := (div_eq_iff hb).1 h",
+    ],
+)
+def test_successor_and_division_lemmas_are_not_stronger(code: str) -> None:
+    assert not proves(code)
+
+
 def test_simp_unfolds_ne_and_accepts_id_eq() -> None:
     """``simp [id_eq]`` accepts a core simp lemma about ``id`` (tests/lean/run/simpUnusedArgs.lean at
     0feb03ba34c5ddf320a1882c536dfdd402210bd2, lines 19 and 30: Lean only warns that it is unused), and
@@ -229,6 +286,34 @@ def test_omega_pow_modulus_facts(code: str) -> None:
     ],
 )
 def test_omega_atoms_are_not_stronger(code: str) -> None:
+    assert not proves(code, "")
+
+
+# omega's front end reads `n.succ` as `n + 1` (`succ?`, and `Int.ofNat_succ` under a cast: `handleNatCast` in
+# src/Lean/Elab/Tactic/Omega/Frontend.lean); tests/lean/run/omega.lean at 9deafb0f5e80, line 27.
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (_ : a ≤ c) (_ : b ≤ c) : a < Nat.succ c := by omega",  # omega.lean:27
+        "example (a c : Nat) (h : a ≤ c) : a + 1 < Nat.succ (Nat.succ c) := by omega",
+        "example (n : Nat) : (n : Int) < ((Nat.succ n : Nat) : Int) := by omega",
+    ],
+)
+def test_omega_reads_nat_succ(code: str) -> None:
+    assert proves(code, ""), _errors(code, "")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (a c : Nat) (h : a ≤ c) : a + 1 < Nat.succ c := by omega",  # false at a = c
+        "example (a c : Nat) (h : a ≤ c + 1) : a < Nat.succ c := by omega",
+        "example (n : Nat) : (n : Int) + 1 < ((Nat.succ n : Nat) : Int) := by omega",
+    ],
+)
+def test_omega_nat_succ_is_not_stronger(code: str) -> None:
     assert not proves(code, "")
 
 
@@ -360,3 +445,107 @@ def test_aesop_apply_rule_at_default_transparency() -> None:
         "def T := False\n\nexample : T := by\n  aesop (add safe apply (transparency! := default) True.intro)"
     )
     assert not proves(false_t, "import Aesop")
+
+
+# ------------------------------------------------------------------------------------- function equations
+# MathlibTest/ring.lean at e22e28d7071c5c2ae44ccbff796869bd8b8a4376, line 243: `Eq` elaborates both sides at
+# one function type, so `fun y => …` takes ℝ from `fun x : ℝ => …` (it was typed ℕ, a default); `ring_nf`
+# rewrites under the binder and closes the equation of equal functions (`eq_self`, up to bound names).
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : (fun x : ℝ => x * x^2) = (fun y => y^2 * y) := by\n  ring_nf",  # ring.lean:243
+        "example : (fun x : ℝ => x * x^2) = (fun y => y^3) := by ring",
+        "example (a : ℝ) : (fun x : ℝ => x * a) = (fun y => a * y) := by ring_nf",
+        "example : (fun x : ℝ => x + 0) = (fun y => y) := by ring_nf",
+    ],
+)
+def test_function_equations(code: str) -> None:
+    assert proves(code), _errors(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : (fun x : ℝ => x * x^2) = (fun y => y^3 + 1) := by ring_nf",
+        # at ℕ, truncated subtraction stays: `x - 1 + 1` is not `x`
+        "example : (fun x : ℕ => x - 1 + 1) = (fun y => y) := by ring_nf",
+        # a free `x` is not the bound one
+        "example (a x : ℝ) : (fun x : ℝ => x * a) = (fun y => a * x) := by ring_nf",
+        "example : (fun x : ℝ => x / 2) = fun y => y / 2 + 0 * y := by rfl",
+    ],
+)
+def test_function_equations_are_not_stronger(code: str) -> None:
+    assert not proves(code)
+
+
+def test_function_equation_binder_types_must_agree() -> None:
+    # the binder takes the other side's type: `fun (x : ℕ)` against `ℝ → ℝ` is Lean's type mismatch
+    with request():
+        out = run_commands(
+            f"{MATHLIB}\n\nexample : (fun x : ℝ => x) = fun (x : ℕ) => x := rfl", Env(), fresh=True
+        )
+    assert [m.data for m in out.messages if m.severity == "error"] == [
+        "type mismatch: the binder `x` does not have type ℝ"
+    ]
+
+
+# ------------------------------------------------------------------------------------ norm_num extensions
+# MathlibTest/norm_num_ext.lean (lines 116–262, 302–331): `Nat.minFac`, `Nat.log`, `Nat.fib` of numerals by
+# Mathlib's `evalMinFac` (NormNum/Prime.lean), `evalNatLog` (NormNum/NatLog.lean), `evalNatFib`
+# (NormNum/NatFib.lean); `decide` cannot evaluate `Nat.minFac`/`Nat.log` (well-founded recursion).
+NORM_NUM_EXT = "import Mathlib.Tactic.NormNum.Prime\nimport Mathlib.Tactic.NormNum.NatLog\nimport Mathlib.Tactic.NormNum.NatFib"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : Nat.minFac 0 = 2 := by norm_num1",
+        "example : Nat.minFac 923 = 13 := by norm_num1",
+        "example : Nat.minFac 251 = 251 := by norm_num1",
+        "example : Nat.log 10 (10 ^ 7 + 2) + Nat.log 2 (2 ^ 30 + 3) = 7 + 30 := by norm_num1",
+        "example : Nat.log 0 100 = 0 := by norm_num1",
+        "example : Nat.fib 1000 + Nat.fib 1001 = Nat.fib 1002 := by norm_num1",
+        "example : Nat.fib 65 = 17167680177565 := by norm_num",
+    ],
+)
+def test_norm_num_nat_extensions(code: str) -> None:
+    assert proves(code, NORM_NUM_EXT), _errors(code, NORM_NUM_EXT)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example : Nat.minFac 923 = 23 := by norm_num1",
+        "example : Nat.minFac 1 = 2 := by norm_num1",
+        "example : Nat.log 2 256 = 7 := by norm_num1",
+        "example : Nat.log 10 9 = 1 := by norm_num1",
+        "example : Nat.fib 10 = 56 := by norm_num1",
+        "example : Nat.fib 1000 + Nat.fib 1002 = Nat.fib 1001 := by norm_num1",
+        # not `decide`, not `simp`: the definitions are not unfolded there
+        "example : Nat.minFac 4 = 2 := by decide",
+        "example : Nat.log 2 8 = 3 := by decide",
+        "example : Nat.minFac 4 = 2 := by simp",
+    ],
+)
+def test_norm_num_nat_extensions_are_not_stronger(code: str) -> None:
+    assert not proves(code, NORM_NUM_EXT)
+
+
+# MathlibTest/norm_num_ext.lean (lines 195–263): Mathlib's simproc `Nat.primeFactorsList_ofNat`
+# (Mathlib/Tactic/NormNum/Factors.lean) turns `Nat.primeFactorsList` of a numeral into its list literal.
+FACTORS = "import Mathlib.Tactic.NormNum.Factors"
+
+
+def test_prime_factors_list_simproc() -> None:
+    assert proves("example : Nat.primeFactorsList 728 = [2, 2, 2, 7, 13] := by simp", FACTORS)
+    assert proves("example : Nat.primeFactorsList 251 = [251] := by simp", FACTORS)
+    assert proves("example : Nat.primeFactorsList 1 = [] := by simp", FACTORS)
+    # the factors in increasing order, with multiplicity: no other list
+    assert not proves("example : Nat.primeFactorsList 728 = [2, 2, 7, 2, 13] := by simp", FACTORS)
+    assert not proves("example : Nat.primeFactorsList 728 = [2, 7, 13] := by simp", FACTORS)
+    assert not proves("example : Nat.primeFactorsList 851 = [851] := by simp", FACTORS)
+    # norm_num1 runs no simp: no simproc
+    assert not proves("example : Nat.primeFactorsList 34 = [2, 17] := by norm_num1", FACTORS)

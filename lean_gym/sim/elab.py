@@ -213,6 +213,31 @@ LocalContext = dict[str, Term]
 """Name → type of each local in scope (data variables map to types, hypotheses to propositions)."""
 
 
+def _is_fun_syn(syn: Syn) -> bool:
+    while syn.kind == "paren":
+        syn = syn.args[0]
+    return syn.kind == "binder" and syn.args[0] == "fun"
+
+
+_VALUE_HEADS = ("+", "-", "*", "/", "%", "^", "neg", "abs", "inv", "num", "cast")
+
+
+def _value_type(t: Term, bound: dict[str, Term]) -> Term | None:
+    """The type of an elaborated value: a number type, ``Prop``, or a function type (``fun`` terms), or
+    ``None`` when the term does not say."""
+    h = t[0]
+    if h == "fun":
+        body = _value_type(t[3], {**bound, t[1]: t[2]})
+        return None if body is None else ("arrow", t[2], body)
+    if h in _VALUE_HEADS and type(t[1]) is str and t[1] in NUM_TYPES:
+        return type_term(t[1])
+    if h == "var":
+        return bound.get(t[1])
+    if h in ("=", "≠", "<", "≤", ">", "≥", "∣", "∧", "∨", "→", "↔", "¬", "∀", "∃", "True", "False"):
+        return PROP
+    return None
+
+
 def _max_type(a: str | None, b: str | None) -> str | None:
     if a is None:
         return b
@@ -238,6 +263,12 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "Nat.lcm": (("ℕ", "ℕ"), "ℕ"),
     "Int.gcd": (("ℤ", "ℤ"), "ℕ"),
     "Nat.sqrt": (("ℕ",), "ℕ"),
+    # Mathlib functions that only norm_num's extensions evaluate (`Nat.minFac`, `Nat.log` are defined by
+    # well-founded recursion, which `decide` and `rfl` do not unfold; `Nat.fib` is left to norm_num too)
+    "Nat.minFac": (("ℕ",), "ℕ"),
+    "Nat.log": (("ℕ", "ℕ"), "ℕ"),
+    "Nat.fib": (("ℕ",), "ℕ"),
+    "Nat.primeFactorsList": (("ℕ",), "List ℕ"),
     # Mathlib functions the simulator cannot compute (issue 21: miniF2F-test states with them): opaque
     # constants at the types miniF2F uses them, so a tactic sees an application as an atom and knows no
     # lemma about it but those in the library (none is evaluated: `eval_term` has no rule for them)
@@ -267,7 +298,8 @@ OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
 #: The opaque ones among :data:`BUILTIN_FNS` (no evaluation rule; only library lemmas speak about them).
 OPAQUE_FNS = frozenset(
     {"Real.sqrt", "Real.log", "Real.exp", "Real.sin", "Real.cos", "Real.tan", "Real.logb", "Int.floor",
-     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum"}
+     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum", "Nat.minFac", "Nat.log", "Nat.fib",
+     "Nat.primeFactorsList"}
 )  # fmt: skip
 
 
@@ -705,6 +737,12 @@ class Elaborator:
                         params = [bty for _, bty, _ in d.binders]
                     elif head in BUILTIN_FNS:
                         params = [type_term(t) for t in BUILTIN_FNS[head][0]]
+                    elif head in ("min", "max") and len(u.args[1]) == 2:
+                        # `min a b`: both arguments have one type (Lean's unifier), the other's
+                        for a, other in (u.args[1], u.args[1][::-1]):
+                            oty = self._tree_type(other, None)
+                            if a.kind == "ident" and a.args[0] == name and oty in NUM_TYPES:
+                                found.add(oty)
                 for a, pty in zip(u.args[1], params):
                     if a.kind == "ident" and a.args[0] == name and pty[0] == "type":
                         found.add(pty[1])
@@ -733,6 +771,10 @@ class Elaborator:
                     stack.extend(x for x in a if isinstance(x, Syn))
 
     def _elab_rel(self, op: str, a: Syn, b: Syn) -> Term:
+        if op in ("=", "≠") and (_is_fun_syn(a) or _is_fun_syn(b)):
+            fun_eq = self._elab_fun_eq(op, a, b)
+            if fun_eq is not None:
+                return fun_eq
         leaves: list[Syn] = []
         self._collect_leaves(a, leaves)
         self._collect_leaves(b, leaves)
@@ -747,6 +789,43 @@ class Elaborator:
             raise ElabError(f"failed to synthesize\n  LT {ty}", a.start, b.end)
         # `binrel%`: both sides are trees whose leaves are elaborated on their own (`leaf=True`)
         return (op, ty, self.elab_arith(a, ty, leaf=True), self.elab_arith(b, ty, leaf=True))
+
+    def _lattice_type(self, args: tuple[Syn, ...], expected: str | None) -> str:
+        """The type of ``min a b``/``max a b`` as Lean's application elaborator fixes it: the first argument
+        whose type is known on its own (the other is coerced to it), else the expected type, else ℕ (a
+        numeral's default). An argument of a larger type than that is Lean's type mismatch: refused."""
+        known = [self._tree_type(a, None) for a in args]
+        ty = next((t for t in known if t is not None), None) or (expected if expected in NUM_TYPES else "ℕ")
+        if ty not in NUM_TYPES or any(t is not None and _max_type(t, ty) != ty for t in known):
+            raise ElabError(_unsupported(args[0]), args[0].start, args[-1].end)
+        return ty
+
+    def _elab_fun_eq(self, op: str, a: Syn, b: Syn) -> Term | None:
+        """``f = g`` where a side is a ``fun``: Lean's ``Eq`` elaborates both sides at one function type,
+        so a ``fun`` whose binders have no type takes them from the other side
+        (``(fun x : ℝ => x * x^2) = (fun y => y^2 * y)`` is an equation at ``ℝ → ℝ``). The type comes from a
+        side whose type is known on its own: a local of a function type, or a ``fun`` whose binders are all
+        typed (its body's type then known); ``None`` when neither side gives one."""
+        ty = self._fun_type_of(a) or self._fun_type_of(b)
+        if ty is None:
+            return None
+        return (op, "?fn", self.elab_value(a, ty), self.elab_value(b, ty))
+
+    def _fun_type_of(self, syn: Syn) -> Term | None:
+        """The function type of ``syn`` when it is known without the context: a local of a function type,
+        or a ``fun`` whose binders are all typed and whose body's type is then determined."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        if syn.kind == "ident":
+            lty = self._local_type(syn.args[0])
+            return lty if lty is not None and lty[0] == "arrow" else None
+        if not _is_fun_syn(syn) or any(g[1] is None or g[2] is not None for g in syn.args[1]):
+            return None
+        try:
+            t = self._elab_binder(syn, prop=False)
+        except ElabError:
+            return None
+        return _value_type(t, {})
 
     # ------------------------------------------------------------------------------------- arithmetic
 
@@ -825,6 +904,8 @@ class Elaborator:
                     return "ℕ"
                 if name == "abs":
                     return self.synth_leaf_type(syn.args[1][0]) if len(syn.args[1]) == 1 else None
+                if name in ("min", "max") and len(syn.args[1]) == 2:
+                    return self._lattice_type(syn.args[1], None)
                 d = self.env.lookup(name)
                 if d is not None and d.kind == "def" and d.type[0] == "type":
                     return d.type[1]
@@ -1028,6 +1109,11 @@ class Elaborator:
                     return self._elab_local_app(head, args, self.lctx[name])
                 if name == "abs" and len(args) == 1:
                     return self.elab_term(Syn("abs", (args[0],), syn.start, syn.end), expected)
+                if name in ("min", "max") and len(args) == 2 and name not in self.env.decls:
+                    # `Min.min a b`/`Max.max a b` of one linear order: written `min a b`, opaque but to
+                    # the tactics that know it (omega's `Int.min_def`, positivity's `evalMin`/`evalMax`)
+                    mty = self._lattice_type(args, expected)
+                    return ("app", ("const", name), tuple(self.elab_arith(a, mty) for a in args)), mty
                 if name == "Finset.card" and len(args) == 1 and self.env.mathlib:
                     set_term, _ = self._elab_finset(args[0])
                     return ("app", ("const", "Finset.card"), (set_term,)), "ℕ"

@@ -230,6 +230,35 @@ CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem Int.one_mul (a : ℤ) : 1 * a = a", None, NONE),
     ("theorem Int.mul_zero (a : ℤ) : a * 0 = 0", None, NONE),
     ("theorem Int.zero_mul (a : ℤ) : 0 * a = 0", None, NONE),
+    # Mathlib's `div_eq_iff`/`eq_div_iff` (Mathlib/Algebra/GroupWithZero/Basic.lean: a group with zero, so
+    # ℚ and ℝ; MathlibTest/Qify.lean uses `(div_eq_iff hb).1 h`)
+    ("theorem div_eq_iff {a b c : ℝ} (hb : b ≠ 0) : a / b = c ↔ a = c * b", FIELD, STD),
+    ("theorem eq_div_iff {a b c : ℝ} (hb : b ≠ 0) : c = a / b ↔ c * b = a", FIELD, STD),
+    # Mathlib's `min`/`max` lemmas of a linear order (Mathlib/Order/Lattice.lean, Order/MinMax.lean), which
+    # `bound` applies (Mathlib/Tactic/Bound.lean: norm, safe 4, and its unsafe 50% guessing rules)
+    ("theorem min_le_left (a b : ℝ) : min a b ≤ a", ALL, NONE),
+    ("theorem min_le_right (a b : ℝ) : min a b ≤ b", ALL, NONE),
+    ("theorem le_max_left (a b : ℝ) : a ≤ max a b", ALL, NONE),
+    ("theorem le_max_right (a b : ℝ) : b ≤ max a b", ALL, NONE),
+    ("theorem le_min {a b c : ℝ} (h₁ : a ≤ b) (h₂ : a ≤ c) : a ≤ min b c", ALL, NONE),
+    ("theorem max_le {a b c : ℝ} (h₁ : a ≤ c) (h₂ : b ≤ c) : max a b ≤ c", ALL, NONE),
+    ("theorem lt_min {a b c : ℝ} (h₁ : a < b) (h₂ : a < c) : a < min b c", ALL, NONE),
+    ("theorem max_lt {a b c : ℝ} (h₁ : a < c) (h₂ : b < c) : max a b < c", ALL, NONE),
+    ("theorem le_max_of_le_left {a b c : ℝ} (h : a ≤ b) : a ≤ max b c", ALL, NONE),
+    ("theorem le_max_of_le_right {a b c : ℝ} (h : a ≤ c) : a ≤ max b c", ALL, NONE),
+    ("theorem lt_max_of_lt_left {a b c : ℝ} (h : a < b) : a < max b c", ALL, NONE),
+    ("theorem lt_max_of_lt_right {a b c : ℝ} (h : a < c) : a < max b c", ALL, NONE),
+    ("theorem min_le_of_left_le {a b c : ℝ} (h : a ≤ c) : min a b ≤ c", ALL, NONE),
+    ("theorem min_le_of_right_le {a b c : ℝ} (h : b ≤ c) : min a b ≤ c", ALL, NONE),
+    ("theorem min_lt_of_left_lt {a b c : ℝ} (h : a < c) : min a b < c", ALL, NONE),
+    ("theorem min_lt_of_right_lt {a b c : ℝ} (h : b < c) : min a b < c", ALL, NONE),
+    # core's successor lemmas (Init/Data/Nat/Basic.lean) and the constructor's generated `injEq`
+    # (MathlibTest/cases.lean rewrites with `Nat.succ_add, Nat.succ.injEq` after `induction'`)
+    ("theorem Nat.succ_add (n m : ℕ) : Nat.succ n + m = Nat.succ (n + m)", None, NONE),
+    ("theorem Nat.add_succ (n m : ℕ) : n + Nat.succ m = Nat.succ (n + m)", None, NONE),
+    ("theorem Nat.add_one (n : ℕ) : n + 1 = Nat.succ n", None, NONE),
+    ("theorem Nat.succ_eq_add_one (n : ℕ) : Nat.succ n = n + 1", None, NONE),
+    ("theorem Nat.succ.injEq (n n_1 : ℕ) : (Nat.succ n = Nat.succ n_1) = (n = n_1)", None, NONE),
     # `congrArg` (Init/Prelude.lean; Batteries' alias `congr_arg`, Batteries/Logic.lean) with the function
     # between one number type: `congrArg (· + 1) h`
     ("theorem congrArg {a₁ a₂ : ℝ} (f : ℝ → ℝ) (h : a₁ = a₂) : f a₁ = f a₂", ALL, NONE),

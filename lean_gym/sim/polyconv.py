@@ -31,6 +31,9 @@ __all__ = ["DOMAIN", "MAX_POW", "Conv", "poly_to_term", "reducible_key", "to_con
 DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
 
 
+_MIN_MAX = (("const", "min"), ("const", "max"))
+
+
 def _dom(ty: str) -> Domain:
     return cast_domain(Domain, DOMAIN[ty])
 
@@ -64,6 +67,8 @@ class Conv:
         self._reducible: bool | None = None  # whether the environment has an `abbrev` (computed once)
         # Lean's omega reads ground numerals only (``groundInt?``): it never unfolds a definition
         self._unfold = mode != "omega"
+        # omega's `splitMinMax` option (on by default): `min`/`max` split into their two cases
+        self.split_min_max = True
 
     def atom(self, t: Term, nat: bool) -> Poly:
         if self.mode in ("ring", "linarith") and self.ctx is not None:
@@ -145,6 +150,11 @@ class Conv:
             return self.inv(t[2])
         if h == "abs":
             return self.atom(t, False)  # Lean's linarith knows nothing about |a| (it needs abs_nonneg)
+        if h == "app" and t[1] in _MIN_MAX and len(t[2]) == 2 and self.mode == "omega":
+            return self._omega_min_max(t)
+        if h == "app" and t[1] == ("const", "Nat.succ") and len(t[2]) == 1 and self.mode == "omega":
+            # Lean's omega front end reads `n.succ` as `n + 1` (`Int.ofNat_succ`, its `succ?`)
+            return self.poly(t[2][0]) + Poly.const(Fraction(1))
         if h == "app" and t[1] == ("const", "Nat.factorial"):
             v = eval_term(t, self.ctx)
             if v is not None:
@@ -160,6 +170,32 @@ class Conv:
             ):
                 return self.poly(d.value)
         return self.atom(t, nat)
+
+    def _omega_min_max(self, t: Term) -> Poly:
+        """Lean's omega on ``min a b``/``max a b`` (on ℕ through ``Int.ofNat_min``/``ofNat_max``): with
+        ``splitMinMax``, ``Int.min_def`` makes it ``if a ≤ b then a else b``, an atom with the two cases
+        (``ite_disjunction``); without, an atom with ``min a b ≤ a, b`` (``Int.min_le_left``/``right``) or
+        ``a, b ≤ max a b``. Either way the atom is no cast: it has no sign of its own."""
+        m = self.atom(t, False)
+        self.signless.add(t)
+        if t in self._seen:
+            return m
+        self._seen.add(t)
+        a, b = self.poly(t[2][0]), self.poly(t[2][1])
+        is_min = t[1] == ("const", "min")
+        if self.split_min_max:
+            first, second = (a, b) if is_min else (b, a)
+            self.disjunctions.append(
+                (
+                    (Constraint.le(a, b), Constraint.eq(m, first)),
+                    (Constraint.lt(b, a), Constraint.eq(m, second)),
+                )
+            )
+        elif is_min:
+            self.facts.extend((Constraint.le(m, a), Constraint.le(m, b)))
+        else:
+            self.facts.extend((Constraint.le(a, m), Constraint.le(b, m)))
+        return m
 
     def _omega_pow(self, t: Term, nat: bool) -> Poly:
         """Lean's omega on ``b ^ k``: ground values evaluate, ``b ^ (k + 1)`` with a ground base ``b`` is
@@ -258,6 +294,12 @@ class Conv:
                 return self.atom(prod, frm == "ℕ")
             return lhs + rhs if h == "+" else lhs * rhs if h == "*" else lhs - rhs
         if self.mode == "omega" and frm == "ℕ" and to == "ℤ":
+            if h == "app" and a[1] in _MIN_MAX and len(a[2]) == 2:
+                # ↑(min a b) = min ↑a ↑b (Int.ofNat_min, Int.ofNat_max)
+                return self.poly(("app", a[1], tuple(("cast", to, frm, x) for x in a[2])))
+            if h == "app" and a[1] == ("const", "Nat.succ") and len(a[2]) == 1:
+                # ↑(n.succ) = ↑n + 1 (Int.ofNat_succ, omega's `handleNatCast`)
+                return self.cast(("cast", to, frm, a[2][0])) + Poly.const(Fraction(1))
             if h in ("/", "%"):
                 # ↑(a / b) = ↑a / ↑b and ↑(a % b) = ↑a % ↑b (Int.natCast_ediv, Int.natCast_mod: on naturals
                 # ℤ's Euclidean division is ℕ's), as Lean's omega frontend pushes the cast

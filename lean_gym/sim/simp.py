@@ -18,11 +18,21 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-from lean_gym.sim.arith.normnum import nat_prime, real_rpow, real_sqrt
+from lean_gym.sim.arith.normnum import (
+    nat_fib,
+    nat_log,
+    nat_min_fac,
+    nat_prime,
+    prime_factors_list,
+    real_rpow,
+    real_sqrt,
+)
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
+from lean_gym.sim.simp_arith import IntArithUnmodelled, is_arith_target, simp_arith_step
+from lean_gym.sim.simp_nat import nat_offset_simproc
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
@@ -72,6 +82,8 @@ class SimpSet:
 
     __slots__ = (
         "_fvs",
+        "arith",
+        "arith_under",
         "conds",
         "ctx",
         "default",
@@ -80,6 +92,7 @@ class SimpSet:
         "literal_facts",
         "perm",
         "rules",
+        "simprocs",
         "steps",
         "unfold",
     )
@@ -96,6 +109,9 @@ class SimpSet:
         self.literal_facts: set[str] = set()  # names of LITERAL_FACTS given to this call
         self.conds: dict[int, tuple[Term, ...]] = {}  # a conditional rule's premises, by rule index
         self.discharging = 0  # how deep the discharger is nested now
+        self.arith = False  # Lean's `Simp.Config.arith` (`simp +arith`): the `Nat.Linear` simprocs
+        self.arith_under = False  # the term being simplified is an operand of a linear term/constraint
+        self.simprocs = True  # Lean's default simprocs (`norm_num1` runs no simp: none)
 
     def rule_fvs(self) -> set[str]:
         """Free variable names of every rule (hypotheses mention locals; lemma rules have none)."""
@@ -147,7 +163,10 @@ def simp_term(t: Term, ss: SimpSet, memo: dict[Term, Term] | None = None, depth:
     """
     if memo is None:
         memo = {}
-    got = memo.get(t)
+    # with `arith`, an operand of a linear term or constraint is not normalised on its own (Lean's
+    # `parentIsTarget`, which marks that result uncached): it is remembered apart
+    key = ("§arith-operand", t) if ss.arith_under else t
+    got = memo.get(key)
     if got is not None:
         return got
     if depth > 200:
@@ -162,11 +181,22 @@ def simp_term(t: Term, ss: SimpSet, memo: dict[Term, Term] | None = None, depth:
         if nxt == cur:
             break
         cur = nxt
-    memo[t] = cur
+    memo[key] = cur
     return cur
 
 
 def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> Term:
+    if not ss.arith:
+        return _simp_children_of(t, ss, memo, depth)
+    saved = ss.arith_under
+    ss.arith_under = is_arith_target(t)
+    try:
+        return _simp_children_of(t, ss, memo, depth)
+    finally:
+        ss.arith_under = saved
+
+
+def _simp_children_of(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> Term:
     h = t[0]
     if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
         if h == "const" and t[1] in ss.unfold:
@@ -174,11 +204,10 @@ def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> 
             if d is not None and d.value is not None:
                 return d.value
         return t
-    if h in ("∀", "∃"):
+    if h in ("∀", "∃", "fun"):
         # a hypothesis rule speaks about free variables: never let a binder of the same name capture them
+        # (simp rewrites a `fun`'s body too, by congruence and funext, as under `∀`)
         return under_binder(t, ss.rule_fvs(), lambda b: simp_term(b, ss, memo, depth + 1))
-    if h == "fun":
-        return t
     if h == "app":
         args = tuple(simp_term(a, ss, memo, depth + 1) for a in t[2])
         return ("app", t[1], args)
@@ -249,6 +278,16 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
             if not _has_mvars(out):
                 return out
     r = _builtin_rules(t, ss)
+    if r is None and ss.arith:
+        # Lean's `postDefault`: `simpArith` after the simp lemmas and simprocs
+        try:
+            r = simp_arith_step(t, ss.arith_under)
+        except IntArithUnmodelled:
+            raise TacticError(
+                "simp's `arith` on ℤ (Lean's `Int.Linear` normalisation) is outside the simulator's Lean subset"
+            ) from None
+        if r is not None:
+            _tick(ss)
     return t if r is None else r
 
 
@@ -266,6 +305,7 @@ def _discharge(premises: tuple[Term, ...], asg: dict[str, Term | str], ss: SimpS
     if ss.discharging >= MAX_DISCHARGE_DEPTH:
         return False
     ss.discharging += 1
+    under, ss.arith_under = ss.arith_under, False  # a premise is simplified as a term of its own
     try:
         for prem in premises:
             q = instantiate(prem, asg)
@@ -273,6 +313,7 @@ def _discharge(premises: tuple[Term, ...], asg: dict[str, Term | str], ss: SimpS
                 return False
     finally:
         ss.discharging -= 1
+        ss.arith_under = under
     return True
 
 
@@ -342,6 +383,21 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             r = decide_closed(t, ss.ctx, allow_fields=ss.eval_fields)
             if r is not None:
                 return TRUE if r else FALSE
+    if ss.simprocs and h in ("=", "≠", "≤", "≥", "-") and len(t) == 4 and t[1] == "ℕ":
+        # Lean core's ℕ offset simprocs (`Nat.reduceEqDiff`, `reduceLeDiff`, `reduceSubDiff`)
+        offset = nat_offset_simproc(t)
+        if offset is not None:
+            return offset
+    if (
+        ss.simprocs
+        and h == "app"
+        and t[1] == ("const", "Nat.primeFactorsList")
+        and len(t[2]) == 1
+        and ss.ctx.env.mathlib
+    ):
+        factors = _primes_of(t[2][0], ss)
+        if factors is not None:
+            return factors
     if not default:
         # `simp only` still closes reflexive goals
         if h == "=" and canon(t[2]) == canon(t[3]):
@@ -381,6 +437,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return t[2]
         if canon(t[2]) == canon(t[3]):
             return ("num", t[1], 0)
+        if t[1] == "ℕ" and _is_num(t[2], 0):
+            return t[2]  # Nat.zero_sub
     if h == "*":
         if _is_num(t[3], 1):
             return t[2]
@@ -451,6 +509,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return (h, t[1], a[2], b[2])
         if h == "≤" and t[1] == "ℕ" and _is_num(a, 0):
             return TRUE  # zero_le
+        if h == "≤" and t[1] == "ℕ" and _is_num(b, 0):
+            return ("=", "ℕ", a, b)  # Nat.le_zero_eq
     if h == "<" and t[1] == "ℕ" and _is_num(t[3], 0):
         return FALSE  # not_lt_zero'
     if h in ("<", "≤") and t[1] in ("ℤ", "ℚ", "ℝ"):
@@ -525,6 +585,48 @@ def _nn_nat_prime(t: Term, ss: SimpSet) -> Term | None:
         return None
     _tick(ss)
     return TRUE if r else FALSE
+
+
+def _nn_nat_fn(t: Term, ss: SimpSet) -> Term | None:
+    """``Nat.minFac n``, ``Nat.log b n``, ``Nat.fib n`` of numerals: Mathlib's ``evalMinFac``
+    (``NormNum/Prime.lean``), ``evalNatLog`` (``NormNum/NatLog.lean``), ``evalNatFib`` (``NormNum/NatFib.lean``)."""
+    args = [_numeral(a) for a in t[2]]
+    if any(a is None or a[0] != "ℕ" or not isinstance(a[1], int) for a in args):
+        return None
+    vals = [int(a[1]) for a in args if a is not None]
+    f = t[1][1]
+    r: int | None
+    if f == "Nat.minFac" and len(vals) == 1:
+        r = nat_min_fac(vals[0], ss.ctx.tick)
+    elif f == "Nat.log" and len(vals) == 2:
+        ss.ctx.tick(max(vals[1].bit_length(), 1))
+        r = nat_log(vals[0], vals[1])
+    elif f == "Nat.fib" and len(vals) == 1 and vals[0] <= 20_000:
+        ss.ctx.tick(vals[0] + 1)
+        r = nat_fib(vals[0])
+    else:
+        r = None
+    if r is None:
+        return None
+    _tick(ss)
+    return _to_numeral("ℕ", r, ss)
+
+
+def _primes_of(n: Term, ss: SimpSet) -> Term | None:
+    """Mathlib's simproc ``Nat.primeFactorsList_ofNat`` (``Mathlib/Tactic/NormNum/Factors.lean``, in the
+    default simp set): ``Nat.primeFactorsList`` of a numeral is the list literal of its prime factors."""
+    v = _lit_nat(n)
+    if v is None:
+        return None
+    got = prime_factors_list(v, ss.ctx.tick)
+    if got is None:
+        return None
+    _tick(ss)
+    return ("app", ("const", "List.lit"), tuple(("num", "ℕ", p) for p in got))
+
+
+def _lit_nat(t: Term) -> int | None:
+    return t[2] if t[0] == "num" and t[1] == "ℕ" and type(t[2]) is int else None
 
 
 def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:
@@ -612,6 +714,9 @@ def _body_type(f: Term) -> str | None:
 
 _NORM_NUM_EXTENSIONS: dict[str, Callable[[Term, SimpSet], Term | None]] = {
     "Nat.Prime": _nn_nat_prime,
+    "Nat.minFac": _nn_nat_fn,
+    "Nat.log": _nn_nat_fn,
+    "Nat.fib": _nn_nat_fn,
     "Real.sqrt": _nn_real_sqrt,
     "Real.rpow": _nn_real_rpow,
     "Int.floor": _nn_int_floor,
@@ -695,15 +800,20 @@ def _logic_core(t: Term) -> Term | None:
 
 
 def parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[str] | None, bool, set[str]]:
-    """``simp only [rules] at loc`` → (only, rules, locations, star, config-ignored names)."""
+    """``simp only [rules] at loc`` → (only, rules, locations, star, flags): the flags are the options the
+    simulator honours, ``-failIfUnchanged`` and ``+arith`` (``+arith`` also from ``(config := { arith := true
+    })``)."""
     from lean_gym.sim.tactics import _parse_location
 
     ts = syn.stream(1)
     only = False
     star = False
+    flags: set[str] = set()
     if ts.is_sym("("):
-        # (config := ...) — accepted and ignored (documented)
+        # (config := { … }): `arith := true|false` is honoured, every other field accepted and ignored
+        # (documented)
         depth = 0
+        window: list[str] = []  # the last three tokens: `arith`, `:=`, `true`
         while ts.tok.kind != "eof":
             t = ts.advance()
             if t.text == "(":
@@ -712,15 +822,24 @@ def parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[
                 depth -= 1
                 if depth == 0:
                     break
-    flags: set[str] = set()
+            window = [*window[-2:], t.text]
+            if window[:2] == ["arith", ":="] and window[2] in ("true", "false"):
+                flags.discard("+arith")
+                if window[2] == "true":
+                    flags.add("+arith")
     while (ts.is_sym("+") or ts.is_sym("-")) and ts.peek(1).kind == "ident":
-        # `simp -failIfUnchanged` (Lean's optConfig): only the options the simulator honours are accepted
+        # `simp -failIfUnchanged`, `simp +arith` (Lean's optConfig): only the options the simulator honours
+        # are accepted
         sign = ts.advance().text
         opt = ts.advance()
-        if opt.text != "failIfUnchanged":
+        if opt.text not in ("failIfUnchanged", "arith"):
             raise TacticError(
                 f"simp's `{sign}{opt.text}` is outside the simulator's Lean subset", opt.start, opt.end
             )
+        if opt.text == "arith":
+            flags.discard("+arith")
+            if sign == "-":
+                continue
         flags.add(sign + opt.text)
     if ts.is_word("only"):
         ts.advance()
@@ -904,8 +1023,10 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
     start = goal
     eval_fields = variant in ("norm_num", "norm_num1")
     ss = SimpSet(ctx, default=not only and variant != "norm_num1", eval_fields=eval_fields)
+    ss.arith = "+arith" in flags
     if variant == "norm_num1":
         ss.default = False
+        ss.simprocs = False
     for rev, term in rules:
         add_simp_arg(ss, goal, rev, term, ctx)
     if star:
@@ -970,7 +1091,18 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
     return [goal]
 
 
-@builtin("simp", "simp!", "simp_arith", "dsimp", "simp_rw", "norm_num", "norm_num1", "simp_all", "simp_all!")
+@builtin("simp_arith", "simp_arith!", "simp_all_arith", "simp_all_arith!")
+def _simp_arith_deprecated(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Lean core's ``evalSimpArith`` and its siblings (``src/Lean/Elab/Tactic/SimpArith.lean``): the tactic
+    is deprecated and fails, suggesting ``simp +arith`` (the suggestion, an info message, is not printed)."""
+    base = syn.name.replace("_arith", "")
+    raise TacticError(
+        f"`{syn.name}` has been deprecated. It was a shorthand for `{base} +arith +decide`, but most of the "
+        "time, `+decide` was redundant since simprocs have been implemented."
+    )
+
+
+@builtin("simp", "simp!", "dsimp", "simp_rw", "norm_num", "norm_num1", "simp_all", "simp_all!")
 def _simp_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     name = syn.name
     if name == "simp_all" or name == "simp_all!":
@@ -993,10 +1125,11 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         syn.start,
         toks[using_at - 1].end if using_at is not None else syn.end,
     )
-    only, rules, locs, _star, _ = parse_simp_args(head)
+    only, rules, locs, _star, flags = parse_simp_args(head)
     if locs is not None:
         raise TacticError("simpa does not take a location")
     ss = SimpSet(ctx, default=not only)
+    ss.arith = "+arith" in flags
     for rev, term in rules:
         add_simp_arg(ss, goal, rev, term, ctx)
     ctx.use_axiom("propext")
@@ -1013,6 +1146,7 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             raise TacticError(f"simpa failed: no `using` term and no hypothesis `this`\n\n{goal.pretty()}")
         p = this
     ss2 = SimpSet(ctx, default=not only)
+    ss2.arith = ss.arith
     for rev, term2 in rules:
         add_simp_arg(ss2, goal, rev, term2, ctx)
     q = simp_term(p, ss2, {})
@@ -1034,10 +1168,12 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    _, rules, locs, _, _ = parse_simp_args(syn)
+    _, rules, locs, _, flags = parse_simp_args(syn)
     if locs is not None:
         # the rules rewrite only the goal here: with `at h` that would close goals Lean leaves open
         raise TacticError("`simp_rw … at …` is outside the simulator's Lean subset")
+    if "+arith" in flags:
+        raise TacticError("`simp_rw` with `arith` is outside the simulator's Lean subset")
     start = goal
     for i, (rev, term) in enumerate(rules):
         ss = SimpSet(ctx, default=False)
@@ -1064,7 +1200,8 @@ def _changed(old: Term, new: Term, rewrote: bool) -> bool:
 
 
 def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    only, rules, _, _, _ = parse_simp_args(syn)
+    only, rules, _, _, flags = parse_simp_args(syn)
+    arith = "+arith" in flags
     ctx.use_axiom("propext")
     progress = False
     goal0 = goal  # Lean elaborates the `[…]` arguments once, in the initial context
@@ -1077,6 +1214,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             if p is None:
                 continue
             ss = SimpSet(ctx, default=not only)
+            ss.arith = arith
             for rev, term in rules:
                 add_simp_arg(ss, goal0, rev, term, ctx)
             for n2, q in goal.props():
@@ -1090,6 +1228,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 goal = goal.remove_hyp(name) if new == TRUE else goal.replace_hyp(name, new)
         ctx.tick(len(goal.hyps))
         ss = SimpSet(ctx, default=not only)
+        ss.arith = arith
         for rev, term in rules:
             add_simp_arg(ss, goal0, rev, term, ctx)
         for _, q in goal.props():
@@ -1179,15 +1318,20 @@ def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 # ---------------------------------------------------------------------------------------------- casts
 
 
-def _push_cast(t: Term, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
+def _push_cast(t: Term, le: frozenset[Term] = frozenset()) -> Term:
     """``push_cast``: casts moved to the leaves. ``le`` holds the ℕ facts ``b ≤ a`` given as simp arguments
-    (``zify [hab]``), under which ``Nat.cast_sub`` moves ``↑(a - b)`` to ``↑a - ↑b``."""
+    (``zify [hab]``), under which ``Nat.cast_sub`` moves ``↑(a - b)`` to ``↑a - ↑b``, and the ℕ/ℤ facts
+    ``n ∣ m`` (as ``("∣", n, m)``), under which ``Nat.cast_div_charZero``/``Int.cast_div_charZero`` move
+    ``↑(m / n)`` into ℚ or ℝ as ``↑m / ↑n`` (``qify [hab]``: simp's discharger proves the premise with the
+    simp argument)."""
     h = t[0]
     if h == "cast":
         to, frm, a = t[1], t[2], _push_cast(t[3], le)
         ha = a[0]
         if ha == "num":
             return ("num", to, a[2])
+        if ha == "/" and frm in ("ℕ", "ℤ") and to in ("ℚ", "ℝ") and ("∣", a[3], a[2]) in le:
+            return ("/", to, _push_cast(("cast", to, frm, a[2]), le), _push_cast(("cast", to, frm, a[3]), le))
         if ha in ("+", "*") or (ha == "-" and (frm != "ℕ" or (a[3], a[2]) in le)):
             return (ha, to, _push_cast(("cast", to, frm, a[2]), le), _push_cast(("cast", to, frm, a[3]), le))
         if ha == "neg":
@@ -1269,7 +1413,7 @@ def cast_normalize(t: Term) -> Term:
     return _norm_cast_rel(_push_cast(t))
 
 
-def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
+def _zify_rel(t: Term, to: str, le: frozenset[Term] = frozenset()) -> Term:
     h = t[0]
     if h in ("=", "≠", "<", "≤", ">", "≥") and (
         t[1] == "ℕ" or (to in ("ℚ", "ℝ") and t[1] == "ℤ") or (to == "ℝ" and t[1] == "ℚ")
@@ -1285,14 +1429,17 @@ def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) 
     return t
 
 
-def _nat_le_facts(facts: list[Term]) -> frozenset[tuple[Term, Term]]:
-    """The pairs ``(b, a)`` of the ℕ facts ``b ≤ a`` (or ``a ≥ b``, ``b < a``) among ``facts``."""
-    out: set[tuple[Term, Term]] = set()
+def _nat_le_facts(facts: list[Term]) -> frozenset[Term]:
+    """The pairs ``(b, a)`` of the ℕ facts ``b ≤ a`` (or ``a ≥ b``, ``b < a``) among ``facts``, and the
+    triples ``("∣", n, m)`` of the ℕ/ℤ facts ``n ∣ m`` (the premises of push_cast's conditional lemmas)."""
+    out: set[Term] = set()
     for f in facts:
         if f[0] in ("≤", "<") and f[1] == "ℕ":
             out.add((f[2], f[3]))
         elif f[0] in ("≥", ">") and f[1] == "ℕ":
             out.add((f[3], f[2]))
+        elif f[0] == "∣" and f[1] in ("ℕ", "ℤ"):
+            out.add(("∣", f[2], f[3]))
     return frozenset(out)
 
 

@@ -540,7 +540,14 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
                 a = poly_to_term(Conv(a[1], "ring", ctx).poly(a), a[1])
             args.append(a)
         return ("app", t[1], tuple(args))
-    if h in ("∀", "∃", "fun"):
+    if h == "fun":
+        # ring_nf rewrites under binders (it is a simp call): a function's body is normalised, its bound
+        # variable an atom (`fun x => x * x ^ 2` is `fun x => x ^ 3`)
+        body = _nf_inside(t[3], ctx, depth + 1)
+        if body[0] in _ARITH_HEADS and body[1] in DOMAIN:
+            body = poly_to_term(Conv(body[1], "ring", ctx).poly(body), body[1])
+        return ("fun", t[1], t[2], body)
+    if h in ("∀", "∃"):
         return t  # under a binder: left as written (weaker than ring_nf, which works there too)
     if h not in _ARITH_HEADS:
         # an atom of `ring` (`a % b`, `|a|`, `↑a`, a relation): its ring subterms are normalised in place
@@ -572,6 +579,12 @@ def ring_nf_term(t: Term, ctx: TacticContext) -> Term:
 
 def _normalize_rel(t: Term, ctx: TacticContext) -> Term:
     h = t[0]
+    if h in ("=", "≠") and t[1] == "?fn":
+        # an equation of functions: both sides normalised inside, then `eq_self` up to bound names
+        fa, fb = _nf_inside(t[2], ctx), _nf_inside(t[3], ctx)
+        if canon(fa) == canon(fb):
+            return TRUE if h == "=" else FALSE
+        return (h, t[1], fa, fb)
     if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in DOMAIN:
         conv = Conv(t[1], "ring", ctx)
         a, b = conv.poly(_nf_inside(t[2], ctx)), conv.poly(_nf_inside(t[3], ctx))
@@ -809,7 +822,36 @@ def _pos_finset_prod(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str
     return None if got is None else _sign(got[0], got[1], ctx, depth + 1)
 
 
+def _pos_min(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalMin``: positive if both are, non-negative if both are at least that, non-zero if
+    both are non-zero (or one positive, one non-zero)."""
+    a, b = (_sign(x, goal, ctx, depth + 1) for x in e[2])
+    if a == "pos" and b == "pos":
+        return "pos"
+    if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
+        return "nonneg"
+    if a in ("pos", "nonzero") and b in ("pos", "nonzero"):
+        return "nonzero"
+    return None
+
+
+def _pos_max(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalMax``: what the first argument gives if it is positive or non-negative, else what the
+    second gives; non-zero only if both are non-zero."""
+    a = _sign(e[2][0], goal, ctx, depth + 1)
+    if a in ("pos", "nonneg"):
+        return a
+    b = _sign(e[2][1], goal, ctx, depth + 1)
+    if b in ("pos", "nonneg"):
+        return b
+    if b == "nonzero" and a == "nonzero":
+        return "nonzero"
+    return None
+
+
 _POSITIVITY_EXTENSIONS: dict[str, Callable[[Term, Goal, TacticContext, int], str | None]] = {
+    "min": _pos_min,
+    "max": _pos_max,
     "Real.sqrt": _pos_real_sqrt,
     "Real.exp": _pos_real_exp,
     "Real.log": _pos_real_log,
@@ -829,6 +871,8 @@ def _type_of(e: Term, goal: Goal) -> str | None:
         return t[1] if t is not None and t[0] == "type" else None
     if e[0] in ("num", "+", "-", "*", "/", "%", "^", "neg", "abs", "cast", "inv"):
         return e[1]
+    if e[0] == "app" and e[1] in (("const", "min"), ("const", "max")) and len(e[2]) == 2:
+        return _type_of(e[2][0], goal) or _type_of(e[2][1], goal)
     return None
 
 
@@ -1043,8 +1087,35 @@ def _cutsat_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return _omega_run(goal, syn, ctx, complete=True)
 
 
+def _omega_options(syn: TacSyntax) -> bool:
+    """``omega (config := { splitMinMax := b })`` or ``omega ±splitMinMax``: whether ``min``/``max`` split
+    (Lean's ``OmegaConfig``, on by default); its other options are outside the simulator's subset."""
+    toks = syn.toks[1:]
+    texts = [t.text for t in toks]
+    if not texts:
+        return True
+    if len(texts) == 2 and texts[0] in ("+", "-") and texts[1] == "splitMinMax":
+        return texts[0] == "+"
+    if texts[:4] == ["(", "config", ":=", "{"] and texts[-2:] == ["}", ")"]:
+        body, split = texts[4:-2], True
+        for i in range(0, len(body), 4):
+            field = body[i : i + 3]
+            sep = body[i + 3 : i + 4]
+            if field[:2] != ["splitMinMax", ":="] or len(field) != 3 or field[2] not in ("true", "false"):
+                break
+            if sep not in ([], [","]):
+                break
+            split = field[2] == "true"
+        else:
+            return split
+    raise TacticError(
+        "these omega options are outside the simulator's Lean subset", toks[0].start, toks[-1].end
+    )
+
+
 def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -> list[Goal]:
-    if len(syn.toks) > 1:
+    split_min_max = _omega_options(syn) if not complete else True
+    if complete and len(syn.toks) > 1:
         raise TacticError(f"unexpected token '{syn.toks[1].text}'", syn.toks[1].start, syn.toks[1].end)
     goal_facts = _omega_goal_facts(goal.target)
     if goal_facts is None:
@@ -1062,6 +1133,7 @@ def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -
     # Lean's omega evaluates ground powers (`groundNat?`); grind's cutsat normalises with simp's
     # `Nat.reducePow`, which stops at exponent 256 (`exponentiation.threshold`)
     conv.ground_pow_mod = not complete
+    conv.split_min_max = split_min_max
     hyps: list[Constraint] = []
     disj: list[tuple[tuple[Constraint, ...], ...]] = []
     for p in facts:
@@ -1642,6 +1714,14 @@ def _bound_structural(start: Goal, goal: Goal, syn: TacSyntax, ctx: TacticContex
 _BOUND_AESOP = (
     "aesop (config := { enableSimp := false, warnOnNonterminal := false }) (rule_sets := [-default])"
     " (add unsafe 10% (by norm_num)) (add unsafe 5% (by linarith))"
+    # its `min`/`max` rules: norm apply, safe apply 4, and the unsafe 50% guessing rules
+    " (add norm apply min_le_right) (add norm apply min_le_left) (add norm apply le_max_left)"
+    " (add norm apply le_max_right)"
+    " (add safe 4 apply le_min) (add safe 4 apply max_le) (add safe 4 apply lt_min) (add safe 4 apply max_lt)"
+    " (add unsafe 50% apply le_max_of_le_left) (add unsafe 50% apply le_max_of_le_right)"
+    " (add unsafe 50% apply lt_max_of_lt_left) (add unsafe 50% apply lt_max_of_lt_right)"
+    " (add unsafe 50% apply min_le_of_left_le) (add unsafe 50% apply min_le_of_right_le)"
+    " (add unsafe 50% apply min_lt_of_left_lt) (add unsafe 50% apply min_lt_of_right_lt)"
 )
 
 

@@ -65,7 +65,7 @@ from lean_gym.sim.terms import (
     type_term,
     user_name,
 )
-from lean_gym.sim.unify import canon, defeq, instantiate, match
+from lean_gym.sim.unify import canon, defeq, instantiate, match, resolve_type_name
 
 __all__ = ["apply_telescope"]
 
@@ -611,9 +611,14 @@ def _underscores_as_holes(s: Any) -> Any:
 
 
 def apply_telescope(
-    goal: Goal, term: Syn, ctx: TacticContext
+    goal: Goal, term: Syn, ctx: TacticContext, open_args: bool = False
 ) -> tuple[list[Binder], Term, Instance, list[str]]:
-    """Instantiate the head of ``term`` with its explicit arguments; return the remaining binders."""
+    """Instantiate the head of ``term`` with its explicit arguments; return the remaining binders.
+
+    With ``open_args`` (``apply``), a proof argument whose expected type still has metavariables may
+    leave its own ``_`` data arguments open (:meth:`ProofChecker.infer_open`): they are unified with the
+    expected type now and fixed by the goal later; the caller re-checks each such argument
+    (``inst.opened``) once the goal is matched."""
     pc = ProofChecker(goal, ctx)
     head, args = (term, ()) if term.kind != "app" else (term.args[0], term.args[1])
     if head.kind == "paren" and not args:
@@ -643,7 +648,16 @@ def apply_telescope(
             holes.append(m[1])
             continue
         if b.is_prop:
-            if _has_mvars(btype):
+            if _has_mvars(btype) and open_args:
+                got, open_terms, open_types = pc.infer_open(arg)
+                flex = frozenset(open_terms) | frozenset(open_types)
+                if not match(btype, got, inst.asg, flex=flex):
+                    raise ElabError(pc._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
+                if flex:
+                    inst.opened.append((got, btype))
+                    inst.open_mvars.update(open_terms)
+                    inst.allowed.update(open_types)
+            elif _has_mvars(btype):
                 got = pc.infer(arg)
                 if not match(btype, got, inst.asg):
                     raise ElabError(pc._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
@@ -660,7 +674,7 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     term = _term_arg(syn)
     if not is_prop_type(goal.target):
         return _apply_data(goal, term, ctx)
-    pending, concl, inst, holes = apply_telescope(goal, term, ctx)
+    pending, concl, inst, holes = apply_telescope(goal, term, ctx, open_args=True)
     target = goal.target
     target_head = canon(target)[0]
     binder_ids = {b.name for b in pending}
@@ -701,11 +715,26 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         types = [x.type for x in sub_pending]
         if not match(c_inst, target, asg, offsets=True):
             continue
-        # type variables
+        # type variables (an open argument's too, through the unifier's chains)
         for mv, allowed in inst.allowed.items():
-            v = asg.get(mv)
-            if isinstance(v, str) and allowed and v not in allowed:
+            v = resolve_type_name(mv, asg)
+            if not v.startswith("?") and allowed and v not in allowed:
                 raise TacticError(f"failed to synthesize an instance: the lemma does not apply to type {v}")
+        # an argument elaborated with open `_` (Lean's postponed elaboration): every open metavariable is
+        # now fixed, and what the argument proves is, instantiated, exactly the type it was expected to have
+        for mv, name in inst.open_mvars.items():
+            if _has_mvars(instantiate(("mvar", mv), asg)):
+                raise TacticError(
+                    f"don't know how to synthesize placeholder for argument '{name}'\ncontext:\n{goal.pretty()}"
+                )
+        for got, want in inst.opened:
+            g, w = instantiate(got, asg), instantiate(want, asg)
+            if _has_mvars(g) or _has_mvars(w) or canon(g) != canon(w):
+                raise TacticError(
+                    lambda: (
+                        f"Tactic `apply` failed: don't know how to synthesize placeholder\n\n{goal.pretty()}"
+                    )
+                )
         new_goals: list[Goal] = []
         for (mv, b), bty in zip(mv_binders, types):
             if b.is_prop:
@@ -724,13 +753,21 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 )
         for mv in holes:
             if mv not in asg:
+                # a `_` for a proof that nothing fixed becomes a new goal after the others (Lean's
+                # `MVarId.apply`: the unassigned metavariables of the term follow the new ones)
+                hb = next((b for m, b in inst.mvars if m == mv), None)
+                if hb is not None and hb.is_prop:
+                    hole_t = instantiate(hb.type, asg)
+                    if not _unresolved(hole_t):
+                        new_goals.append(goal.with_target(hole_t).with_tag(None))
+                        continue
                 raise TacticError(
                     lambda: (
                         f"Tactic `apply` failed: don't know how to synthesize placeholder\n\n{goal.pretty()}"
                     )
                 )
         for mv, b in inst.mvars:
-            if mv not in asg:
+            if mv not in asg and mv not in holes:
                 raise TacticError(
                     f"Tactic `apply` failed: could not determine the implicit argument `{user_name(b.name)}`\n\n{goal.pretty()}"
                 )

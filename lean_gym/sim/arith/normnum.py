@@ -34,7 +34,11 @@ __all__ = [
     "MAX_PRIME_PROOF",
     "MAX_TRIAL_STEPS",
     "log_numeral_sign",
+    "nat_fib",
+    "nat_log",
+    "nat_min_fac",
     "nat_prime",
+    "prime_factors_list",
     "real_rpow",
     "real_sqrt",
 ]
@@ -68,6 +72,65 @@ def nat_prime(n: int, tick: Callable[[int], None]) -> bool | None:
     if n >= MAX_PRIME_PROOF:
         return None
     return True
+
+
+def nat_min_fac(n: int, tick: Callable[[int], None]) -> int | None:
+    """``Nat.minFac n`` as Mathlib's ``evalMinFac`` computes it (``Mathlib/Tactic/NormNum/Prime.lean``):
+    ``minFac 0 = 2``, ``minFac 1 = 1``, else the least prime factor, by trial division charged like
+    :func:`nat_prime`; ``None`` where the work is too large."""
+    if n == 0:
+        return 2
+    if n == 1:
+        return 1
+    if n % 2 == 0:
+        return 2
+    k = 3
+    steps = 0
+    while k * k <= n:
+        steps += 1
+        if steps > MAX_TRIAL_STEPS:
+            return None
+        tick(1)
+        if n % k == 0:
+            return k
+        k += 2
+    return n
+
+
+def prime_factors_list(n: int, tick: Callable[[int], None]) -> list[int] | None:
+    """``Nat.primeFactorsList n`` as Mathlib's simproc ``Nat.primeFactorsList_ofNat`` computes it
+    (``Mathlib/Tactic/NormNum/Factors.lean``: repeated ``minFac``): the prime factors in increasing order
+    with multiplicity, ``[]`` for ``0`` and ``1``; ``None`` where the work is too large."""
+    out: list[int] = []
+    if n < 2:
+        return out
+    while n > 1:
+        p = nat_min_fac(n, tick)
+        if p is None:
+            return None
+        out.append(p)
+        n //= p
+    return out
+
+
+def nat_log(b: int, n: int) -> int:
+    """``Nat.log b n`` (Mathlib's ``Nat.log``, evaluated by ``Mathlib/Tactic/NormNum/NatLog.lean``): the
+    largest ``k`` with ``b ^ k ≤ n``, and ``0`` when ``b ≤ 1`` or ``n < b``."""
+    if b <= 1:
+        return 0
+    k = 0
+    while n >= b:
+        n //= b
+        k += 1
+    return k
+
+
+def nat_fib(n: int) -> int:
+    """``Nat.fib n`` (``Mathlib/Tactic/NormNum/NatFib.lean``): ``fib 0 = 0``, ``fib 1 = 1``."""
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
 
 
 def _square_root(n: int) -> int | None:
