@@ -192,7 +192,7 @@ def tactic_cost(text: str, goal: Goal) -> int:
         # whose atoms are the monomials that occur in the products. Charged as `linarith` is (per fact and
         # atom), with the monomials counted off the syntax (an upper bound on the distinct ones).
         facts, monomials = nlinarith_size(goal)
-        return 2000 + 100 * facts * (monomials + 1)
+        return 2000 + 20 * facts * (monomials + 1)
     if head == "grind":
         # its solvers together (the simulator's grind is cutsat, linarith and ring: ``tac_arith._grind``)
         return 1500 + 100 * (h + 1) * (max(a, 1) + 1)
