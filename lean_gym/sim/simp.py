@@ -1329,6 +1329,9 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
 
         if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
             return close_from(start, goal, Refl(), ctx)
-    if not changed and name in ("norm_cast", "push_cast"):
-        return [goal]
+    if not changed and name in ("zify", "qify", "rify"):
+        # Mathlib's `zify` is the macro `simp -decide only [zify_simps, push_cast, …] at loc`
+        # (Mathlib/Tactic/Zify.lean; `qify`, `rify` alike), and simp fails when it changes nothing;
+        # `norm_cast` and `push_cast` (`failIfUnchanged := false`) return their goal unchanged
+        raise TacticError("simp made no progress")
     return [goal]
