@@ -1,0 +1,194 @@
+"""Aesop's search as Aesop v4.26 runs it, and the cost model against SATP's record (issue 21).
+
+Each test names the cause it fixes and the source it follows. Aesop at the tag ``v4.26.0``
+(leanprover-community/aesop, commit ``2f6d238744c4cb07fdc91240feaf5d4221a27931``):
+
+* ``Aesop/RuleTac/Tactic.lean`` (``tacticStx``): a rule ``(by tac)`` keeps whatever goals ``tac`` leaves, so a
+  tactic that succeeds without changing its goal is a rule application; ``Aesop/Search/Expansion/Norm.lean``
+  (``runNormSteps``) restarts normalisation after any success and throws ``aesop: exceeded maximum number of
+  normalisation iterations`` after ``maxNormIterations`` of them.
+* ``Aesop/Search/RuleSelection.lean`` and ``Norm.lean`` (``normalizeGoalIfNecessary``): the root goal is not
+  normalised; its one rule is ``preprocess``, whose child (depth 1) is where the search starts.
+* ``Aesop/Search/Main.lean`` (``handleNonfatalError``) and ``ExpandSafePrefix.lean``: a search that ends
+  without a proof first expands the safe prefix (normalisation and safe rules) and then reports its goals.
+
+SATP's record (``lean_gym/conformance/cases/satp/``, from ChristianZ97/LeanSATP
+``proofs/minif2f_test_v2`` at ``8173665e66bf003104d2cebeaf7c0fa6f1cdac08``): each of 92 theorems proved on
+Lean v4.26.0 with SATP's aesop call under the default ``maxHeartbeats`` 200000, and its ``minimal/`` proof is
+the script Lean's ``aesop?`` printed for that very search, so the rules Lean ran before each step are known.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lean_gym.backends.sim import SimBackend
+from lean_gym.sim.aesop_apply import run_sub
+from lean_gym.sim.aesop_cost import tactic_cost
+from lean_gym.sim.elab import Env
+from lean_gym.sim.memo import caching
+from lean_gym.sim.tactics import TacticContext, goal_from_statement
+
+HEADER = "import Mathlib"
+CASES = Path(__file__).parents[1] / "lean_gym" / "conformance" / "cases" / "satp"
+LOOP = "aesop: exceeded maximum number of normalisation iterations (5)."
+
+
+@pytest.fixture(scope="module")
+def backend() -> SimBackend:
+    return SimBackend(max_heartbeats=200_000)
+
+
+def _check(backend: SimBackend, body: str, proof: str) -> tuple[bool, str]:
+    r = backend.check(f"theorem t {body} := by\n  {proof}", header=HEADER)
+    return r.proved, r.messages_text()
+
+
+# --------------------------------------------------------------- a rule that succeeds without a change
+
+
+@pytest.mark.parametrize("tac", ["push_cast", "norm_cast", "exfalso"])
+def test_an_unchanged_success_restarts_normalisation_until_its_limit(backend: SimBackend, tac: str) -> None:
+    """``push_cast`` (``failIfUnchanged := false``), ``norm_cast`` with nothing to move and ``exfalso`` on
+    ``False`` succeed and leave their goal: Aesop counts that as a normalisation step every time."""
+    body = "(x : ℝ) (h : 0 < x) : False"
+    proved, text = _check(
+        backend,
+        body,
+        f"aesop (rule_sets := [-builtin]) (config := {{ maxNormIterations := 5 }}) (add norm 1 (by {tac}))",
+    )
+    assert not proved and LOOP in text, text
+
+
+def test_no_rule_after_an_unchanged_success_is_reached(backend: SimBackend) -> None:
+    """The attack: a rule that proves the goal, ordered after one that succeeds without a change, is never
+    run by Aesop (normalisation loops first), so the simulator must not prove with it; ahead of it, it does."""
+    body = "(x : ℝ) (h : x = 2) : x + 1 = 3"
+    behind = "aesop (rule_sets := [-builtin]) (config := { maxNormIterations := 5, enableSimp := false })\n"
+    behind += "    (add norm 1 (by push_cast)) (add norm 2 (by linarith))"
+    proved, text = _check(backend, body, behind)
+    assert not proved and LOOP in text, text
+    ahead = behind.replace("norm 2 (by linarith)", "norm 0 (by linarith)")
+    assert _check(backend, body, ahead)[0]
+    # as a safe rule it is a rule application too: its child is the same goal, to the depth limit
+    safe = "aesop (rule_sets := [-builtin]) (config := { enableSimp := false, maxRuleApplicationDepth := 6 })\n"
+    safe += "    (add safe 1 (by push_cast)) (add safe 2 (by linarith))"
+    proved, text = _check(backend, body, safe)
+    assert not proved and "maximum rule application depth (6)" in text, text
+
+
+def test_zify_and_qify_fail_when_they_change_nothing(backend: SimBackend) -> None:
+    """Mathlib's ``zify`` is ``simp -decide only [zify_simps, push_cast] at loc`` (``Mathlib/Tactic/Zify.lean``;
+    ``qify`` alike), and ``simp`` fails when it makes no progress; ``push_cast`` does not fail."""
+    for tac in ("zify", "qify"):
+        proved, text = _check(backend, "(x : ℝ) (h : 0 < x) : x = 13", f"{tac}\n  sorry")
+        assert not proved and "simp made no progress" in text, (tac, text)
+    r = backend.check("theorem t (x : ℝ) (h : 0 < x) : x = 13 := by\n  push_cast\n  sorry", header=HEADER)
+    assert r.status == "sorry"
+    # where there is an ℕ comparison, zify moves it and succeeds
+    r = backend.check("theorem t (a b : ℕ) (h : a < b) : a ≤ b := by\n  zify at h ⊢\n  sorry", header=HEADER)
+    assert r.status == "sorry", r.messages_text()
+
+
+def test_field_simps_rebuilt_product_is_no_loop(backend: SimBackend) -> None:
+    """``field_simp`` rewrites a product with its own instances (new to Lean, printed the same); run again on
+    its own output it makes no progress and fails, so the rules after it are reached: here ``linarith``."""
+    body = "(s : ℝ → ℝ) (h : s 3 * 33 = 1) : s 3 * 33 ≤ 1"
+    call = "aesop (rule_sets := [-builtin]) (config := { maxNormIterations := 5, enableSimp := false })\n"
+    call += "    (add norm 1 (by field_simp)) (add norm 2 (by linarith))"
+    proved, text = _check(backend, body, call)
+    assert proved, text
+
+
+# ----------------------------------------------------------- the root's preprocess rule and the safe prefix
+
+
+def test_the_root_goal_starts_at_depth_one(backend: SimBackend) -> None:
+    """``preprocess``'s child is at depth 1: with ``maxRuleApplicationDepth := 1`` it is beyond the limit
+    before anything runs; with 2 the goal is normalised and closed."""
+    body = "(p q : Prop) (hp : p) (hq : q) : p ∧ q"
+    proved, text = _check(backend, body, "aesop (config := { maxRuleApplicationDepth := 1, terminal := true })")
+    assert not proved and "maximum rule application depth (1) was reached" in text, text
+    assert _check(backend, body, "aesop (config := { maxRuleApplicationDepth := 2, terminal := true })")[0]
+
+
+def test_the_safe_prefix_is_expanded_before_a_failure_is_reported(backend: SimBackend) -> None:
+    """``maxRuleApplications := 1`` is spent by ``preprocess``; Aesop then expands the safe prefix (here the
+    ``∧`` split) and leaves its goals, which the next tactics close (``AesopTest/Indent.lean`` at v4.26.0)."""
+    body = "(p q : Prop) (hp : p) (hq : q) : p ∧ q"
+    proof = "aesop (rule_sets := [-builtin]) (add safe constructors And)"
+    proof += " (config := { maxRuleApplications := 1, warnOnNonterminal := false, enableSimp := false })"
+    proof += "\n  exact hp\n  exact hq"
+    proved, text = _check(backend, body, proof)
+    assert proved, text
+    # the prefix stops at maxSafePrefixRuleApplications and says so
+    body = "(p : Prop) (hp : p) : p ∧ p ∧ p ∧ p ∧ p"
+    proof = "aesop (rule_sets := [-builtin]) (add safe constructors And)"
+    proof += " (config := { maxRuleApplications := 1, maxSafePrefixRuleApplications := 1, enableSimp := false })"
+    proof += "\n  all_goals exact hp"
+    r = backend.check(f"theorem t {body} := by\n  {proof}", header=HEADER)
+    assert "safe prefix was not fully expanded because the maximum number of rule applications (1)" in (
+        r.messages_text()
+    ), r.messages_text()
+
+
+# --------------------------------------------------------------- the cost model against SATP's record
+
+
+def _load(name: str) -> dict[str, str]:
+    out = {}
+    for line in (CASES / name).read_text(encoding="utf-8").splitlines():
+        code = json.loads(line)["code"]
+        m = re.match(r"theorem (\S+)", code)
+        assert m is not None
+        out[m.group(1)] = code
+    return out
+
+
+def _path_cost(name: str, texts: list[str]) -> int:
+    """The heartbeats the simulator charges for running ``texts`` as aesop rules, one after the other, on the
+    goal of record theorem ``name`` (memo off: each run is charged in full)."""
+    code = _load("satp_calls.jsonl")[name]
+    stmt = code[len(f"theorem {name}") : code.index(":= by\n")]
+    ctx = TacticContext(env=Env(imports=("Mathlib",)), max_heartbeats=0)
+    goal = goal_from_statement(stmt.strip(), ctx)
+    with caching(False):
+        for t in texts:
+            run_sub(goal, t, ctx)
+    return ctx.heartbeats
+
+
+def test_the_rules_lean_ran_for_aime_1990_p15_fit_the_budget_it_ran_in() -> None:
+    """Lean's ``aesop?`` script for SATP's call is ``(grind only [mul_self_nonneg])`` alone: the norm simp
+    left the goal, and the norm rules of penalty 0 before it in the call's order (``linarith``,
+    ``nlinarith``, ``omega``, ``bound``, ``grind only [sq_add_sq_mul]``) failed, all within 200000
+    heartbeats. A failing ``nlinarith`` on four equations of degree up to 5 must cost less than that."""
+    minimal = _load("satp_minimal.jsonl")["aime_1990_p15"]
+    assert minimal.rstrip().endswith("(grind only [mul_self_nonneg])")
+    ran = ["simp_all", "linarith", "nlinarith", "omega", "bound", "grind only [sq_add_sq_mul]"]
+    assert _path_cost("aime_1990_p15", [*ran, "grind only [mul_self_nonneg]"]) < 200_000
+
+
+def test_satps_call_for_amc12b_2002_p7_proves_within_the_budget(backend: SimBackend) -> None:
+    """Lean's script: the norm simp, then ``nlinarith`` (after ``linarith`` failed): a successful
+    ``nlinarith`` over 44 facts of products must fit the budget with the rest of the search."""
+    assert _load("satp_minimal.jsonl")["amc12b_2002_p7"].rstrip().endswith("(nlinarith)")
+    r = backend.check(_load("satp_calls.jsonl")["amc12b_2002_p7"], header=HEADER)
+    assert r.proved, r.messages_text()[:300]
+
+
+def test_a_failing_nlinarith_still_pays_for_its_products() -> None:
+    """The other side: the charge grows with the products Mathlib's ``nlinarithExtras`` forms, so a large
+    context still costs more than a small one, and more than one budget when very large."""
+    ctx = TacticContext(env=Env(imports=("Mathlib",)))
+    small = goal_from_statement("(x y : ℝ) (h₀ : x + y = 5) (h₁ : x * y = 6) : x ^ 2 + y ^ 2 = 13", ctx)
+    big = goal_from_statement(
+        "(a b x y : ℝ) (h₀ : a * x + b * y = 3) (h₁ : a * x ^ 2 + b * y ^ 2 = 7)"
+        " (h₂ : a * x ^ 3 + b * y ^ 3 = 16) (h₃ : a * x ^ 4 + b * y ^ 4 = 42) : a * x ^ 5 + b * y ^ 5 = 20",
+        ctx,
+    )
+    assert tactic_cost("nlinarith", small) < tactic_cost("nlinarith", big) < 200_000
