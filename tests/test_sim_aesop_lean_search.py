@@ -75,7 +75,9 @@ def test_no_rule_after_an_unchanged_success_is_reached(backend: SimBackend) -> N
     ahead = behind.replace("norm 2 (by linarith)", "norm 0 (by linarith)")
     assert _check(backend, body, ahead)[0]
     # as a safe rule it is a rule application too: its child is the same goal, to the depth limit
-    safe = "aesop (rule_sets := [-builtin]) (config := { enableSimp := false, maxRuleApplicationDepth := 6 })\n"
+    safe = (
+        "aesop (rule_sets := [-builtin]) (config := { enableSimp := false, maxRuleApplicationDepth := 6 })\n"
+    )
     safe += "    (add safe 1 (by push_cast)) (add safe 2 (by linarith))"
     proved, text = _check(backend, body, safe)
     assert not proved and "maximum rule application depth (6)" in text, text
@@ -111,7 +113,9 @@ def test_the_root_goal_starts_at_depth_one(backend: SimBackend) -> None:
     """``preprocess``'s child is at depth 1: with ``maxRuleApplicationDepth := 1`` it is beyond the limit
     before anything runs; with 2 the goal is normalised and closed."""
     body = "(p q : Prop) (hp : p) (hq : q) : p ∧ q"
-    proved, text = _check(backend, body, "aesop (config := { maxRuleApplicationDepth := 1, terminal := true })")
+    proved, text = _check(
+        backend, body, "aesop (config := { maxRuleApplicationDepth := 1, terminal := true })"
+    )
     assert not proved and "maximum rule application depth (1) was reached" in text, text
     assert _check(backend, body, "aesop (config := { maxRuleApplicationDepth := 2, terminal := true })")[0]
 
@@ -128,7 +132,9 @@ def test_the_safe_prefix_is_expanded_before_a_failure_is_reported(backend: SimBa
     # the prefix stops at maxSafePrefixRuleApplications and says so
     body = "(p : Prop) (hp : p) : p ∧ p ∧ p ∧ p ∧ p"
     proof = "aesop (rule_sets := [-builtin]) (add safe constructors And)"
-    proof += " (config := { maxRuleApplications := 1, maxSafePrefixRuleApplications := 1, enableSimp := false })"
+    proof += (
+        " (config := { maxRuleApplications := 1, maxSafePrefixRuleApplications := 1, enableSimp := false })"
+    )
     proof += "\n  all_goals exact hp"
     r = backend.check(f"theorem t {body} := by\n  {proof}", header=HEADER)
     assert "safe prefix was not fully expanded because the maximum number of rule applications (1)" in (
@@ -192,3 +198,41 @@ def test_a_failing_nlinarith_still_pays_for_its_products() -> None:
         ctx,
     )
     assert tactic_cost("nlinarith", small) < tactic_cost("nlinarith", big) < 200_000
+
+
+# ---------------------------------------------------------- omega on a ground power modulo a numeral
+
+
+def test_omega_reads_a_ground_power_modulo_a_numeral(backend: SimBackend) -> None:
+    """SATP's record: ``mathd_numbertheory_328`` (``5 ^ 999999 % 7 = 6``) is proved by ``(omega)`` alone, after
+    ``linarith`` and ``nlinarith`` failed (norm rules of penalty 0 ahead of it). Lean core's omega evaluates
+    ground terms with big numbers (``groundNat?``, ``src/Lean/Elab/Tactic/Omega/OmegaM.lean``); the simulator
+    computes the remainder by modular exponentiation, the same number. linarith leaves ``a % b`` an atom."""
+    assert _load("satp_minimal.jsonl")["mathd_numbertheory_328"].rstrip().endswith("(omega)")
+    ok = ["5 ^ 999999 % 7 = 6", "(2 : ℤ) ^ 999999 % 7 = 1", "(-2 : ℤ) ^ 999999 % 7 = 6",
+          "(5 ^ 999999 + 3 * 2 ^ 100000) % 7 = 5"]  # fmt: skip
+    for stmt in ok:
+        assert _check(backend, f": {stmt}", "omega")[0], stmt
+    # the attack: every other remainder, and the tactics that do not evaluate it
+    for wrong in ("5 ^ 999999 % 7 = 5", "(5 ^ 999999 + 3 * 2 ^ 100000) % 7 = 1", "(2 : ℤ) ^ 999999 % 7 = 6"):
+        assert not _check(backend, f": {wrong}", "omega")[0], wrong
+    for tac in ("linarith", "nlinarith", "ring_nf", "simp"):
+        assert not _check(backend, ": 5 ^ 999999 % 7 = 6", tac)[0], tac
+    # ℕ's truncated subtraction and division are not read modulo 7: omega does not prove these
+    assert not _check(backend, ": (5 ^ 999999 - 1) % 7 = 5", "omega")[0]
+    r = backend.check(_load("satp_calls.jsonl")["mathd_numbertheory_328"], header=HEADER)
+    assert r.proved, r.messages_text()[:300]
+
+
+# ------------------------------------------------------------------ numeral exponents elaborate in ℕ
+
+
+@pytest.mark.parametrize("tac", ["norm_num", "simp", "aesop", "grind", "linarith", "nlinarith", "ring_nf"])
+def test_a_numeral_quotient_exponent_is_a_natural_number(backend: SimBackend, tac: str) -> None:
+    """``(16 : ℝ) ^ (1 / 4)``: the exponent of ``^`` elaborates in ℕ (``Monoid.npow``, by the default instance
+    of ``HPow``), where ``1 / 4 = 0``, so the power is 1, never 2 (``mathd_algebra_275``'s statement, whose
+    minimal proof uses ``Nat.reduceDiv`` and ``pow_zero``); written ``(1 : ℝ) / 4`` it is ``Real.rpow``."""
+    assert not _check(backend, ": (16 : ℝ) ^ (1 / 4) = 2", tac)[0]
+    if tac in ("norm_num", "simp"):
+        assert _check(backend, ": (16 : ℝ) ^ (1 / 4) = 1", tac)[0]
+    assert not _check(backend, ": (16 : ℝ) ^ ((1 : ℝ) / 4) = 1", tac)[0]

@@ -14,6 +14,7 @@ from typing import cast as cast_domain
 from lean_gym.sim.arith import (
     Constraint,
     Domain,
+    EvalTooExpensive,
     Poly,
     binop,
     div_mod_constraints,
@@ -25,7 +26,7 @@ from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits
 if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
 
-__all__ = ["DOMAIN", "MAX_POW", "Conv", "poly_to_term", "to_constraint"]
+__all__ = ["DOMAIN", "MAX_POW", "Conv", "ground_mod", "poly_to_term", "to_constraint"]
 
 DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
 
@@ -35,6 +36,40 @@ def _dom(ty: str) -> Domain:
 
 
 MAX_POW = 64
+
+
+def ground_mod(t: Term, m: int, ctx: TacticContext | None = None) -> int | None:
+    """The value of the ground ℕ/ℤ term ``t`` modulo ``m > 0`` (Lean's ``%``: ``Nat.mod``, ``Int.emod``), computed
+    without building ``t``: numerals, ``+``, ``*``, ``^`` by a numeral exponent (modular exponentiation) and,
+    in ℤ, negation; ``None`` for anything else (ℕ's truncated ``-``, ``/``, a variable)."""
+    if ctx is not None:
+        ctx.tick(1)
+    h = t[0]
+    if t[1] not in ("ℕ", "ℤ"):
+        return None
+    if h == "num":
+        return int(t[2]) % m
+    if h in ("+", "*"):
+        x = ground_mod(t[2], m, ctx)
+        y = None if x is None else ground_mod(t[3], m, ctx)
+        if x is None or y is None:
+            return None
+        return (x + y) % m if h == "+" else (x * y) % m
+    if h == "neg" and t[1] == "ℤ":
+        x = ground_mod(t[2], m, ctx)
+        return None if x is None else (-x) % m
+    if h == "^":
+        x = ground_mod(t[2], m, ctx)
+        try:
+            e = eval_term(t[3], ctx, False)
+        except EvalTooExpensive:
+            return None
+        if x is None or not isinstance(e, int) or e < 0:
+            return None
+        if ctx is not None:
+            ctx.tick(e.bit_length())
+        return pow(x, e, m)
+    return None
 
 
 class Conv:
@@ -165,7 +200,20 @@ class Conv:
     def _divmod(self, t: Term, nat: bool) -> Poly:
         a, b = t[2], t[3]
         bv = eval_term(b, self.ctx, self._unfold)
-        av = eval_term(a, self.ctx, self._unfold)
+        try:
+            av = eval_term(a, self.ctx, self._unfold)
+        except EvalTooExpensive:
+            # a numeral too large to build, `5 ^ 999999`: Lean's omega evaluates the ground term with big
+            # numbers (`groundNat?`), which its remainder by a numeral equals (`ground_mod`); linarith and
+            # ring leave `a % b` an atom (their simprocs refuse such powers: `Nat.reducePow` checks the
+            # exponent), and so does everything here that cannot be evaluated exactly
+            if self.mode == "omega" and t[0] == "%" and isinstance(bv, int) and bv > 0:
+                r = ground_mod(a, bv, self.ctx)
+                if r is not None:
+                    return Poly.const(Fraction(r))
+            if self.mode == "omega":
+                raise
+            return self.atom(t, nat)
         if av is not None and bv is not None:
             v = binop(t[0], av, bv, _dom(self.ty))
             return Poly.const(Fraction(v))
