@@ -236,3 +236,97 @@ def test_a_numeral_quotient_exponent_is_a_natural_number(backend: SimBackend, ta
     if tac in ("norm_num", "simp"):
         assert _check(backend, ": (16 : ℝ) ^ (1 / 4) = 1", tac)[0]
     assert not _check(backend, ": (16 : ℝ) ^ ((1 : ℝ) / 4) = 1", tac)[0]
+
+
+# ------------------------------------------------------------------------- ℂ: a field with no order
+
+
+def test_complex_statements_of_the_record_elaborate(backend: SimBackend) -> None:
+    """SATP's ``algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7`` (``f z : ℂ``) and
+    ``mathd_algebra_302`` (``Complex.I``) are read, and display as Lean shows them."""
+    calls = _load("satp_calls.jsonl")
+    for name in ("algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7", "mathd_algebra_302"):
+        stmt = calls[name][: calls[name].index(":= by\n") + len(":= by\n")]
+        r = backend.check(stmt + "  sorry", header=HEADER)
+        assert r.status == "sorry", (name, r.messages_text())
+    r = backend.check("theorem t : (Complex.I / 2) ^ 2 = -(1 / 4) := by\n  skip", header=HEADER)
+    assert r.messages_text().endswith("unsolved goals\n⊢ (Complex.I / 2) ^ 2 = -(1 / 4)"), r.messages_text()
+
+
+def test_satps_call_for_mathd_algebra_302_proves(backend: SimBackend) -> None:
+    """Lean's script: ``(ring)`` (which leaves ``ring_nf``'s form), the norm simp with ``Complex.I_sq``, then
+    ``(bound)``: the same steps through the simulator's ring over ℂ and ``Complex.I_sq`` (@[simp])."""
+    assert "Complex.I_sq" in _load("satp_minimal.jsonl")["mathd_algebra_302"]
+    r = backend.check(_load("satp_calls.jsonl")["mathd_algebra_302"], header=HEADER)
+    assert r.proved, r.messages_text()[:300]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "(z : ℂ) : z < 1",  # Complex.partialOrder is scoped (`open ComplexOrder`): no `<` on ℂ
+        "(z : ℂ) : z ≤ 1",
+        "(z : ℂ) : |z| = 1",
+        "(z : ℂ) : z % 2 = 1",
+        "(z : ℂ) : 2 ∣ z",
+        "(z : ℂ) : z ^ (1 / 2 : ℂ) = 1",  # `cpow` is not modelled
+        "(z : ℂ) : Complex.abs z = 1",
+    ],
+)
+def test_what_complex_numbers_lack_is_not_read(backend: SimBackend, body: str) -> None:
+    r = backend.check(f"theorem t {body} := by\n  sorry", header=HEADER)
+    assert r.status == "error", (body, r.messages_text())
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # an ordered field's facts are false in ℂ: `z * z + 1 = 0` at `I`
+        "(z : ℂ) : z * z + 1 ≠ 0",
+        "(z : ℂ) (h : z ^ 2 = -1) : False",
+        "(z : ℂ) (h : z * z = -1) : False",
+        ": Complex.I ^ 2 = 1",
+        ": (Complex.I / 2) ^ 2 = 1 / 4",
+        ": (2 : ℂ) + 2 = 5",
+        "(z w : ℂ) : (z + w) ^ 2 = z ^ 2 + w ^ 2",
+        "(z w : ℂ) (h : z = w + 1) (h2 : w = 2) : z = 4",
+        "(x : ℝ) (h : (x : ℂ) = 2) : x = 3",
+        "(z : ℂ) (h : z * z = 1) : z = 1",
+        "(a b : ℂ) (h : a * b = 0) : b = 0",
+    ],
+)
+@pytest.mark.parametrize(
+    "tac",
+    ["positivity", "nlinarith", "linarith", "simp_all", "norm_num [*] at *", "ring_nf at *", "grind", "aesop",
+     "bound", "field_simp", "norm_cast at *", "decide"],
+)  # fmt: skip
+def test_complex_numbers_prove_nothing_false(backend: SimBackend, body: str, tac: str) -> None:
+    assert not _check(backend, body, tac)[0], (body, tac)
+
+
+def test_complex_numbers_prove_what_a_field_of_characteristic_zero_does(backend: SimBackend) -> None:
+    for body, tac in [
+        ("(z w : ℂ) : (z + w) ^ 2 = z ^ 2 + 2 * z * w + w ^ 2", "ring"),
+        (": (Complex.I / 2) ^ 2 = Complex.I ^ 2 / 4", "ring"),
+        (": Complex.I ^ 2 = -1", "simp"),
+        (": Complex.I * Complex.I = -1", "simp only [Complex.I_mul_I]"),
+        (": (2 : ℂ) + 2 = 4", "norm_num"),
+        (": (1 : ℂ) / 3 ≠ 2 / 7", "norm_num"),  # MathlibTest/norm_num.lean:381
+        ("(x : ℝ) (h : (x : ℂ) = 2) : x = 2", "norm_cast at h"),
+        ("(x : ℝ) (z : ℂ) (h : z = x) (hx : x = 2) : z = 2", "simp_all"),
+    ]:
+        assert _check(backend, body, tac)[0], (body, tac)
+
+
+def test_norm_cast_moves_a_relation_with_several_cast_sources() -> None:
+    """norm_cast's splitting procedure writes ``(↑n : ℝ)`` as ``((↑n : ℤ) : ℝ)`` beside an ``ℤ`` cast, so the
+    relation moves to ℤ (``MathlibTest/norm_cast.lean``, the ``(an : ℚ) = bz ↔ (an : ℂ) = bz`` examples)."""
+    backend = SimBackend()
+    ok = "theorem t (a : ℕ) (b : ℤ) (h : (a : ℝ) = b) : (a : ℤ) = b := by\n  norm_cast at h"
+    assert backend.check(ok, header=HEADER).proved
+    ok = "theorem t (a : ℕ) (b : ℤ) (h : (a : ℝ) < b) : (a : ℤ) < b := by\n  norm_cast at h"
+    assert backend.check(ok, header=HEADER).proved
+    bad = "theorem t (a : ℕ) (b : ℤ) (h : (a : ℝ) = b) : (a : ℤ) = b + 1 := by\n  norm_cast at h"
+    assert not backend.check(bad, header=HEADER).proved
+    bad = "theorem t (a : ℕ) (b : ℤ) (h : (a : ℝ) ≤ b) : (a : ℤ) < b := by\n  norm_cast at h"
+    assert not backend.check(bad, header=HEADER).proved

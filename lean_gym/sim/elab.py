@@ -22,6 +22,7 @@ from lean_gym.sim.terms import (
     FVAR_SEP,
     NUM_RANK,
     NUM_TYPES,
+    ORDERED_TYPES,
     PROP,
     TRUE,
     Term,
@@ -69,6 +70,8 @@ BUILTIN_TYPES: dict[str, str] = {
     "Rat": "ℚ",
     "ℝ": "ℝ",
     "Real": "ℝ",
+    "ℂ": "ℂ",
+    "Complex": "ℂ",
     "Prop": "Prop",
     "Unit": "Unit",
     "Bool": "Bool",
@@ -77,7 +80,7 @@ BUILTIN_TYPES: dict[str, str] = {
 #: Type names that exist only with Mathlib: ``ℕ``/``ℤ``/``ℚ``/``ℝ`` are Mathlib notations (Lean core spells
 #: ``Nat`` and ``Int``), ``Real`` is Mathlib's, and ``Rat`` is not refused by core Lean everywhere the
 #: simulator would need it (refusing it is never stronger than Lean).
-MATHLIB_TYPE_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "Real", "Rat"})
+MATHLIB_TYPE_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "Real", "Rat", "ℂ", "Complex"})
 
 
 def mathlib_name_error(name: str, start: int, end: int) -> ElabError:
@@ -253,7 +256,7 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "List.sum": (("List ℕ",), "ℕ"),
 }
 #: Mathlib constants kept opaque (no rule evaluates them), with their types.
-OPAQUE_CONSTS: dict[str, str] = {"Real.pi": "ℝ"}
+OPAQUE_CONSTS: dict[str, str] = {"Real.pi": "ℝ", "Complex.I": "ℂ"}
 #: Mathlib predicates kept opaque (issue 21: miniF2F-test states with them), with the argument types the
 #: simulator accepts: no rule decides them; only hypotheses and library lemmas speak about them.
 OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
@@ -738,8 +741,11 @@ class Elaborator:
             ty = "ℕ"
         if ty == "Prop" and op in ("=", "≠"):
             return (op, "Prop", self.elab_prop(a), self.elab_prop(b))
-        if op in ("<", "≤", ">", "≥") and ty not in NUM_TYPES:
+        if op in ("<", "≤", ">", "≥") and ty not in ORDERED_TYPES:
             raise ElabError(f"failed to synthesize\n  LT {ty}", a.start, b.end)
+        if op == "∣" and ty == "ℂ":
+            # `Dvd ℂ` exists (a monoid's) but says nothing a statement means: refused, not guessed
+            raise ElabError(_unsupported_complex("∣"), a.start, b.end)
         # `binrel%`: both sides are trees whose leaves are elaborated on their own (`leaf=True`)
         return (op, ty, self.elab_arith(a, ty, leaf=True), self.elab_arith(b, ty, leaf=True))
 
@@ -871,7 +877,7 @@ class Elaborator:
         if k == "binop":
             op = syn.args[0]
             if op in _ARITH_SYN:
-                if op == "%" and ty in ("ℚ", "ℝ"):
+                if op == "%" and ty in ("ℚ", "ℝ", "ℂ"):
                     raise ElabError(f"failed to synthesize\n  HMod {ty} {ty} ?m", syn.start, syn.end)
                 if ty not in NUM_TYPES:
                     raise ElabError(
@@ -902,7 +908,7 @@ class Elaborator:
                 raise ElabError("failed to synthesize\n  Neg ℕ", syn.start, syn.end)
             return ("neg", ty, self.elab_arith(syn.args[0], ty, leaf=True))
         if k == "postfix" and syn.args[0] == "⁻¹":
-            if ty not in ("ℚ", "ℝ"):
+            if ty not in ("ℚ", "ℝ", "ℂ"):
                 raise ElabError(f"failed to synthesize\n  Inv {_ascii(ty, self.env)}", syn.start, syn.end)
             return ("inv", ty, self.elab_arith(syn.args[1], ty, leaf=True))
         own = self.synth_leaf_type(syn) if leaf else None
@@ -1014,6 +1020,8 @@ class Elaborator:
             aty = self._tree_type(syn.args[0], expected if expected in NUM_TYPES else None) or "ℕ"
             if aty == "ℕ":
                 raise ElabError("failed to synthesize\n  Lattice ℕ", syn.start, syn.end)
+            if aty == "ℂ":
+                raise ElabError("failed to synthesize\n  Lattice ℂ", syn.start, syn.end)
             return ("abs", aty, self.elab_arith(syn.args[0], aty)), aty
         if k == "app":
             head, args = syn.args
@@ -1275,6 +1283,10 @@ def _parse_signature(
 
 
 _OPNAME = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod"}
+
+
+def _unsupported_complex(what: str) -> str:
+    return f"the simulator does not support `{what}` on ℂ (outside its Lean subset)"
 
 
 def _ascii(ty: str, env: Env) -> str:

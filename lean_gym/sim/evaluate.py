@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 
 __all__ = ["decide_closed", "eval_term", "rfl_closes"]
 
-DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real", "ℂ": "Real"}
+"""The arithmetic of each number type's closed terms. ``ℂ``'s rational constants compute as ``ℝ``'s (``ℚ`` embeds
+in both, field operations, ``x / 0 = 0`` and ``0⁻¹ = 0`` alike); nothing orders them (``<`` on ``ℂ`` is not
+elaborated), and ``%``, ``∣`` on ``ℂ`` are not elaborated either."""
 
 
 def _dom(ty: str) -> Domain:
@@ -121,7 +124,7 @@ def decide_closed(p: Term, ctx: TacticContext, allow_fields: bool = False, depth
         return False
     if h in ("=", "≠", "<", "≤", ">", "≥", "∣"):
         ty = p[1]
-        if ty in ("ℚ", "ℝ") and not allow_fields:
+        if ty in ("ℚ", "ℝ", "ℂ") and not allow_fields:
             return None
         if ty == "Prop":
             a, b = (

@@ -122,6 +122,9 @@ LIBRARY: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem Nat.add_eq_left {a b : ℕ} : a + b = a ↔ b = 0", None, PROPEXT),
     ("theorem add_pos_iff {a b : ℕ} : 0 < a + b ↔ 0 < a ∨ 0 < b", None, PROPEXT),
     ("theorem Real.one_rpow (x : ℝ) : (1 : ℝ) ^ x = 1", None, STD),
+    # Mathlib's `Complex.I` (Mathlib/Data/Complex/Basic.lean): `I * I = -1`, both @[simp]
+    ("theorem Complex.I_mul_I : Complex.I * Complex.I = -1", None, STD),
+    ("theorem Complex.I_sq : Complex.I ^ 2 = -1", None, STD),
     ("theorem Int.natCast_ediv (m n : ℕ) : ((m / n : ℕ) : ℤ) = (m : ℤ) / (n : ℤ)", None, NONE),
     ("theorem Nat.cast_mul (m n : ℕ) : ((m * n : ℕ) : ℝ) = (m : ℝ) * (n : ℝ)", RING, PROPEXT),
     ("theorem even_two : Even (2 : ℕ)", None, NONE),

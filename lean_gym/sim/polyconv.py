@@ -26,9 +26,13 @@ from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits
 if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
 
-__all__ = ["DOMAIN", "MAX_POW", "Conv", "ground_mod", "poly_to_term", "to_constraint"]
+__all__ = ["DOMAIN", "MAX_POW", "RING_TYPES", "Conv", "ground_mod", "poly_to_term", "to_constraint"]
 
 DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+"""The ordered number types: what linarith, omega and positivity read."""
+RING_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ", "ℂ")
+"""The commutative (semi)rings ``ring``/``ring_nf`` normalise: ``ℂ`` too, which has no order (a field of
+characteristic zero: ``ℚ``'s constants embed, ``/`` and ``⁻¹`` are a field's)."""
 
 
 def _dom(ty: str) -> Domain:
@@ -156,7 +160,7 @@ class Conv:
                     return self.atom(("^", t[1], t[2], poly_to_term(rest, "ℕ")), nat)
             return self.atom(t, nat)
         if h == "/":
-            if ty in ("ℚ", "ℝ"):
+            if ty in ("ℚ", "ℝ", "ℂ"):
                 return self.poly(t[2]) * self.inv(t[3])
             return self._divmod(t, nat)
         if h == "%":

@@ -27,6 +27,7 @@ from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
     FALSE,
+    NUM_RANK,
     TRUE,
     NumeralTooLarge,
     Term,
@@ -52,6 +53,7 @@ __all__ = [
 RewriteRule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
 
 _NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
+_COMPLEX_I: Term = ("const", "Complex.I")
 
 
 def _is_num(t: Term, v: int | None = None) -> bool:
@@ -320,7 +322,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
                 else:
                     raise
             if v is not None:
-                rt = ty if ty in _NUM_TYPES else _app_type(t)
+                # ℂ's rational constants too, under norm_num (a characteristic-zero division ring)
+                rt = ty if ty in _NUM_TYPES or ty == "ℂ" else _app_type(t)
                 if rt is not None:
                     try:
                         n = mk_num(rt, v)
@@ -331,7 +334,9 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
                         return None
                     if n != t:
                         return n
-    if h in ("=", "≠", "<", "≤", ">", "≥", "∣") and t[1] in _NUM_TYPES:
+    if h in ("=", "≠", "<", "≤", ">", "≥", "∣") and (
+        t[1] in _NUM_TYPES or (t[1] == "ℂ" and h in ("=", "≠") and ss.eval_fields)
+    ):
         if t[1] in ("ℕ", "ℤ") or ss.eval_fields:
             from lean_gym.sim.evaluate import decide_closed
 
@@ -398,6 +403,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("num", t[1], 1)
         if _is_num(t[2], 0) and t[3][0] == "num" and t[3][2] != 0:
             return ("num", t[1], 0)  # zero_pow (`n ≠ 0` by norm_num)
+    if h in ("^", "*") and t[2] == _COMPLEX_I and (_is_num(t[3], 2) if h == "^" else t[3] == _COMPLEX_I):
+        return ("neg", "ℂ", ("num", "ℂ", 1))  # Complex.I_sq, Complex.I_mul_I (@[simp])
     if h == "neg" and t[2][0] == "neg":
         return t[2][2]
     if h == "neg" and _is_num(t[2], 0):
@@ -1175,6 +1182,8 @@ def _uncast(t: Term, frm: str) -> Term | None:
     h = t[0]
     if h == "cast" and t[2] == frm:
         return t[3]
+    if h == "cast" and t[2] in NUM_RANK and frm in NUM_RANK and NUM_RANK[t[2]] < NUM_RANK[frm]:
+        return ("cast", frm, t[2], t[3])
     if h == "num":
         # only a literal that is a value of ``frm`` moves (Nat.cast_ofNat): never `0.5` into ℕ or ℤ
         v = Fraction(t[2])
@@ -1210,13 +1219,16 @@ def _cast_sources(t: Term, out: set[str]) -> None:
 
 def _norm_cast_rel(t: Term) -> Term:
     h = t[0]
-    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in ("ℤ", "ℚ", "ℝ"):
+    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in ("ℤ", "ℚ", "ℝ", "ℂ"):
+        # casts into ℂ are injective too (`Complex.ofReal_inj`, `Complex.ofReal_natCast`: norm_cast lemmas)
         a, b = _push_cast(t[2]), _push_cast(t[3])
         srcs: set[str] = set()
         _cast_sources(a, srcs)
         _cast_sources(b, srcs)
-        if len(srcs) == 1:
-            frm = next(iter(srcs))
+        if srcs and all(s in NUM_RANK for s in srcs):
+            # with several sources, the largest: norm_cast's splitting procedure writes `(↑x : γ)` for a
+            # smaller `x` as `((↑x : β) : γ)` (a squash lemma) so that the relation moves to `β`
+            frm = max(srcs, key=NUM_RANK.__getitem__)
             ua, ub = _uncast(a, frm), _uncast(b, frm)
             if ua is not None and ub is not None:
                 return (h, frm, ua, ub)

@@ -52,6 +52,7 @@ __all__ = [
     "FVAR_SEP",
     "MAX_NUMERAL_DIGITS",
     "NUM_TYPES",
+    "ORDERED_TYPES",
     "PROP",
     "REL_OPS",
     "TRUE",
@@ -83,8 +84,11 @@ __all__ = [
 
 Term = tuple[Any, ...]
 
-NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
-NUM_RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3}
+NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ", "ℂ")
+NUM_RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3, "ℂ": 4}
+ORDERED_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
+"""The number types with an order: ``ℂ`` has none in Mathlib unless ``open ComplexOrder`` (its partial
+order is a scoped instance), so ``<``, ``≤`` and ``|·|`` on it are not elaborated."""
 ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "^"})
 REL_OPS = frozenset({"=", "≠", "<", "≤", ">", "≥", "∣"})
 LOGIC_BIN = frozenset({"∧", "∨", "→", "↔"})
@@ -535,7 +539,7 @@ def pretty(t: Term, ascii_types: bool = False, names: dict[str, str] | None = No
     return _pp(t, 0, True, ascii_types, names)
 
 
-_ASCII = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+_ASCII = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real", "ℂ": "Complex"}
 
 
 _FIELD_NOTATION = frozenset(
