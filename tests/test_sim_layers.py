@@ -35,8 +35,18 @@ LAYERS: list[tuple[str, ...]] = [
     ("tac_rcases",),  # intro, the rcases patterns and destructuring, cases/induction
     ("tac_basic",),  # exact, apply, have, constructor, … (uses the destructuring's subst/clear)
     ("rewrite",),  # the rewrite engine and rw (a rule's arguments are elaborated as apply does)
-    # Mathlib's choose, linear_combination, tauto, cancel_denoms and field_simp; conversion mode
-    ("tac_choose", "tac_lincomb", "tac_tauto", "tac_cancel", "tac_field_simp", "tac_conv"),
+    # Mathlib's choose, linear_combination, tauto, cancel_denoms and field_simp; conversion mode; norm_cast as
+    # Lean core's derive; Lean's grind
+    (
+        "tac_choose",
+        "tac_lincomb",
+        "tac_tauto",
+        "tac_cancel",
+        "tac_field_simp",
+        "tac_conv",
+        "tac_cast",
+        "tac_grind",
+    ),
     ("aesop_syntax",),
     ("aesop_cost", "aesop_rules"),  # aesop's cost model; its rule base (builtin rules, rules of the clauses)
     ("aesop_apply",),  # applying one rule to one goal, memoised

@@ -26,6 +26,7 @@ from lean_gym.sim.kernel import (
     Justification,
     Refl,
     Renamed,
+    Subproof,
     TrueIntro,
     close,
     replayable,
@@ -48,11 +49,13 @@ from lean_gym.sim.terms import (
     FVAR_SEP,
     TRUE,
     Term,
+    const_names,
     free_vars,
     fvar_mark,
     fvar_serial,
     new_fvar,
     rename_fvars,
+    replace_const,
     subst,
     user_name,
 )
@@ -652,6 +655,22 @@ def _rebuilds(text: str) -> bool:
     return head in _REBUILDING_TACTICS
 
 
+def _unfold_target(goal: Goal, ctx: TacticContext) -> Goal:
+    """``goal`` with the definitions (constants with a value) in its target unfolded, as ``isDefEq`` at
+    default transparency sees them (the simulator refuses ``@[irreducible]``, so ``all`` is the same)."""
+    t = goal.target
+    for _ in range(8):
+        names = [n for n in const_names(t) if (d := ctx.lookup(n)) is not None and d.kind == "def"
+                 and d.value is not None and not d.binders]  # fmt: skip
+        if not names:
+            break
+        for n in names:
+            d = ctx.lookup(n)
+            if d is not None and d.value is not None:
+                t = replace_const(t, n, d.value)
+    return goal if t is goal.target else goal.with_target(t)
+
+
 def apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) -> list[Expansion]:
     """All rule applications of ``rule`` to ``goal`` (empty when it does not apply)."""
     if rule.kind == "builtin":
@@ -667,6 +686,13 @@ def apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) -
         # restarts on any success): `push_cast` and `norm_cast` with nothing to do, `exfalso` on `False`.
         return [Expansion(new, rule.arg)]
     if rule.kind == "apply":
+        if rule.delta:
+            unfolded = _unfold_target(goal, ctx)
+            if unfolded is not goal:
+                new = run_sub(unfolded, f"apply {rule.arg}", ctx)
+                if new == []:
+                    close(goal, Subproof((unfolded,)), ctx)  # the goal is its unfolding (δ-reduction)
+                return [] if new is None else [Expansion(new, f"apply {rule.arg}")]
         new = run_sub(goal, f"apply {rule.arg}", ctx)
         return [] if new is None else [Expansion(new, f"apply {rule.arg}")]
     if rule.kind in ("forward", "destruct"):

@@ -204,7 +204,7 @@ def tactic_cost(text: str, goal: Goal) -> int:
         facts, monomials = nlinarith_size(goal)
         return 2000 + 20 * facts * (monomials + 1)
     if head == "grind":
-        # its solvers together (the simulator's grind is cutsat, linarith and ring: ``tac_arith._grind``)
+        # its solvers together (the simulator's grind: ``tac_grind``)
         return 1500 + 100 * (h + 1) * (max(a, 1) + 1)
     if head == "linarith":
         return 800 + 100 * (h + 1) * (max(a, 1) + 1)

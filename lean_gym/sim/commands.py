@@ -182,6 +182,38 @@ def _attribute_only(toks: list[Token], i: int, j: int) -> bool:
     return False
 
 
+_OPEN_BRACKETS = frozenset({"(", "[", "{", "⟨", "⦃", "@[", "%["})
+_CLOSE_BRACKETS = frozenset({")", "]", "}", "⟩", "⦄"})
+
+
+def _command_end(toks: list[Token], i: int, n: int) -> int:
+    """Where the command starting at ``toks[i]`` ends: at the next token that starts a line at column 0.
+
+    A `by` block at column 0 is Lean's "expected command" error (the REPL's line_breaks transcript), so
+    such a token ends the command, except where Lean's parser reads on without a column check: a
+    definition's equations (``| 0 => …``), the body right after ``:=`` (``declBody`` is a plain term, so
+    ``:=`` then ``by {`` at column 0 is read: Lean core's tests/lean/run/induction1.lean), and the inside of
+    brackets (Lean parses them ``withoutPosition``). A command keyword at column 0 ends it in every case
+    (Lean's parser fails there and resumes at it).
+    """
+    j = i + 1
+    depth = 1 if toks[i].kind == "sym" and toks[i].text in _OPEN_BRACKETS else 0
+    while j < n:
+        tj = toks[j]
+        if tj.first and tj.col == 0 and not (tj.kind == "sym" and tj.text == "|"):
+            if toks[i].text == "@[" and _attribute_only(toks, i, j):
+                pass  # `@[attr]` on its own line belongs to the declaration below it
+            elif _is_cmd_start(tj) or not (depth > 0 or toks[j - 1].text == ":="):
+                break
+        if tj.kind == "sym":
+            if tj.text in _OPEN_BRACKETS:
+                depth += 1
+            elif tj.text in _CLOSE_BRACKETS and depth > 0:
+                depth -= 1
+        j += 1
+    return j
+
+
 def _is_cmd_start(tok: Token) -> bool:
     return (
         tok.text in _CMD_KW
@@ -205,6 +237,7 @@ OUTSIDE_SUBSET = re.compile(r"outside (?:the simulator's|its Lean) (?:Lean )?sub
 class _Runner:
     def __init__(self, text: str, env: Env, fresh: bool, all_tactics: bool = False) -> None:
         self._signature_read = False
+        self._in_declaration = False
         self.all_tactics = all_tactics
         self.src = Source(text)
         self.env = env
@@ -227,23 +260,10 @@ class _Runner:
         seen_non_import = False
         while i < n:
             t = toks[i]
-            # a command runs to the next token that starts a line at column 0 (a `by` block at column 0 is
-            # Lean's "expected command" error: the REPL's line_breaks transcript), except a definition's
-            # equations (`| 0 => …`), which may start there
-            j = i + 1
-            while j < n:
-                tj = toks[j]
-                if tj.first and tj.col == 0 and not (tj.kind == "sym" and tj.text == "|"):
-                    if t.text == "@[" and _attribute_only(toks, i, j):
-                        j += 1  # `@[attr]` on its own line belongs to the declaration below it
-                        continue
-                    break
-                j += 1
+            j = _command_end(toks, i, n)
             # `set_option … in` / `open … in` take the next command with them
             while j < n and toks[j - 1].text == "in" and t.text in ("set_option", "open"):
-                j += 1
-                while j < n and not (toks[j].first and toks[j].col == 0):
-                    j += 1
+                j = _command_end(toks, j, n)
             if not _is_cmd_start(t):
                 what = (
                     "unexpected identifier"
@@ -285,7 +305,9 @@ class _Runner:
                 self.command(seg)
             except (ParseError, ElabError) as e:
                 self.msg("error", e.start, e.end, e.message)
-                if OUTSIDE_SUBSET.search(e.message) or (seg[0].text in _DECL_KW and not self._signature_read):
+                # a declaration whose statement the simulator did not read, whatever modifiers come before
+                # its keyword (`set_option … in`, `noncomputable`, `@[simp]`, `private`)
+                if OUTSIDE_SUBSET.search(e.message) or (self._in_declaration and not self._signature_read):
                     self.out.unread.append(self.out.messages[-1])
             i = j
         self.out.env = self.env
@@ -295,6 +317,7 @@ class _Runner:
 
     def command(self, seg: list[Token]) -> None:
         self._signature_read = False
+        self._in_declaration = False
         ts = TokenStream(seg, stop_col=-1)
         t = ts.tok
         kw = t.text
@@ -314,9 +337,11 @@ class _Runner:
                 rest = seg[ts.i :]
                 saved = self.env
                 self.env = self.env.extend(options={**self.env.options, name.text: val})
-                self.command(rest)
-                # the option applied to that command only; keep new declarations
-                self.env = self.env.extend(options=saved.options)
+                try:
+                    self.command(rest)
+                finally:
+                    # the option applied to that command only (even when it failed); keep new declarations
+                    self.env = self.env.extend(options=saved.options)
                 return
             self.env = self.env.extend(options={**self.env.options, name.text: val})
             self._expect_end(ts)
@@ -338,8 +363,10 @@ class _Runner:
                 ts.advance()
                 saved_opens = self.env.opens
                 self.env = self.env.extend(opens=self.env.opens + tuple(names))
-                self.command(seg[ts.i :])
-                self.env = self.env.extend(opens=saved_opens)
+                try:
+                    self.command(seg[ts.i :])
+                finally:
+                    self.env = self.env.extend(opens=saved_opens)
                 return
             self.env = self.env.extend(opens=self.env.opens + tuple(names))
             self._expect_end(ts)
@@ -443,6 +470,7 @@ class _Runner:
         ):
             raise ParseError(f"`{kw}` is outside the simulator's Lean subset", t.start, t.end)
         if kw in _DECL_KW:
+            self._in_declaration = True
             self.declaration(ts)
             return
         raise ParseError(f"unexpected token '{kw}'; expected command", t.start, t.end)
@@ -556,6 +584,10 @@ class _Runner:
             ts, self.env, self.src, allow_no_type=kw in ("def", "abbrev")
         )
         hyps = [(n, t) for n, t, _ in hyps3]
+        if kw != "axiom" and ts.tok.kind != "eof" and not ts.is_sym(":=") and not ts.is_sym("|"):
+            # the statement goes on past where the simulator's term parser stopped (a postfix notation it
+            # does not know, `a⁻`): it has not read the statement, whatever Lean makes of the rest
+            raise ts.unexpected("':=', 'where' or '|'")
         self._signature_read = True
         if kw in ("theorem", "lemma") and target is not None and not is_prop_type(target):
             raise ElabError(
@@ -599,7 +631,9 @@ class _Runner:
             el = Elaborator(self.env, *_scope(hyps))
             value, vty = el.elab_term(body, None)
             target = type_term(vty or "ℕ")
-            self.env = self.env.extend([Decl(name, "def", tuple(hyps3), target, value, frozenset())])
+            self.env = self.env.extend(
+                [Decl(name, "def", tuple(hyps3), target, value, frozenset(), reducible=kw == "abbrev")]
+            )
             return
         goal = Goal(tuple(hyps), target, None, ascii_pp)
         if ts.is_word("by"):
@@ -663,7 +697,9 @@ class _Runner:
         if kw == "example":
             return
         dkind = "def" if is_type else "theorem"
-        self.env = self.env.extend([Decl(name, dkind, tuple(hyps3), target, value, frozenset(ctx.axioms))])
+        self.env = self.env.extend(
+            [Decl(name, dkind, tuple(hyps3), target, value, frozenset(ctx.axioms), reducible=kw == "abbrev")]
+        )
 
 
 def _scope(hyps: list[tuple[str, Term]]) -> tuple[dict[str, Term], dict[str, str]]:

@@ -110,6 +110,8 @@ class Decl:
         type: The statement (theorems, axioms) or the type (defs, functions) after the binders.
         value: A def's body (``None`` for opaque symbols).
         axioms: The axioms its proof depends on (``sorryAx`` for a sorry, the name itself for an axiom).
+        reducible: A def Lean unfolds at reducible transparency (``abbrev``): the arithmetic tactics'
+            atoms are compared up to it.
     """
 
     name: str
@@ -119,6 +121,7 @@ class Decl:
     value: Term | None = None
     axioms: frozenset[str] = frozenset()
     tyvars: tuple[tuple[str, frozenset[str]], ...] = ()
+    reducible: bool = False
 
 
 @dataclass
@@ -616,9 +619,11 @@ class Elaborator:
                     binders.append((name, bty_t))
                     if pred_op is not None:
                         preds.append((len(binders) - 1, pred_op, bound))
-            for name, bty_t in binders:
+            for bi, (name, bty_t) in enumerate(binders):
                 if bty_t[0] == "type" and bty_t[1].startswith("?") and bty_t[1] not in self.flex:
-                    self._infer_binder(name, bty_t[1], [body], syn)
+                    # `∃ n > 0, p` is `∃ n, n > 0 ∧ p` (Lean's `binderPred`): the bound is a use of `n`
+                    own = [bound for idx, _, bound in preds if idx == bi]
+                    self._infer_binder(name, bty_t[1], [*own, body], syn)
             pred_terms: dict[int, Term] = {}
             for idx, op, bound in preds:
                 name = binders[idx][0]
@@ -1069,6 +1074,70 @@ class Elaborator:
             return ("sorry",), expected
         raise ElabError(_unsupported(syn), syn.start, syn.end)
 
+    def elab_value(self, syn: Syn, ty: Term) -> Term:
+        """Elaborate ``syn`` as a value of the type term ``ty``: a number type, ``Prop``, or a function type
+        (``fun x => …``, ``(· + 1)``, or a local of that type)."""
+        if ty[0] == "type" and ty[1] in NUM_TYPES:
+            return self.elab_arith(syn, str(ty[1]))
+        if ty == PROP:
+            return self.elab_prop(syn)
+        if ty[0] == "arrow":
+            inner = syn
+            while inner.kind == "paren":
+                inner = inner.args[0]
+            if inner.kind == "binder" and inner.args[0] == "fun":
+                return self.elab_fun(inner, ty)
+            t, got = self.elab_term(syn, None)
+            if got == "?fn" and inner.kind == "ident" and self._local_type(inner.args[0]) == ty:
+                return t
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        return self.elab_term(syn, str(ty[1]) if ty[0] == "type" else None)[0]
+
+    def elab_fun(self, syn: Syn, ty: Term) -> Term:
+        """``fun x y => body`` against the function type ``ty`` (Lean's ``elabFunBinders`` with the expected
+        type): each binder takes the next domain of ``ty`` (a binder's own type must be that domain) and the
+        body is elaborated at what is left. The binders are bound variables of the ``fun`` terms."""
+        _, groups, body = syn.args
+        binders: list[tuple[Token, Term]] = []
+        for names_toks, ty_syn, pred_op, _ in groups:
+            if pred_op is not None:
+                raise ElabError(_unsupported(syn), syn.start, syn.end)
+            for tok in names_toks:
+                if ty[0] != "arrow":
+                    raise ElabError(
+                        f"function expected, the expected type is\n  {_show(ty)}", tok.start, tok.end
+                    )
+                dom = ty[1]
+                if ty_syn is not None and self.elab_type(ty_syn) != dom:
+                    raise ElabError(
+                        f"type mismatch: the binder `{tok.text}` does not have type {_show(dom)}",
+                        tok.start,
+                        tok.end,
+                    )
+                binders.append((tok, dom))
+                ty = ty[2]
+        saved: dict[str, Term | None] = {}
+        saved_fv: dict[str, str] = {}
+        try:
+            for tok, dom in binders:
+                name = tok.text
+                if name not in saved:
+                    saved[name] = self.lctx.get(name)
+                    if name in self.fvars:
+                        saved_fv[name] = self.fvars.pop(name)  # the binder shadows the local inside
+                self.lctx[name] = dom
+            out = self.elab_value(body, ty)
+        finally:
+            for name, old in saved.items():
+                if old is None:
+                    self.lctx.pop(name, None)
+                else:
+                    self.lctx[name] = old
+            self.fvars.update(saved_fv)
+        for tok, dom in reversed(binders):
+            out = ("fun", tok.text, dom, out)
+        return out
+
     def _elab_local_app(self, head: Syn, args: tuple[Syn, ...], ty: Term) -> tuple[Term, str | None]:
         name = head.args[0]
         targs: list[Term] = []
@@ -1233,13 +1302,12 @@ def parse_signature_ex(
     return hyps, target, is_type
 
 
-def _parse_signature(
-    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
-) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
-    lctx: dict[str, Term] = {}
-    fvars: dict[str, str] = {}
-    el = Elaborator(env, lctx, fvars)
-    hyps: list[tuple[str, Term, bool]] = []
+_BinderGroup = tuple[Token, list[Token], Syn | None]
+
+
+def _signature_syntax(ts: TokenStream, allow_no_type: bool) -> tuple[list[_BinderGroup], Syn | None]:
+    """The binder groups ``(x y : T)``, ``{x}``, ``⦃x : T⦄`` and the syntax of the type after ``:``."""
+    groups: list[_BinderGroup] = []
     while ts.tok.kind == "sym" and ts.tok.text in ("(", "{", "⦃", "[") and not ts.at_stop():
         open_tok = ts.advance()
         close = {"(": ")", "{": "}", "⦃": "⦄", "[": "]"}[open_tok.text]
@@ -1252,34 +1320,244 @@ def _parse_signature(
             names.append(ts.advance())
         if not names:
             raise ts.unexpected("identifier")
-        if not ts.is_sym(":"):
+        ty_syn: Syn | None = None
+        if ts.is_sym(":"):
+            ts.advance()
+            saved = ts.stop_col
+            ts.stop_col = -1
+            ty_syn = parse_term(ts, 0)
+            ts.stop_col = saved
+        elif not ts.is_sym(close):
             raise ts.unexpected("':'")
-        ts.advance()
-        saved = ts.stop_col
-        ts.stop_col = -1
-        ty_syn = parse_term(ts, 0)
-        ts.stop_col = saved
         ts.expect_sym(close)
-        ty = el.elab_type(ty_syn)
+        groups.append((open_tok, names, ty_syn))
+    target: Syn | None = None
+    if ts.is_sym(":"):
+        ts.advance()
+        target = parse_term(ts, 0)
+    elif not allow_no_type:
+        raise ts.unexpected("':'")
+    return groups, target
+
+
+def _parse_signature(
+    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
+) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
+    groups, target_syn = _signature_syntax(ts, allow_no_type)
+    auto: list[Token] = []
+    while True:
+        try:
+            return _elab_signature(groups, target_syn, env, auto)
+        except ElabError as e:
+            tok = _auto_bound_candidate(e, env, groups, target_syn, auto)
+            if tok is None:
+                raise
+            auto.append(tok)
+
+
+def _auto_bound_candidate(
+    e: ElabError, env: Env, groups: list[_BinderGroup], target: Syn | None, auto: list[Token]
+) -> Token | None:
+    """The name an ``Unknown identifier`` error of a signature is about, when Lean would bind it as an
+    auto-bound implicit instead (``autoImplicit``, on by default): a name Lean's strict rule accepts
+    (``isValidAutoBoundImplicitName``: one character, then digits, subscripts, ``_`` or ``'``). Lean's
+    default ``relaxedAutoImplicit`` binds any unbound atomic name, but a longer one may be a constant Lean
+    knows and the simulator does not (``min``, ``id``), so the simulator binds only these; under an ``open``
+    a short name may be a constant of the namespace (``I`` under ``open Complex``), so none then."""
+    if env.options.get("autoImplicit", True) in (False, "false") or env.opens:
+        return None
+    msg = e.message
+    if not msg.startswith("Unknown identifier `"):
+        return None
+    name = msg[len("Unknown identifier `") :].split("`", 1)[0]
+    if not name or not _AUTO_BOUND_SUFFIX.fullmatch(name[1:]) or not name[0].isalpha():
+        return None
+    if name in _AUTO_BOUND_NEVER or any(t.text == name for t in auto):
+        return None
+    if any(tok.text == name for _, names, _ in groups for tok in names):
+        return None  # a binder of that name comes later: not modelled
+    return Token("ident", name, e.start, e.end, 0, 0, False)
+
+
+#: What may follow the first character of an auto-bound implicit's name (Lean's ``isValidAutoBoundSuffix``).
+_AUTO_BOUND_SUFFIX = __import__("re").compile(r"[0-9_'\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a\u2c7c]*")
+#: Single letters that are notations or keywords rather than names.
+_AUTO_BOUND_NEVER = frozenset({"λ", "Π", "Σ", "ℕ", "ℤ", "ℚ", "ℝ", "ℂ"})
+
+
+def _elab_signature(
+    groups: list[_BinderGroup], target_syn: Syn | None, env: Env, auto: list[Token]
+) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
+    """Elaborate a signature's binders and type; ``auto`` are its auto-bound implicits (they come first,
+    as Lean adds them in front of the binders)."""
+    untyped = [tok for _, names, ty in groups if ty is None for tok in names]
+    fixed = _infer_signature_types(groups, target_syn, env, auto) if auto or untyped else {}
+    lctx: dict[str, Term] = {}
+    fvars: dict[str, str] = {}
+    el = Elaborator(env, lctx, fvars)
+    hyps: list[tuple[str, Term, bool]] = []
+    for tok in auto:
+        fid = new_fvar(tok.text)
+        auto_ty = type_term(fixed[tok.text])
+        hyps.append((fid, auto_ty, False))
+        lctx[tok.text] = auto_ty
+        fvars[tok.text] = fid
+    for open_tok, names, ty_syn in groups:
+        ty = el.elab_type(ty_syn) if ty_syn is not None else None
         for tok in names:
             # each binder is a new local; a repeated name shadows the older one (shown `h₀✝`)
+            bty = ty if ty is not None else type_term(fixed[tok.text])
             fid = new_fvar(tok.text)
-            hyps.append((fid, ty, open_tok.text == "("))
-            lctx[tok.text] = ty
+            hyps.append((fid, bty, open_tok.text == "("))
+            lctx[tok.text] = bty
             fvars[tok.text] = fid
     target: Term | None = None
     is_type_target = False
-    if ts.is_sym(":"):
-        ts.advance()
-        syn = parse_term(ts, 0)
-        if el.is_type_syntax(syn):
-            target = el.elab_type(syn)
+    if target_syn is not None:
+        if el.is_type_syntax(target_syn):
+            target = el.elab_type(target_syn)
             is_type_target = True
         else:
-            target = el.elab_prop(syn)
-    elif not allow_no_type:
-        raise ts.unexpected("':'")
+            target = el.elab_prop(target_syn)
     return hyps, target, is_type_target
+
+
+def _infer_signature_types(
+    groups: list[_BinderGroup], target_syn: Syn | None, env: Env, auto: list[Token]
+) -> dict[str, str]:
+    """The types of the signature's auto-bound implicits and untyped binders (``{m}``), as Lean's unifier
+    and default instances fix them over the whole header: the one type their typed uses agree on, else ℕ
+    (the default instance of a numeral) where a use sits in an arithmetic or relation tree with an integer
+    numeral. Anything else (no use that types it, a use as a proposition or a function, a decimal or a
+    negation that the default ℕ would not take) is refused: the simulator cannot be sure of Lean's reading.
+
+    Raises:
+        ElabError: the refusal (or an elaboration error of the signature).
+    """
+    toks = [*auto, *(t for _, names, ty in groups if ty is None for t in names)]
+    where = {t.text: t for t in toks}
+    flex = [t.text for t in toks]
+    parts: list[Syn] = [ty for _, _, ty in groups if ty is not None]
+    if target_syn is not None:
+        parts.append(target_syn)
+    # the binders' own types, for the typed uses of the names (a binder of a name still untyped stays so)
+    probe = Elaborator(env, {name: type_term(f"?{name}") for name in flex}, {})
+    for _, names, ty_syn in groups:
+        if ty_syn is not None:
+            try:
+                bty: Term | None = probe.elab_type(ty_syn)
+            except (ElabError, ParseError):
+                bty = None
+            for tok in names:
+                if bty is not None and tok.text not in flex:
+                    probe.lctx[tok.text] = bty
+    probe.flex.clear()  # what elaborating the types guessed for the names is no evidence
+    out: dict[str, str] = {}
+    todo = list(flex)
+    while todo:
+        left: list[str] = []
+        for name in todo:
+            found: set[str] = set()
+            numeral = False
+            for part in parts:
+                probe._prescan(part, name, found)
+                numeral = numeral or _numeral_beside(part, name, probe)
+                if _prop_operand(part, name):
+                    found.add("Prop")  # an operand of `∧ ∨ ¬ ↔` (`And : Prop → Prop → Prop`, …)
+            if found == {"Prop"}:
+                out[name] = "Prop"
+            elif len(found) == 1 and next(iter(found)) in NUM_TYPES:
+                out[name] = next(iter(found))
+            elif not found and numeral:
+                out[name] = "ℕ"
+            elif found:
+                raise ElabError(
+                    f"the simulator cannot be sure how Lean elaborates the type of `{name}` (its uses "
+                    f"suggest {' and '.join(sorted(found))}); outside the simulator's Lean subset",
+                    where[name].start,
+                    where[name].end,
+                )
+            else:
+                left.append(name)
+                continue
+            probe.lctx[name] = type_term(out[name])  # a use beside it types the others (one unifier)
+        if len(left) == len(todo):
+            raise ElabError(
+                f"the simulator cannot be sure how Lean elaborates the type of `{left[0]}` (its uses suggest "
+                "nothing: Lean makes it a universe-polymorphic implicit); outside the simulator's Lean subset",
+                where[left[0]].start,
+                where[left[0]].end,
+            )
+        todo = left
+    return out
+
+
+def _prop_operand(syn: Syn, name: str) -> bool:
+    """Whether ``name`` is an operand of ``∧``, ``∨``, ``↔`` or ``¬`` in ``syn`` (where Lean's unifier makes it
+    a proposition; a binder type or a side of ``→`` only makes it some ``Sort u``)."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        operands: tuple[Syn, ...] = ()
+        if u.kind == "binop" and u.args[0] in ("∧", "∨", "↔"):
+            operands = (u.args[1], u.args[2])
+        elif u.kind == "not":
+            operands = (u.args[0],)
+        for op in operands:
+            while op.kind == "paren":
+                op = op.args[0]
+            if op.kind == "ident" and op.args[0] == name:
+                return True
+        if u.kind == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
+            continue  # shadowed inside
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
+
+
+def _numeral_beside(syn: Syn, name: str, el: Elaborator) -> bool:
+    """Whether ``name`` is a leaf of an arithmetic or relation tree of ``syn`` that has an integer numeral
+    leaf and no leaf that keeps Lean's default instance ℕ from applying (a decimal, a negation)."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if u.kind == "binop" and (u.args[0] in _ARITH_SYN or u.args[0] in _REL_SYN or u.args[0] == "^"):
+            leaves: list[Syn] = []
+            el._collect_leaves(u.args[1], leaves)
+            if u.args[0] != "^":
+                el._collect_leaves(u.args[2], leaves)
+            if any(x.kind == "ident" and x.args[0] == name for x in leaves):
+                if _has_kind(u, "neg") or any(
+                    x.kind == "num" and not isinstance(x.args[0], int) for x in leaves
+                ):
+                    return False
+                if any(x.kind == "num" for x in leaves):
+                    return True
+        if u.kind == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
+            continue  # shadowed inside
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
+
+
+def _has_kind(syn: Syn, kind: str) -> bool:
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if u.kind == kind:
+            return True
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
 
 
 _OPNAME = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod"}
@@ -1311,7 +1589,18 @@ def syn_text(syn: Syn) -> str:
     if k == "paren":
         return f"({syn_text(syn.args[0])})"
     if k == "app":
-        return " ".join([syn_text(syn.args[0])] + [syn_text(a) for a in syn.args[1]])
+        return " ".join(
+            [syn_text(syn.args[0])]
+            + [
+                f"({syn_text(a)})" if a.kind in ("binder", "app", "binop") else syn_text(a)
+                for a in syn.args[1]
+            ]
+        )
+    if k == "binder" and syn.args[0] == "fun":
+        names = " ".join(tok.text.replace("✝", "") for grp in syn.args[1] for tok in grp[0])
+        return f"fun {names} => {syn_text(syn.args[2])}"
+    if k == "proj":
+        return f"{syn_text(syn.args[0])}.{syn.args[1]}"
     return k
 
 

@@ -17,7 +17,7 @@ from lean_gym.sim.unify import canon
 if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
 
-__all__ = ["decide_closed", "eval_term", "rfl_closes"]
+__all__ = ["decide_closed", "eval_term", "fold_literals", "rfl_closes"]
 
 DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real", "ℂ": "Real"}
 """The arithmetic of each number type's closed terms. ``ℂ``'s rational constants compute as ``ℝ``'s (``ℚ`` embeds
@@ -233,6 +233,30 @@ def _bound_of(rel: Term, v: Term) -> tuple[str, int] | None:
             return None
         return ("lo", n + 1 if h == "<" else n)
     return None
+
+
+_ARITH = frozenset({"+", "-", "*", "/", "%", "^"})
+
+
+def fold_literals(t: Term, ctx: TacticContext) -> Term:
+    """``t`` with every closed ℕ/ℤ arithmetic subterm of numerals replaced by its value: what ``isDefEq`` at
+    default transparency sees (``Nat.add 0 0`` whnf-reduces to ``0``; Lean reduces literal ℕ arithmetic
+    natively and ℤ's by its constructors). Definitions are not unfolded here."""
+    h = t[0]
+    if h in _ARITH and t[1] in ("ℕ", "ℤ"):
+        try:
+            v = eval_term(t, ctx, False)
+        except (EvalTooExpensive, ValueError):
+            v = None
+        if isinstance(v, int):
+            return ("num", t[1], v) if v >= 0 else ("neg", t[1], ("num", t[1], -v))
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h == "app":
+        return ("app", t[1], tuple(fold_literals(a, ctx) for a in t[2]))
+    if h in ("∀", "∃", "fun"):
+        return (h, t[1], t[2], fold_literals(t[3], ctx))
+    return tuple(fold_literals(c, ctx) if type(c) is tuple else c for c in t)
 
 
 def rfl_closes(eq: Term, ctx: TacticContext) -> bool:

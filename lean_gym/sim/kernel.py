@@ -238,6 +238,7 @@ Justification = (
 )
 
 _REL = frozenset({"=", "≠", "<", "≤", ">", "≥", "∣"})
+_CONNECTIVES = frozenset({"¬", "∧", "∨", "→", "↔"})
 
 
 def _any(t: Term) -> bool:
@@ -261,7 +262,8 @@ DECISION_PROCEDURES: dict[str, Callable[[Term], bool]] = {
     "gcongr": _any,  # monotonicity side goals discharged by its own search
     "norm_num": _any,  # norm_num's extensions (evaluation of divisibility, primes, …)
     "abel": _any,  # commutative-group normal forms decided equal
-    "grind": _any,  # the simulator's grind: case splits closed by its own arithmetic
+    "grind": _any,  # the simulator's grind (tac_grind): E-matching instances and case splits, each branch refuted
+    # by cutsat, linarith, or a Gröbner basis whose ideal-membership certificate it re-expands (groebner)
     "decide_revert": _any,  # `decide +revert`: the reverted goal evaluated true
     "linear_combination": _any,  # goal − Σ cᵢ·hᵢ is a ring identity (coefficients may be polynomials)
 }
@@ -326,7 +328,10 @@ def _false_fact(t: Term, goal: Goal, ctx: TacticContext) -> bool:
         return True
     if c[0] == "→" and c[2] == FALSE and (c[1] == TRUE or (c[1][0] == "=" and c[1][2] == c[1][3])):
         return True  # ¬True, a ≠ a, ¬(a = a)
-    return t[0] in _REL and _quiet(lambda: decide_closed(t, ctx, allow_fields=True) is False, ctx)
+    # a closed relation, or a connective of closed relations (`2 ≤ 1 ∧ 1 = 1`), that the evaluator decides
+    return (t[0] in _REL or t[0] in _CONNECTIVES) and _quiet(
+        lambda: decide_closed(t, ctx, allow_fields=True) is False, ctx
+    )
 
 
 def _poly_identity(t: Term, ctx: TacticContext) -> bool:

@@ -205,18 +205,67 @@ CORE: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem Nat.add_comm (n m : ℕ) : n + m = m + n", None, NONE),
     ("theorem Nat.add_assoc (n m k : ℕ) : n + m + k = n + (m + k)", None, NONE),
     ("theorem Nat.mul_comm (n m : ℕ) : n * m = m * n", None, NONE),
+    # --- issue 20: lemmas the conformance corpus's Lean proofs name (Mathlib's/core's statements; the types
+    # are those among ℕ/ℤ/ℚ/ℝ that carry the lemma's instances: `zero_le` needs a canonically ordered
+    # semiring, so ℕ alone; `sub_eq_iff_eq_add` an additive group, so not ℕ)
+    ("theorem zero_le (a : ℕ) : 0 ≤ a", None, NONE),
+    ("theorem zero_le_one : (0 : ℝ) ≤ 1", ALL, NONE),
+    ("theorem zero_lt_one : (0 : ℝ) < 1", ALL, NONE),
+    ("theorem zero_le_two : (0 : ℝ) ≤ 2", ALL, NONE),
+    ("theorem zero_lt_two : (0 : ℝ) < 2", ALL, NONE),
+    ("theorem one_pos : (0 : ℝ) < 1", ALL, NONE),
+    ("theorem two_pos : (0 : ℝ) < 2", ALL, NONE),
+    ("theorem Nat.zero_lt_one : (0 : ℕ) < 1", None, NONE),
+    ("theorem Int.zero_lt_one : (0 : ℤ) < 1", None, NONE),
+    ("theorem Rat.num_pos {a : ℚ} : 0 < a.num ↔ 0 < a", None, PROPEXT),
+    ("theorem sub_eq_iff_eq_add {a b c : ℝ} : a - b = c ↔ a = c + b", RING, STD),
+    ("theorem not_true_eq_false : (¬True) = False", None, PROPEXT),
+    # core's `protected` ℕ/ℤ identities (`push_cast [Int.add_zero]`)
+    ("theorem Nat.add_zero (n : ℕ) : n + 0 = n", None, NONE),
+    ("theorem Nat.zero_add (n : ℕ) : 0 + n = n", None, NONE),
+    ("theorem Nat.mul_one (n : ℕ) : n * 1 = n", None, NONE),
+    ("theorem Nat.one_mul (n : ℕ) : 1 * n = n", None, NONE),
+    ("theorem Nat.mul_zero (n : ℕ) : n * 0 = 0", None, NONE),
+    ("theorem Nat.zero_mul (n : ℕ) : 0 * n = 0", None, NONE),
+    ("theorem Int.add_zero (a : ℤ) : a + 0 = a", None, NONE),
+    ("theorem Int.zero_add (a : ℤ) : 0 + a = a", None, NONE),
+    ("theorem Int.mul_one (a : ℤ) : a * 1 = a", None, NONE),
+    ("theorem Int.one_mul (a : ℤ) : 1 * a = a", None, NONE),
+    ("theorem Int.mul_zero (a : ℤ) : a * 0 = 0", None, NONE),
+    ("theorem Int.zero_mul (a : ℤ) : 0 * a = 0", None, NONE),
+    # `congrArg` (Init/Prelude.lean; Batteries' alias `congr_arg`, Batteries/Logic.lean) with the function
+    # between one number type: `congrArg (· + 1) h`
+    ("theorem congrArg {a₁ a₂ : ℝ} (f : ℝ → ℝ) (h : a₁ = a₂) : f a₁ = f a₂", ALL, NONE),
+    ("theorem congr_arg {a₁ a₂ : ℝ} (f : ℝ → ℝ) (h : a₁ = a₂) : f a₁ = f a₂", ALL, NONE),
 ]
 """Core equality/iff lemmas that honest proofs name as terms (``Eq.symm h``). They resolve like library
 lemmas (:func:`lookup_decls`) but stay out of :func:`library_decls`, whose list the goal families' lemma
 retriever reads: adding them there would change every generated split."""
 
 
-def _generalize(t: object, types: tuple[str, ...] | None) -> object:
+GRIND_LEMMAS: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
+    # issue 21: the lemmas SATP's `grind only [...]` calls and minimal proofs name (Mathlib's statements)
+    ("theorem Real.mul_self_sqrt {a : ℝ} (h : 0 ≤ a) : Real.sqrt a * Real.sqrt a = a", None, STD),
+    (
+        "theorem Real.sqrt_mul {x : ℝ} (hx : 0 ≤ x) (y : ℝ) : Real.sqrt (x * y) = Real.sqrt x * Real.sqrt y",
+        None,
+        STD,
+    ),
+    ("theorem even_iff_two_dvd {a : ℤ} : Even a ↔ 2 ∣ a", ("ℕ", "ℤ"), PROPEXT),
+    ("theorem Int.emod_nonneg (a : ℤ) {b : ℤ} (h : b ≠ 0) : 0 ≤ a % b", None, NONE),
+    ("theorem Nat.add_sub_of_le {a b : ℕ} (h : a ≤ b) : a + (b - a) = b", None, NONE),
+]
+"""Lemmas that resolve by name (:func:`lookup_decls`) but stay out of :func:`library_decls`, like
+:data:`CORE`: the goal families' retriever reads that list."""
+
+
+def _generalize(t: object, types: tuple[str, ...] | None, written: str = "ℝ") -> object:
+    """``t`` with the type ``written`` (the statement's type, ℝ unless said) made the type variable ``α``."""
     if types is None:
         return t
     if isinstance(t, tuple):
-        return tuple(_generalize(c, types) for c in t)
-    if t == "ℝ":
+        return tuple(_generalize(c, types, written) for c in t)
+    if t == written:
         return "α"
     return t
 
@@ -228,7 +277,7 @@ def _parsed(n: int) -> dict[str, Decl]:
 
 @lru_cache(maxsize=1)
 def _parsed_core() -> dict[str, Decl]:
-    return _parse(CORE)
+    return {**_parse(CORE), **_parse(GRIND_LEMMAS)}
 
 
 def _parse(entries: list[tuple[str, tuple[str, ...] | None, frozenset[str]]]) -> dict[str, Decl]:
@@ -248,8 +297,11 @@ def _parse(entries: list[tuple[str, tuple[str, ...] | None, frozenset[str]]]) ->
         hyps, target, _ = parse_signature_ex(ts, env, src)
         if target is None or ts.tok.kind != "eof":
             raise ValueError(f"library entry does not parse: {src_text!r}")
-        binders = tuple((bn, _generalize(bt, types), e) for bn, bt, e in hyps)
-        stmt = _generalize(target, types)
+        # a statement over ℝ is generalised from ℝ; one written at another type (`Even` takes ℕ/ℤ only), from
+        # the first type it is instantiated at
+        written = "ℝ" if types is None or "ℝ" in src_text or "ℝ" in types else types[-1]
+        binders = tuple((bn, _generalize(bt, types, written), e) for bn, bt, e in hyps)
+        stmt = _generalize(target, types, written)
         tyvars = (("α", frozenset(types)),) if types is not None else ()
         out[name] = Decl(name, "theorem", binders, stmt, None, axioms, tyvars)  # type: ignore[arg-type]
     return out

@@ -21,12 +21,22 @@ from lean_gym.sim.arith import (
     nat_sub_cases,
 )
 from lean_gym.sim.evaluate import eval_term
-from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits
+from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits, subst
 
 if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
 
-__all__ = ["DOMAIN", "MAX_POW", "RING_TYPES", "Conv", "ground_mod", "poly_to_term", "to_constraint"]
+__all__ = [
+    "DOMAIN",
+    "MAX_POW",
+    "OMEGA_GROUND_POW_BITS",
+    "RING_TYPES",
+    "Conv",
+    "ground_mod",
+    "poly_to_term",
+    "reducible_key",
+    "to_constraint",
+]
 
 DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
 """The ordered number types: what linarith, omega and positivity read."""
@@ -42,37 +52,63 @@ def _dom(ty: str) -> Domain:
 MAX_POW = 64
 
 
+OMEGA_GROUND_POW_BITS = 1 << 24
+"""The largest ground value (in bits) that omega's ground evaluation builds: Lean's omega evaluates ground
+terms with GMP (``groundNat?``/``groundInt?`` in ``src/Lean/Elab/Tactic/Omega/OmegaM.lean``), which builds
+``5 ^ 999999`` (2.3 million bits) at once (SATP's minimal proof of mathd_numbertheory_328 is ``omega`` on
+``5 ^ 999999 % 7 = 6``); the simulator computes the remainder without building the number, and refuses a
+term whose value would be larger than about seven times that (weaker than Lean, never stronger)."""
+
+
 def ground_mod(t: Term, m: int, ctx: TacticContext | None = None) -> int | None:
-    """The value of the ground ℕ/ℤ term ``t`` modulo ``m > 0`` (Lean's ``%``: ``Nat.mod``, ``Int.emod``), computed
-    without building ``t``: numerals, ``+``, ``*``, ``^`` by a numeral exponent (modular exponentiation) and,
-    in ℤ, negation; ``None`` for anything else (ℕ's truncated ``-``, ``/``, a variable)."""
+    """The value of the ground ℕ/ℤ term ``t`` modulo ``m > 0`` (Lean's ``%``: ``Nat.mod``, ``Int.emod``), the
+    number Lean's omega gets by evaluating ``t`` exactly (``groundNat?``), computed without building ``t``:
+    numerals, casts from ℕ, ``+``, ``*``, ``^`` by a ground exponent (modular exponentiation) and, in ℤ,
+    negation; ``None`` for anything else (ℕ's truncated ``-`` and ``/``, which no remainder determines, a
+    variable) and for a term whose value has more than :data:`OMEGA_GROUND_POW_BITS` bits."""
+    r = _ground_mod(t, m, ctx)
+    return None if r is None else r[0]
+
+
+def _ground_mod(t: Term, m: int, ctx: TacticContext | None) -> tuple[int, int] | None:
+    """``(t mod m, b)`` with ``b`` an upper bound on the bit length of ``t``'s value."""
     if ctx is not None:
         ctx.tick(1)
     h = t[0]
     if t[1] not in ("ℕ", "ℤ"):
         return None
     if h == "num":
-        return int(t[2]) % m
+        v = int(t[2])
+        return v % m, abs(v).bit_length()
+    if h == "cast" and t[2] in ("ℕ", "ℤ"):
+        return _ground_mod(t[3], m, ctx)  # Nat.cast: the same value (groundInt? reads through it)
     if h in ("+", "*"):
-        x = ground_mod(t[2], m, ctx)
-        y = None if x is None else ground_mod(t[3], m, ctx)
+        x = _ground_mod(t[2], m, ctx)
+        y = None if x is None else _ground_mod(t[3], m, ctx)
         if x is None or y is None:
             return None
-        return (x + y) % m if h == "+" else (x * y) % m
+        if h == "+":
+            r, bits = (x[0] + y[0]) % m, max(x[1], y[1]) + 1
+        else:
+            r, bits = (x[0] * y[0]) % m, x[1] + y[1]
+        return None if bits > OMEGA_GROUND_POW_BITS else (r, bits)
     if h == "neg" and t[1] == "ℤ":
-        x = ground_mod(t[2], m, ctx)
-        return None if x is None else (-x) % m
+        x = _ground_mod(t[2], m, ctx)
+        return None if x is None else ((-x[0]) % m, x[1])
     if h == "^":
-        x = ground_mod(t[2], m, ctx)
+        x = _ground_mod(t[2], m, ctx)
         try:
             e = eval_term(t[3], ctx, False)
         except EvalTooExpensive:
             return None
         if x is None or not isinstance(e, int) or e < 0:
             return None
+        bits = x[1] * e if x[1] > 1 else x[1]  # 0 ^ e and 1 ^ e stay one bit
+        if bits > OMEGA_GROUND_POW_BITS:
+            return None
         if ctx is not None:
-            ctx.tick(e.bit_length())
-        return pow(x, e, m)
+            ctx.tick(1 + e.bit_length())
+        return pow(x[0], e, m), bits
     return None
 
 
@@ -93,10 +129,22 @@ class Conv:
         self.facts: list[Constraint] = []
         self.disjunctions: list[tuple[tuple[Constraint, ...], ...]] = []
         self._seen: set[Term] = set()
+        # `b ^ e % m` of a ground power by modular exponentiation (the `omega` tactic: see
+        # :data:`OMEGA_GROUND_POW_BITS`)
+        self.ground_pow_mod = mode == "omega"
+        # omega atoms of an ℕ problem that Lean's omega knows no sign of: it reads an ℕ fact over ℤ, where
+        # `↑(x / y)` becomes the atom `↑x / ↑y` and `↑(2 ^ i)` the atom `(↑2) ^ i`, with no fact about them
+        self.signless: set[Any] = set()
+        self._reducible: bool | None = None  # whether the environment has an `abbrev` (computed once)
         # Lean's omega reads ground numerals only (``groundInt?``): it never unfolds a definition
         self._unfold = mode != "omega"
 
     def atom(self, t: Term, nat: bool) -> Poly:
+        if self.mode in ("ring", "linarith") and self.ctx is not None:
+            if self._reducible is None:
+                self._reducible = any(d.reducible for d in self.ctx.env.decls.values())
+            if self._reducible:
+                t = _unfold_reducible(t, self.ctx)
         if nat:
             self.nat_atoms.add(t)
         return Poly.var(t)
@@ -199,7 +247,21 @@ class Conv:
             return self._omega_pow(("^", t[1], base, e[2]), nat) * Fraction(bv)
         if bv is not None and e[0] == "app" and e[1] == ("const", "Nat.succ") and len(e[2]) == 1:
             return self._omega_pow(("^", t[1], base, e[2][0]), nat) * Fraction(bv)
+        if bv is not None:
+            self.signless.add(t)
         return self.atom(t, nat)
+
+    def _pow_modulus(self, k: Term) -> bool:
+        """Whether Lean's omega knows ``0 ≤ x % k < k`` for the atom ``x % k`` (``analyzeAtom``): ``k`` is
+        ``b ^ e`` with ``b`` a positive numeral literal, or the cast to ℤ of such a power of ℕ."""
+        if k[0] == "cast" and k[1] == "ℤ" and k[2] == "ℕ":
+            k = k[3]
+        if k[0] != "^":
+            return False
+        b = k[2]
+        if b[0] == "cast" and b[2] == "ℕ":
+            b = b[3]
+        return b[0] == "num" and type(b[2]) is int and b[2] > 0
 
     def _divmod(self, t: Term, nat: bool) -> Poly:
         a, b = t[2], t[3]
@@ -208,10 +270,10 @@ class Conv:
             av = eval_term(a, self.ctx, self._unfold)
         except EvalTooExpensive:
             # a numeral too large to build, `5 ^ 999999`: Lean's omega evaluates the ground term with big
-            # numbers (`groundNat?`), which its remainder by a numeral equals (`ground_mod`); linarith and
-            # ring leave `a % b` an atom (their simprocs refuse such powers: `Nat.reducePow` checks the
-            # exponent), and so does everything here that cannot be evaluated exactly
-            if self.mode == "omega" and t[0] == "%" and isinstance(bv, int) and bv > 0:
+            # numbers (`groundNat?`), and its remainder by a numeral is the number `ground_mod` computes;
+            # linarith and ring leave `a % b` an atom (their simprocs refuse such powers: `Nat.reducePow`
+            # checks the exponent), and so does everything here that cannot be evaluated exactly
+            if self.ground_pow_mod and t[0] == "%" and isinstance(bv, int) and bv > 0:
                 r = ground_mod(a, bv, self.ctx)
                 if r is not None:
                     return Poly.const(Fraction(r))
@@ -224,6 +286,15 @@ class Conv:
         if bv == 1 and t[0] == "/":
             return self.poly(a)
         p = self.atom(t, nat)
+        if self.mode == "omega" and bv is None and t not in self._seen:
+            self._seen.add(t)
+            if t[0] == "%" and self._pow_modulus(b):
+                # Int.emod_nonneg and Int.emod_lt_of_pos, with `0 < b ^ e` from a positive literal base
+                self.facts.extend((Constraint.le(0, p), Constraint.lt(p, self.poly(b))))
+            elif t[0] == "%" and a[0] == "cast" and a[2] == "ℕ":
+                self.facts.append(Constraint.le(0, p))  # Int.emod_ofNat_nonneg: `(↑x : ℤ) % k`
+            elif t[0] == "/":
+                self.signless.add(t)
         if self.mode == "omega" and bv is not None and t not in self._seen:
             self._seen.add(t)
             q_atom = ("/", t[1], a, b)
@@ -294,6 +365,36 @@ class Conv:
         if v is not None:
             return Poly.const(Fraction(v))
         return self.atom(t, frm == "ℕ")
+
+
+def reducible_key(t: Term, ctx: TacticContext) -> Term:
+    """``t`` with every reducible definition (``abbrev``) unfolded: what Mathlib's ``ring``, ``linarith``
+    and ``nlinarith`` compare atoms by (``AtomM`` at ``.reducible`` transparency), so that ``wrapped x`` with
+    ``abbrev wrapped (z : ℤ) := z`` is the atom ``x``. An atom's unfolded body stays one atom: Lean
+    compares atoms, it does not read them again as sums or products."""
+    if not any(d.reducible for d in ctx.env.decls.values()):
+        return t
+    return _unfold_reducible(t, ctx)
+
+
+def _unfold_reducible(t: Term, ctx: TacticContext) -> Term:
+    h = t[0]
+    if h in ("var", "fvar", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h in ("app", "const"):
+        head = t[1] if h == "app" else t
+        args = tuple(_unfold_reducible(a, ctx) for a in t[2]) if h == "app" else ()
+        if head[0] == "const":
+            d = ctx.lookup(head[1])
+            if d is not None and d.reducible and d.value is not None and len(args) == len(d.binders):
+                body = d.value
+                for (fid, _, _), a in zip(d.binders, args):
+                    body = subst(body, fid, a)
+                return _unfold_reducible(body, ctx)
+        return ("app", t[1], args) if h == "app" else t
+    if h in ("∀", "∃", "fun"):
+        return (h, t[1], t[2], _unfold_reducible(t[3], ctx))
+    return tuple(_unfold_reducible(c, ctx) if type(c) is tuple else c for c in t)
 
 
 def to_constraint(rel: Term, conv: Conv) -> Constraint | None:

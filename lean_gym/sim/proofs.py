@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from lean_gym.sim.elab import Decl, ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import Syn
-from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, pretty, subst, type_term, user_name
+from lean_gym.sim.terms import FALSE, TRUE, Term, beta, is_prop_type, pretty, subst, type_term, user_name
 from lean_gym.sim.unify import defeq, fresh_mvar, instantiate, match
 
 if TYPE_CHECKING:
@@ -494,9 +494,11 @@ class ProofChecker:
             raise ElabError("failed to find hypothesis of the given type", syn.start, syn.end)
         if k == "ident":
             return self._infer_app(syn, syn, (), expected)
+        if k == "proj":
+            return self._infer_app(syn, syn, (), expected)
         if k == "app":
             head = syn.args[0]
-            if head.kind in ("ident", "paren"):
+            if head.kind in ("ident", "paren", "proj"):
                 return self._infer_app(syn, head, syn.args[1], expected)
         if k == "explicit":
             return self.infer(syn.args[0], expected)
@@ -512,6 +514,10 @@ class ProofChecker:
         if head.kind == "paren":
             p = self.infer(head.args[0])
             return prop_telescope(p), "term"
+        if head.kind == "proj":
+            # `(e).1`: the field of what `e` proves, as for a name's field (`h.1`)
+            base, field_ = head.args
+            return self._field_telescope(self._partial_telescope(base), field_, _syn_text(base), head), "term"
         name = head.args[0]
         tel = self._resolve(name, head)
         if tel is None:
@@ -555,6 +561,10 @@ class ProofChecker:
         tb = self._resolve(base, head)
         if tb is None:
             return None
+        return self._field_telescope(tb, field_, base, head)
+
+    def _field_telescope(self, tb: Telescope, field_: str, base: str, head: Syn) -> Telescope:
+        """The telescope of the field ``field_`` of a proof of ``tb`` (``h.1``, ``h.mp``, ``h.trans``)."""
         if any(b.explicit for b in tb.binders):
             # Lean only projects once the remaining arguments are implicit (`abs_lt.mp`, not `sq_abs.symm`)
             raise ElabError(
@@ -599,10 +609,41 @@ class ProofChecker:
             head.end,
         )
 
-    def _infer_app(self, syn: Syn, head: Syn, args: tuple[Syn, ...], expected: Term | None) -> Term:
+    def _partial_telescope(self, base: Syn) -> Telescope:
+        """What ``base`` proves as a telescope, its implicit arguments left open: the base of a projection
+        ``(e).1`` (Lean elaborates ``e`` with its implicit arguments postponed, so the field's use fixes them:
+        ``(div_eq_iff hb).1 h``)."""
+        while base.kind == "paren":
+            base = base.args[0]
+        if base.kind in ("ident", "proj"):
+            return self._head_telescope(base)[0]
+        if base.kind != "app" or base.args[0].kind not in ("ident", "paren", "proj"):
+            return prop_telescope(self.infer(base))
+        inst, holes = self._apply_args(base, base.args[0], base.args[1])
+        if holes:
+            raise ElabError(_unsupported_proof(base), base.start, base.end)
+        open_mvars = {mv for mv, _ in inst.mvars if mv not in inst.asg}
+        binders = [
+            Binder(mv, _mvars_to_vars(instantiate(b.type, inst.asg), open_mvars), False)
+            for mv, b in inst.mvars
+            if mv in open_mvars
+        ]
+        binders += [
+            Binder(b.name, _mvars_to_vars(instantiate(b.type, inst.asg), open_mvars), b.explicit)
+            for b in inst.pending
+        ]
+        concl = _mvars_to_vars(instantiate(inst.conclusion, inst.asg), open_mvars)
+        tyvars = tuple((ty, allowed) for ty, allowed in inst.allowed.items() if ty not in inst.asg)
+        return Telescope(tuple(binders), concl, tyvars)
+
+    def _apply_args(
+        self, syn: Syn, head: Syn, args: tuple[Syn, ...]
+    ) -> tuple[Instance, list[tuple[str, Binder]]]:
+        """The telescope of ``head`` instantiated with the arguments ``args``, and the ``_`` holes among them."""
         tel, _ = self._head_telescope(head)
         inst = Instance(tel)
         holes: list[tuple[str, Binder]] = []
+        deferred: list[tuple[str, Binder, Syn]] = []
         for arg in args:
             # implicit binders first
             while inst.pending and not inst.next_binder().explicit:
@@ -628,9 +669,33 @@ class ProofChecker:
                 else:
                     self.check(arg, btype)
                     inst.assign_next(("proof",))
+            elif btype[0] == "arrow" and _has_type_mvars(btype):
+                # a function whose type the other arguments fix (`congrArg (· + 1) h`): Lean postpones it;
+                # it is elaborated once they are
+                m = inst.mvar_next()
+                deferred.append((m[1], b, arg))
             else:
                 val = self._elab_data_arg(arg, btype, inst)
                 inst.assign_next(val)
+        for mv, b, arg in deferred:
+            btype = instantiate(b.type, inst.asg)
+            if _has_type_mvars(btype):
+                raise ElabError(
+                    "typeclass instance problem is stuck, it is often due to metavariables",
+                    arg.start,
+                    arg.end,
+                )
+            inst.asg[mv] = self.el.elab_value(arg, btype)
+        if deferred:
+            # the function applied in the statement is reduced (beta, definitional)
+            inst.conclusion = beta(instantiate(inst.conclusion, inst.asg))
+            inst.pending = [
+                Binder(x.name, beta(instantiate(x.type, inst.asg)), x.explicit) for x in inst.pending
+            ]
+        return inst, holes
+
+    def _infer_app(self, syn: Syn, head: Syn, args: tuple[Syn, ...], expected: Term | None) -> Term:
+        inst, holes = self._apply_args(syn, head, args)
         # remaining binders: implicit and explicit are left as ∀/→ (Lean keeps explicit ones)
         while inst.pending and not inst.next_binder().explicit:
             inst.mvar_next()
@@ -714,6 +779,8 @@ class ProofChecker:
             if tname == "Prop":
                 return self.el.elab_prop(arg)
             return self.el.elab_term(arg, tname)[0]
+        if btype[0] == "arrow":
+            return self.el.elab_value(arg, btype)
         return self.el.elab_term(arg, None)[0]
 
     def _app_mismatch(self, arg: Syn, got: Term, want: Term, inst: Instance) -> str:
@@ -782,7 +849,6 @@ _CORE_CONSTANTS = frozenset(
 #: Lean core constants the simulator does not model: it says so rather than call them unknown.
 _CORE_UNMODELLED = frozenset(
     {
-        "congrArg",
         "congrFun",
         "congr",
         "Eq.symm",
@@ -827,6 +893,22 @@ _CORE_UNMODELLED = frozenset(
         "Nat.lt_trans",
     }
 )
+
+
+def _has_type_mvars(t: Term) -> bool:
+    """Whether the type term ``t`` mentions a type metavariable (``("type", "?α1")``)."""
+    if t[0] == "type":
+        return str(t[1]).startswith("?")
+    return any(type(c) is tuple and _has_type_mvars(c) for c in t[1:])
+
+
+def _mvars_to_vars(t: Term, names: set[str]) -> Term:
+    """``t`` with the metavariables ``names`` turned into variables of the same names (binders again)."""
+    if not names or type(t) is not tuple:
+        return t
+    if t[0] == "mvar":
+        return ("var", t[1]) if t[1] in names else t
+    return tuple(_mvars_to_vars(c, names) if type(c) is tuple else c for c in t)
 
 
 def _syn_text(syn: Syn) -> str:

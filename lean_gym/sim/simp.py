@@ -18,16 +18,15 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-from lean_gym.sim.arith.normnum import nat_prime, real_sqrt
+from lean_gym.sim.arith.normnum import nat_prime, real_rpow, real_sqrt
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
+from lean_gym.sim.kernel import Rewrote, close, close_from
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
     FALSE,
-    NUM_RANK,
     TRUE,
     NumeralTooLarge,
     Term,
@@ -43,7 +42,6 @@ from lean_gym.sim.unify import canon, instantiate, match
 __all__ = [
     "SimpSet",
     "add_simp_arg",
-    "cast_normalize",
     "parse_simp_args",
     "push_neg_term",
     "run_simp_variant",
@@ -205,24 +203,28 @@ def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> 
     return tuple(out) if changed else t
 
 
-def _mvars_of(t: Term, out: list[str]) -> list[str]:
-    if t[0] == "mvar":
-        out.append(t[1])
-    elif t[0] == "app":
-        _mvars_of(t[1], out)
-        for a in t[2]:
-            _mvars_of(a, out)
-    else:
-        for c in t[1:]:
-            if type(c) is tuple:
-                _mvars_of(c, out)
-    return out
-
-
 def _is_permutation(lhs: Term, rhs: Term) -> bool:
-    """``a * b = b * a``-style rules: same head and the same metavariables, each once."""
-    ml, mr = _mvars_of(lhs, []), _mvars_of(rhs, [])
-    return lhs[0] == rhs[0] and sorted(ml) == sorted(mr) and len(set(ml)) == len(ml)
+    """``a * b = b * a``-style rules, which simp uses for ordered rewriting only: Lean's ``isPerm``, the two
+    sides are the same term up to unifying metavariables with metavariables (``?a + 1 ≤ ?b`` and
+    ``?a ≤ ?b + 1`` are not: the first argument is an application on one side, a metavariable on the other)."""
+    asg: dict[str, str] = {}
+
+    def walk(m: str) -> str:
+        while m in asg:
+            m = asg[m]
+        return m
+
+    def same(a: object, b: object) -> bool:
+        if type(a) is tuple and type(b) is tuple:
+            if a and b and a[0] == "mvar" and b[0] == "mvar":
+                x, y = walk(a[1]), walk(b[1])
+                if x != y:
+                    asg[x] = y
+                return True
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return a == b
+
+    return same(lhs, rhs)
 
 
 def _rewrite_root(t: Term, ss: SimpSet) -> Term:
@@ -235,7 +237,7 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
                 return rhs
             continue
         asg = dict(inst.asg)
-        if match(lhs, t, asg) and inst.check_types(asg) is None:
+        if match(lhs, t, asg, offsets=True, reducible=True) and inst.check_types(asg) is None:
             _tick(ss)
             out = instantiate(rhs, asg)
             from lean_gym.sim.proofs import _has_mvars
@@ -365,8 +367,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("≤", a[1], a[3], a[2])
         if a[0] == "≤" and a[1] in _NUM_TYPES:
             return ("<", a[1], a[3], a[2])
-        if a[0] == "=":
-            return ("≠", a[1], a[2], a[3])
+    if h == "≠":
+        return ("¬", ("=", t[1], t[2], t[3]))  # `ne_eq`, a simp lemma: Lean's simp normal form is `¬a = b`
     # --- arithmetic identities
     if h in ("=", "≤", "≥") and canon(t[2]) == canon(t[3]):
         return TRUE
@@ -542,6 +544,21 @@ def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:
     return _to_numeral("ℝ", r, ss)
 
 
+def _nn_real_rpow(t: Term, ss: SimpSet) -> Term | None:
+    """``a ^ b`` on ℝ of numerals: Mathlib's ``evalRPow`` (``Mathlib/Analysis/SpecialFunctions/Pow/Real.lean``,
+    see :func:`lean_gym.sim.arith.normnum.real_rpow`)."""
+    if len(t[2]) != 2:
+        return None
+    a, b = _numeral(t[2][0]), _numeral(t[2][1])
+    if a is None or b is None or a[0] != "ℝ" or b[0] != "ℝ":
+        return None
+    r = real_rpow(a[1], b[1])
+    if r is None:
+        return None
+    _tick(ss)
+    return _to_numeral("ℝ", r, ss)
+
+
 def _nn_int_floor(t: Term, ss: SimpSet) -> Term | None:
     """``⌊x⌋`` of a numeral: Mathlib's ``evalIntFloor`` (``Mathlib/Data/Rat/Floor.lean``, ``@[norm_num ⌊_⌋]``);
     only norm_num has it (ℝ is not computable: ``decide`` and ``rfl`` do not evaluate it)."""
@@ -601,6 +618,7 @@ def _body_type(f: Term) -> str | None:
 _NORM_NUM_EXTENSIONS: dict[str, Callable[[Term, SimpSet], Term | None]] = {
     "Nat.Prime": _nn_nat_prime,
     "Real.sqrt": _nn_real_sqrt,
+    "Real.rpow": _nn_real_rpow,
     "Int.floor": _nn_int_floor,
     "Finset.sum": _nn_bigop,
     "Finset.prod": _nn_bigop,
@@ -772,6 +790,16 @@ LITERAL_FACTS = frozenset(
 )
 
 
+#: Core definitions the simulator represents by a built-in head, and the library lemma that states the
+#: definition's equation (what `simp [Ne]` rewrites with: Lean's `Ne.eq_1 : Ne a b = ¬a = b`).
+BUILTIN_DEF_EQUATIONS: dict[str, str] = {"Ne": "ne_eq"}
+
+#: Core simp lemmas about constants that no term the simulator elaborates contains (``id``: the simulator
+#: does not elaborate ``id x``). Naming one in a simp call is accepted, as Lean accepts it, and it never
+#: rewrites anything (in Lean it could only rewrite a term the simulator refuses to read).
+UNREPRESENTED_SIMP_LEMMAS = frozenset({"id_eq", "id_def"})
+
+
 def literal_fact(t: Term, names: set[str]) -> Term | None:
     """What the named :data:`LITERAL_FACTS` rewrite ``t`` to, or ``None``."""
     h = t[0]
@@ -848,6 +876,12 @@ def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticConte
             return
         if d is None and name in CORE_SIMPROCS:
             return  # a default simproc: `simp only` runs it anyway, as the simulator evaluates ℕ/ℤ literals
+        if d is None and name in BUILTIN_DEF_EQUATIONS:
+            # a core definition the simulator writes as a built-in head (`Ne a b` is `a ≠ b`): simp unfolds it
+            # by its equation lemma (`Ne.eq_1 : Ne a b = ¬a = b`), which the library states as a theorem
+            d = ctx.lookup(BUILTIN_DEF_EQUATIONS[name])
+        if d is None and name in UNREPRESENTED_SIMP_LEMMAS:
+            return  # a core simp lemma about a constant no elaborated term contains: it never rewrites
         if d is not None and d.kind in ("theorem", "axiom"):
             ctx.axioms.update(d.axioms)
             inst = Instance(decl_telescope(d))
@@ -1177,74 +1211,6 @@ def _push_cast(t: Term, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
     return tuple(_push_cast(c, le) if type(c) is tuple else c for c in t)
 
 
-def _uncast(t: Term, frm: str) -> Term | None:
-    """``t`` (at a larger type) as a term of type ``frm`` when it is built from casts of ``frm`` terms."""
-    h = t[0]
-    if h == "cast" and t[2] == frm:
-        return t[3]
-    if h == "cast" and t[2] in NUM_RANK and frm in NUM_RANK and NUM_RANK[t[2]] < NUM_RANK[frm]:
-        return ("cast", frm, t[2], t[3])
-    if h == "num":
-        # only a literal that is a value of ``frm`` moves (Nat.cast_ofNat): never `0.5` into ℕ or ℤ
-        v = Fraction(t[2])
-        if (frm in ("ℕ", "ℤ") and v.denominator != 1) or (frm == "ℕ" and v < 0):
-            return None
-        return ("num", frm, t[2] if frm in ("ℚ", "ℝ") else v.numerator)
-    if h in ("+", "*") or (h == "-" and frm != "ℕ"):
-        a, b = _uncast(t[2], frm), _uncast(t[3], frm)
-        if a is None or b is None:
-            return None
-        return (h, frm, a, b)
-    if h == "^":
-        a = _uncast(t[2], frm)
-        return None if a is None else ("^", frm, a, t[3])
-    if h == "neg" and frm != "ℕ":
-        a = _uncast(t[2], frm)
-        return None if a is None else ("neg", frm, a)
-    return None
-
-
-def _cast_sources(t: Term, out: set[str]) -> None:
-    if t[0] == "cast":
-        out.add(t[2])
-        return
-    if t[0] == "app":
-        for a in t[2]:
-            _cast_sources(a, out)
-        return
-    for c in t[1:]:
-        if type(c) is tuple:
-            _cast_sources(c, out)
-
-
-def _norm_cast_rel(t: Term) -> Term:
-    h = t[0]
-    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in ("ℤ", "ℚ", "ℝ", "ℂ"):
-        # casts into ℂ are injective too (`Complex.ofReal_inj`, `Complex.ofReal_natCast`: norm_cast lemmas)
-        a, b = _push_cast(t[2]), _push_cast(t[3])
-        srcs: set[str] = set()
-        _cast_sources(a, srcs)
-        _cast_sources(b, srcs)
-        if srcs and all(s in NUM_RANK for s in srcs):
-            # with several sources, the largest: norm_cast's splitting procedure writes `(↑x : γ)` for a
-            # smaller `x` as `((↑x : β) : γ)` (a squash lemma) so that the relation moves to `β`
-            frm = max(srcs, key=NUM_RANK.__getitem__)
-            ua, ub = _uncast(a, frm), _uncast(b, frm)
-            if ua is not None and ub is not None:
-                return (h, frm, ua, ub)
-        return (h, t[1], a, b)
-    if h in ("∧", "∨", "→", "↔"):
-        return (h, _norm_cast_rel(t[1]), _norm_cast_rel(t[2]))
-    if h == "¬":
-        return ("¬", _norm_cast_rel(t[1]))
-    return t
-
-
-def cast_normalize(t: Term) -> Term:
-    """``norm_cast``'s normal form: casts pushed in, then relations between casts moved to the source type."""
-    return _norm_cast_rel(_push_cast(t))
-
-
 def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
     h = t[0]
     if h in ("=", "≠", "<", "≤", ">", "≥") and (
@@ -1252,6 +1218,10 @@ def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) 
     ):
         frm = t[1]
         return (h, to, _push_cast(("cast", to, frm, t[2]), le), _push_cast(("cast", to, frm, t[3]), le))
+    if h == "∣" and t[1] == "ℕ" and to == "ℤ":
+        # zify's `natCast_dvd` (`a ∣ b ↔ (a : ℤ) ∣ (b : ℤ)`, @[zify_simps] in Mathlib/Tactic/Zify.lean);
+        # qify and rify have no such lemma
+        return (h, to, _push_cast(("cast", to, "ℕ", t[2]), le), _push_cast(("cast", to, "ℕ", t[3]), le))
     if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] == to and le:
         return (h, to, _push_cast(t[2], le), _push_cast(t[3], le))
     if h in ("∧", "∨", "→", "↔"):
@@ -1276,20 +1246,41 @@ def _closed_by_rfl(t: Term) -> bool:
     return (t[0] == "↔" and t[1] == t[2]) or (t[0] == "=" and t[2] == t[3])
 
 
+def _with_rules(fn: Callable[[Term], Term], ss: SimpSet) -> Callable[[Term], Term]:
+    """``fn`` and the rewrite rules of ``ss`` alternated to a fixpoint: one simp call's two lemma sets."""
+
+    def both(t: Term) -> Term:
+        for _ in range(8):
+            new = simp_term(fn(t), ss)
+            if new == t:
+                break
+            t = new
+        return t
+
+    return both
+
+
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
-    """``norm_cast``, ``push_cast``, ``zify``, ``qify`` and ``rify``."""
+    """``push_cast``, ``zify``, ``qify`` and ``rify`` (``norm_cast`` is Lean core's ``derive``: :mod:`lean_gym.sim.tac_cast`)."""
     from lean_gym.sim.tactics import _parse_location
 
-    start = goal
     ts = syn.stream(1)
     facts: list[Term] = []
+    # the simp arguments are simp lemmas of the same simp call (Mathlib's `push_cast [h]`, `zify [h]`):
+    # rewrite rules beside the cast lemmas; an ℕ fact `b ≤ a` among them also discharges `Nat.cast_sub`
+    extra = SimpSet(ctx, default=False)
     if name in ("zify", "qify", "rify", "push_cast") and ts.is_sym("["):
         from lean_gym.sim.proofs import ProofChecker
 
         ts.advance()
         while not ts.is_sym("]") and ts.tok.kind != "eof":
+            rev = ts.is_sym("←")
+            if rev:
+                ts.advance()
             try:
-                facts.append(ProofChecker(goal, ctx).infer(parse_term(ts, 0)))
+                arg = parse_term(ts, 0)
+                add_simp_arg(extra, goal, rev, arg, ctx)
+                facts.append(ProofChecker(goal, ctx).infer(arg))
             except (ElabError, TacticError):
                 # a simp lemma the simulator does not know: it is not used (weaker than Lean)
                 while ts.tok.kind != "eof" and not ts.is_sym(",") and not ts.is_sym("]"):
@@ -1301,15 +1292,15 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     locs = _parse_location(ts)
     le = _nat_le_facts(facts)
     fn: Callable[[Term], Term]
-    if name == "norm_cast":
-        fn = cast_normalize
-    elif name == "push_cast":
+    if name == "push_cast":
         fn = lambda t: _push_cast(t, le)  # noqa: E731
     elif name in ("zify", "qify", "rify"):
         to = {"zify": "ℤ", "qify": "ℚ", "rify": "ℝ"}[name]
         fn = lambda t: _zify_rel(t, to, le)  # noqa: E731
     else:
         raise TacticError(f"`{name}` is outside the simulator's subset")
+    if extra.rules or extra.unfold:
+        fn = _with_rules(fn, extra)
     changed = False
     if locs is None or "⊢" in locs or locs == ["*"]:
         new = fn(goal.target)
@@ -1331,19 +1322,9 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
             goal = goal.replace_hyp(n, new)
             changed = True
     ctx.use_standard_axioms()
-    if name == "norm_cast":
-        from lean_gym.sim.tactics import _hyp_closes
-
-        fid = _hyp_closes(goal, goal.target)
-        if fid is not None:
-            return close_from(start, goal, Hyp(fid), ctx)
-        from lean_gym.sim.evaluate import rfl_closes
-
-        if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
-            return close_from(start, goal, Refl(), ctx)
     if not changed and name in ("zify", "qify", "rify"):
         # Mathlib's `zify` is the macro `simp -decide only [zify_simps, push_cast, …] at loc`
         # (Mathlib/Tactic/Zify.lean; `qify`, `rify` alike), and simp fails when it changes nothing;
-        # `norm_cast` and `push_cast` (`failIfUnchanged := false`) return their goal unchanged
+        # `push_cast` (`failIfUnchanged := false`) returns its goal unchanged
         raise TacticError("simp made no progress")
     return [goal]

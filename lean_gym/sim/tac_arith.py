@@ -34,7 +34,6 @@ from lean_gym.sim.arith import (
 from lean_gym.sim.arith import omega as _omega
 from lean_gym.sim.arith.errors import WorkBudget
 from lean_gym.sim.arith.normnum import log_numeral_sign
-from lean_gym.sim.arith.poly import atom_sort_key
 from lean_gym.sim.evaluate import _bound_of, decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import (
@@ -48,7 +47,7 @@ from lean_gym.sim.kernel import (
     close,
     close_from,
 )
-from lean_gym.sim.polyconv import DOMAIN, RING_TYPES, Conv, poly_to_term, to_constraint
+from lean_gym.sim.polyconv import DOMAIN, RING_TYPES, Conv, poly_to_term, reducible_key, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
@@ -227,15 +226,19 @@ def _linarith_failed(goal: Goal, neg: Term | None) -> str:
 
 
 def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
-    """Syntactic squares ``t ^ 2`` and ``t * t`` (Mathlib's nlinarith preprocessing)."""
+    """Syntactic squares ``t ^ 2`` and ``t * t`` (Mathlib's nlinarith preprocessing; the two factors of
+    ``t * t`` are compared as atoms are, up to reducible definitions)."""
     out: list[Poly] = []
     seen: set[Term] = set()
     stack = list(terms)
+    ctx = conv.ctx
     while stack:
         u = stack.pop()
         h = u[0]
         if (h == "^" and u[3][0] == "num" and u[3][2] == 2 and u[1] == conv.ty) or (
-            h == "*" and u[2] == u[3] and u[1] == conv.ty
+            h == "*"
+            and u[1] == conv.ty
+            and (u[2] == u[3] or (ctx is not None and reducible_key(u[2], ctx) == reducible_key(u[3], ctx)))
         ):
             if u[2] not in seen:
                 seen.add(u[2])
@@ -251,7 +254,9 @@ def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
 MAX_SPLIT_NE = 4
 
 
-def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) -> list[Goal]:
+def _arith_run(
+    goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool, mathlib: bool = True
+) -> list[Goal]:
     args = _extra_facts(goal, syn, ctx)
     extra = list(args.facts)
     target = goal.target
@@ -276,6 +281,11 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
             raise TacticError(lambda: _linarith_failed(goal, None))
     if args.split_hypotheses:
         context, extra = _split_conjunctions(context), _split_conjunctions(extra)
+    if mathlib:  # Mathlib's preprocessing (grind's linarith module, in Lean core, has no norm_num)
+        context = [_cancel_denoms_norm_num(q, ctx) for q in context]
+        extra = [_cancel_denoms_norm_num(q, ctx) for q in extra]
+        if goal_rel is not None:
+            goal_rel = _cancel_denoms_norm_num(goal_rel, ctx)
     if goal_rel is None:
         types = []
         for q in [*context, *extra]:
@@ -310,6 +320,41 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
         else:
             return close(goal, Linear(tuple(certs)), ctx)
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
+
+
+def _cancel_denoms_norm_num(q: Term, ctx: TacticContext) -> Term:
+    """Mathlib's linarith preprocessing ``cancelDenoms`` on one comparison: when it mentions a division, an
+    inverse or a decimal over ℚ/ℝ, ``CancelDenoms.derive`` first runs norm_num's core on it
+    (``Mathlib.Meta.NormNum.deriveSimp`` with no simp lemma: closed subterms are evaluated, norm_num's
+    extensions included, so ``√1000000 - 1000000 ^ 3⁻¹`` is ``900``;
+    ``Mathlib/Tactic/CancelDenoms/Core.lean``, ``derive``; ``Mathlib/Tactic/Linarith/Preprocessing.lean``,
+    ``cancelDenoms``). Other comparisons are left as they are, their applications atoms."""
+    if q[0] == "¬":
+        inner = _cancel_denoms_norm_num(q[1], ctx)
+        return q if inner is q[1] else ("¬", inner)
+    if q[0] not in ("<", "≤", ">", "≥", "=") or q[1] not in ("ℚ", "ℝ"):
+        return q
+    if not (_has_division(q[2]) or _has_division(q[3])):
+        return q
+    from lean_gym.sim.simp import SimpSet, simp_term
+
+    core = SimpSet(ctx, default=False, eval_fields=True)  # norm_num's extensions, no simp lemma
+    a, b = simp_term(q[2], core), simp_term(q[3], core)
+    return q if a is q[2] and b is q[3] else (q[0], q[1], a, b)
+
+
+def _has_division(t: Term) -> bool:
+    """Whether ``t`` contains ``/``, ``⁻¹`` or a decimal literal (``HDiv``, ``Inv``, ``OfScientific``)."""
+    h = t[0]
+    if h in ("/", "inv"):
+        return True
+    if h == "num":
+        return isinstance(t[2], Fraction) and t[2].denominator != 1
+    if h == "app":
+        return _has_division(t[1]) or any(_has_division(a) for a in t[2])
+    if h in ("∀", "∃", "fun"):
+        return False
+    return any(type(c) is tuple and _has_division(c) for c in t[1:])
 
 
 def _has_comparison(props: Iterable[Term], ty: str) -> bool:
@@ -424,6 +469,12 @@ def _linarith_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return _arith_run(goal, syn, ctx, nonlinear=False)
 
 
+def linarith_core(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Linear arithmetic over ordered fields without Mathlib's norm_num preprocessing: what Lean core's
+    ``grind`` has in its ``linarith`` module (the same Positivstellensatz certificates over atoms)."""
+    return _arith_run(goal, syn, ctx, nonlinear=False, mathlib=False)
+
+
 @builtin("nlinarith", "nlinarith!")
 def _nlinarith_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return _arith_run(goal, syn, ctx, nonlinear=True)
@@ -491,7 +542,18 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
         return ("app", t[1], tuple(args))
     if h in ("∀", "∃", "fun"):
         return t  # under a binder: left as written (weaker than ring_nf, which works there too)
+    if h not in _ARITH_HEADS:
+        # an atom of `ring` (`a % b`, `|a|`, `↑a`, a relation): its ring subterms are normalised in place
+        # (Mathlib's `ring_nf` rewrites every maximal ring subterm: `24 * x % 1199` is `x * 24 % 1199`)
+        return tuple(_nf_child(c, ctx, depth + 1) if type(c) is tuple else c for c in t)
     return tuple(_nf_inside(c, ctx, depth + 1) if type(c) is tuple else c for c in t)
+
+
+def _nf_child(t: Term, ctx: TacticContext, depth: int) -> Term:
+    t = _nf_inside(t, ctx, depth)
+    if t[0] in _ARITH_HEADS and t[1] in RING_TYPES:
+        return poly_to_term(Conv(t[1], "ring", ctx).poly(t), t[1])
+    return t
 
 
 def ring_nf_term(t: Term, ctx: TacticContext) -> Term:
@@ -1001,6 +1063,9 @@ def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -
     ty = "ℤ" if "ℤ" in types else "ℕ"
     # ℕ facts are read as ℤ facts about ℕ-valued atoms (omega's own preprocessing)
     conv = Conv(ty, "omega", ctx)
+    # Lean's omega evaluates ground powers (`groundNat?`); grind's cutsat normalises with simp's
+    # `Nat.reducePow`, which stops at exponent 256 (`exponentiation.threshold`)
+    conv.ground_pow_mod = not complete
     hyps: list[Constraint] = []
     disj: list[tuple[tuple[Constraint, ...], ...]] = []
     for p in facts:
@@ -1020,7 +1085,8 @@ def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -
         raise TacticError(_omega_fail(goal, True))
     nat_atoms = set(conv.nat_atoms)
     if ty == "ℕ":
-        nat_atoms |= _all_atoms(hyps, disj)
+        # every ℕ atom is a cast `↑t` to Lean's omega, with `0 ≤ ↑t`, except those it rewrites further
+        nat_atoms = (nat_atoms | _all_atoms(hyps, disj)) - conv.signless
     ctx.tick(100 + 20 * len(hyps))
     sized = ctx.search_budget(100, 20_000, 5)
     meter = WorkBudget(sized.value)
@@ -1266,7 +1332,9 @@ def _interval_cases_term(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list
     if ts.tok.kind == "ident" and ts.peek(1).kind == "eof" and hname is None:
         return None
     e, ty = ctx.elaborator(goal).elab_term(parse_term(ts, 0), None)
-    if e[0] == "fvar" or ty not in ("ℕ", "ℤ"):
+    if (e[0] == "fvar" and hname is None) or ty not in ("ℕ", "ℤ"):
+        # a variable without `h :` is substituted (below); with it, Mathlib generalizes it (`generalizeHyp`)
+        # as any term: the variable stays, each case has its value for it and `h : x = v`
         return None
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
@@ -1349,7 +1417,8 @@ class _GCongr:
     when it fails. The lemmas: ``add_le_add(_left/_right)``, ``add_lt_add_left/right``,
     ``sub_le_sub(_left/_right)``, ``sub_lt_sub_left/right`` (not on ℕ), ``mul_le_mul``,
     ``mul_le_mul_of_nonneg_left/right``, ``mul_lt_mul_of_pos_left/right``, ``div_le_div_of_nonneg_right``,
-    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``neg_le_neg``,
+    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``Real.rpow_le_rpow``,
+    ``Real.rpow_le_rpow_of_exponent_le``, ``neg_le_neg``,
     ``neg_lt_neg``, the casts' ``cast_le``/``cast_lt``, and ``→`` between two relations
     (``a ≤ b → c ≤ d`` from ``c ≤ a`` and ``b ≤ d``). A subset of Mathlib's lemmas, so never stronger.
     """
@@ -1419,6 +1488,15 @@ class _GCongr:
             if a[2] == b[2]:
                 self.side.append(("≤", ty, ("num", ty, 1), a[2]))
                 return self.step(rel, "ℕ", a[3], b[3], d) or True
+            return False
+        if h == "app" and a[1] == ("const", "Real.rpow") and rel == "≤" and len(a[2]) == len(b[2]) == 2:
+            (x, y), (x2, z) = a[2], b[2]
+            if x == x2:  # Real.rpow_le_rpow_of_exponent_le (hx : 1 ≤ x) (hyz : y ≤ z), @[gcongr]
+                self.side.append(("≤", "ℝ", ("num", "ℝ", 1), x))
+                return self.step("≤", "ℝ", y, z, d) or True
+            if y == z:  # Real.rpow_le_rpow (h : 0 ≤ x) (h₁ : x ≤ y) (h₂ : 0 ≤ z), @[gcongr]
+                self.side.extend((("≤", "ℝ", ("num", "ℝ", 0), x), ("≤", "ℝ", ("num", "ℝ", 0), y)))
+                return self.step("≤", "ℝ", x, x2, d) or True
             return False
         if h == "neg":
             return self.step(rel, ty, b[2], a[2], d) or True
@@ -1594,197 +1672,14 @@ def _bound_search(start: Goal, goal: Goal, ctx: TacticContext) -> list[Goal]:
     return [] if fwd is start else close(start, Subproof((fwd,)), ctx)
 
 
-# ------------------------------------------------------------------------------------------ field_simp
-
-
-def _nonzero(d: Term, goal: Goal, ctx: TacticContext) -> bool:
-    v = eval_term(d, ctx)
-    if v is not None:
-        return v != 0
-    for _, p in goal.props():
-        if p[0] == "≠" and ((p[2] == d and eval_term(p[3]) == 0) or (p[3] == d and eval_term(p[2]) == 0)):
-            return True
-    s = _sign(d, goal, ctx)
-    return s in ("pos", "nonzero")
-
-
 # ------------------------------------------------------------------------------------- casts (norm_cast)
 
 
-@builtin("norm_cast", "push_cast", "zify", "qify", "rify", "lift")
+@builtin("push_cast", "zify", "qify", "rify", "lift")
 def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     from lean_gym.sim.simp import run_simp_variant
 
     return run_simp_variant(goal, syn, ctx, syn.name)
 
 
-__all__ += ["DOMAIN", "hyp_constraints", "ring_equal", "ring_nf_term", "sign_of"]
-
-
-# ---------------------------------------------------------------------------------------------- grind
-
-
-@builtin("grind")
-def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    """Lean core's ``grind`` (SATP's calls and minimal proofs use ``grind only [L]``), modelled by the part
-    of it the simulator has and nothing more: its linear solvers (``cutsat`` for ℕ/ℤ, which decides linear
-    integer arithmetic, :func:`_cutsat_tac`, and the ``linarith`` module for ordered fields, with case
-    splits on ``≠``), its commutative-ring normaliser on the target, field normalisation of denominators
-    known non-zero, and its ring solver's use of the linear equations of the context (:func:`_grind_ring`).
-    Congruence closure, E-matching and nonlinear Gröbner steps are not modelled, so it proves less than
-    Lean's ``grind``.
-
-    The lemmas of ``only [L, …]`` are read and not used (what is proved without them Lean's ``grind``
-    proves with them too); the simulator cannot tell whether ``L`` exists in Mathlib.
-    """
-    ts = syn.stream(1)
-    if ts.tok.kind == "ident" and ts.tok.text == "only":
-        ts.advance()
-    if ts.is_sym("["):
-        depth = 0
-        while ts.tok.kind != "eof":
-            if ts.is_sym("["):
-                depth += 1
-            elif ts.is_sym("]"):
-                depth -= 1
-                if depth == 0:
-                    ts.advance()
-                    break
-            ts.advance()
-        else:
-            raise TacticError("unexpected end of input; expected ']'", syn.end, syn.end)
-    if ts.tok.kind != "eof":
-        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    bare = TacSyntax(syn.name, syn.toks[:1], syn.src, syn.start, syn.toks[0].end)
-    if _ring_closes(goal.target, ctx):
-        return close(goal, PolyIdentity(), ctx)
-    if _grind_split(goal, bare, ctx, 0) or _grind_ring(goal, ctx):
-        return close(goal, Decided("grind"), ctx)
-    cleared = _grind_fields(goal, bare, ctx)
-    if cleared is not None and (_grind_split(cleared, bare, ctx, 0) or _grind_ring(cleared, ctx)):
-        return close(goal, Decided("grind"), ctx)
-    raise TacticError("`grind` failed")
-
-
-_GRIND_RING_PIVOTS = 16
-
-
-def _grind_ring(goal: Goal, ctx: TacticContext) -> bool:
-    """Whether grind's commutative-ring solver proves the target ``a = b`` over ℚ/ℝ from the equations of
-    the context: ``a − b`` reduces to 0 modulo them. Lean core's ring module computes a Gröbner basis of
-    the equations (``Lean/Meta/Tactic/Grind/Arith/CommRing``; ``tests/lean/run/grind_ring_*.lean``); the
-    simulator reduces only by the linear ones, each solved for one atom and substituted everywhere (the
-    Gröbner basis steps whose pivot is linear: Gaussian elimination), with nonlinear equations rechecked
-    after each substitution (one may become linear), at most :data:`_GRIND_RING_PIVOTS` pivots. An
-    equation that reduces to a non-zero constant proves the goal (the context is contradictory)."""
-    t = goal.target
-    if t[0] != "=" or t[1] not in ("ℚ", "ℝ"):
-        return False
-    ty = t[1]
-    conv = Conv(ty, "ring", ctx)
-    try:
-        target = conv.poly(t[2]) - conv.poly(t[3])
-        pending = [conv.poly(p[2]) - conv.poly(p[3]) for _, p in goal.props() if p[0] == "=" and p[1] == ty]
-    except ArithBudgetExceeded:
-        return False
-    pending = [q for q in pending if not q.is_zero()]
-    for _ in range(_GRIND_RING_PIVOTS):
-        if target.is_zero():
-            return True
-        if any(q.is_const() for q in pending):
-            return True
-        lin = next((q for q in pending if q.is_linear()), None)
-        if lin is None:
-            return False
-        ctx.tick(10 * (len(pending) + 1))
-        pending.remove(lin)
-        atom = max((m[0][0] for m in lin.monomials() if m), key=atom_sort_key)
-        coeff = lin.coeff(((atom, 1),))
-        value = (lin - Poly.var(atom) * coeff) / -coeff
-        target = target.substitute(atom, value)
-        pending = [r for q in pending if not (r := q.substitute(atom, value)).is_zero()]
-    return target.is_zero()
-
-
-_GRIND_SPLITS = 3
-
-
-def _grind_split(goal: Goal, bare: TacSyntax, ctx: TacticContext, depth: int) -> bool:
-    """Whether grind's linear solvers close ``goal``: ``omega`` (cutsat), ``linarith``, after splitting
-    up to three disequalities ``a ≠ b`` of ordered types into ``a < b`` and ``b < a`` (grind case-splits
-    on them; linarith alone ignores them)."""
-    for solver in (_cutsat_tac, _linarith_tac):
-        snap = ctx.snapshot()
-        try:
-            solver(goal, bare, ctx)
-            return True
-        except TacticError:
-            ctx.restore(snap)
-    if depth >= _GRIND_SPLITS:
-        return False
-    for name, p in goal.props():
-        if p[0] == "¬" and p[1][0] == "=":
-            p = ("≠", *p[1][1:])  # `a ≠ b` unfolds to `¬a = b` (`Ne`): grind reads both alike
-        if p[0] == "≠" and p[1] in DOMAIN:
-            ty, a, b = p[1], p[2], p[3]
-            lo, hi = goal.replace_hyp(name, ("<", ty, a, b)), goal.replace_hyp(name, ("<", ty, b, a))
-            return _grind_split(lo, bare, ctx, depth + 1) and _grind_split(hi, bare, ctx, depth + 1)
-    return False
-
-
-def _grind_fields(goal: Goal, bare: TacSyntax, ctx: TacticContext) -> Goal | None:
-    """Equations over ℚ/ℝ with their denominators multiplied out, for the denominators ``d`` that grind
-    knows are not zero (a numeral, a hypothesis, positivity, or ``d = 0`` refuted by its linear solvers
-    with disequality splits): ``a / d = c`` becomes ``a = c * d``, as grind's field normalisation does
-    (``x * x⁻¹ = 1`` when ``x ≠ 0``). ``None`` when nothing changes."""
-    changed = False
-    out = goal
-    eqs = [(n, p) for n, p in goal.props() if p[0] == "=" and p[1] in ("ℚ", "ℝ")]
-    if goal.target[0] == "=" and goal.target[1] in ("ℚ", "ℝ"):
-        eqs.append(("", goal.target))
-    known: dict[Term, bool] = {}
-    for name, p in eqs:
-        ty = p[1]
-        conv = Conv(ty, "ring", ctx)
-        try:
-            a, b = conv.poly(p[2]), conv.poly(p[3])
-        except ArithBudgetExceeded:
-            continue
-        for d in _inverse_atoms(a, b):
-            if d not in known:
-                refute = goal.add_hyp("h✝", ("=", ty, d, ("num", ty, 0))).with_target(FALSE)
-                known[d] = _nonzero(d, goal, ctx) or _grind_split(refute, bare, ctx, 0)
-            if known[d]:
-                a, b = _multiply_out(a, b, ("inv", d), conv.poly(d))
-                changed = True
-        new = ("=", ty, poly_to_term(a, ty), poly_to_term(b, ty))
-        out = out.with_target(new) if name == "" else out.replace_hyp(name, new)
-    if changed:
-        ctx.use_standard_axioms()
-    return out if changed else None
-
-
-def _inverse_atoms(*polys: Poly) -> list[Term]:
-    out: list[Term] = []
-    for p in polys:
-        for m in p.terms():
-            for atom, _ in m:
-                if isinstance(atom, tuple) and atom[0] == "inv" and atom[1] not in out:
-                    out.append(atom[1])
-    return out
-
-
-def _multiply_out(a: Poly, b: Poly, inv_atom: Term, dp: Poly) -> tuple[Poly, Poly]:
-    """``a = b`` times ``dᴷ`` (``K`` the highest power of ``d⁻¹`` in either), each ``d⁻¹ʲ · dᴷ`` replaced by
-    ``dᴷ⁻ʲ``: exact when ``d ≠ 0``, and an equivalence (``dᴷ ≠ 0``)."""
-    k = max((dict(m).get(inv_atom, 0) for p in (a, b) for m in p.terms()), default=0)
-
-    def times(p: Poly) -> Poly:
-        out = Poly.zero()
-        for m, c in p.terms().items():
-            rest = dict(m)
-            j = rest.pop(inv_atom, 0)
-            out = out + Poly.from_terms([(rest, c)]) * (dp ** (k - j))
-        return out
-
-    return times(a), times(b)
+__all__ += ["DOMAIN", "hyp_constraints", "linarith_core", "ring_equal", "ring_nf_term", "sign_of"]

@@ -535,6 +535,7 @@ _PATTERN_TACTICS = {
     "induction'",
     "rintros",
     "match",
+    "by_contra!",
 }
 _COMBINATORS = {
     "first",
@@ -769,7 +770,15 @@ def parse_block(src: Source, start: int, end: int, outer_col: int = -1) -> Node:
     """
     toks = tokenize(src.text, src, start, end)
     bp = BlockParser(src, toks)
-    node = bp.parse_seq(outer_col)
+    first = bp.tok
+    if first.kind == "sym" and first.text == "{":
+        # `by { tacs }`: Lean's `tacticSeqIndentGt` tries `tacticSeqBracketed` first, and only the indented
+        # sequence has the column check, so the `{` may sit at any column (`:=` then `by {` at column 0,
+        # tests/lean/run/induction1.lean); the block is that one bracketed sequence
+        brace = bp._parse_one(-1, ())
+        node = Node("seq", brace.start, brace.end, children=[brace])
+    else:
+        node = bp.parse_seq(outer_col)
     if bp.tok.kind != "eof":
         t = bp.tok
         raise ParseError(f"unexpected token '{t.text}'; expected command", t.start, t.end)
@@ -1144,8 +1153,6 @@ UNMODELLED_CORE_TACTICS = frozenset(
         "rw?",
         "grind",
         "guard_expr",
-        "guard_hyp",
-        "guard_target",
         "with_reducible",
         "with_reducible_and_instances",
         "with_unfolding_all",

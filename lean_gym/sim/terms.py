@@ -58,6 +58,7 @@ __all__ = [
     "TRUE",
     "NumeralTooLarge",
     "Term",
+    "beta",
     "canonical_id",
     "check_numeral",
     "const_names",
@@ -276,6 +277,24 @@ def subst(t: Term, name: str, val: Term) -> Term:
     """
     fv = free_vars(val)
     return _subst(t, name, val, fv)
+
+
+def beta(t: Term) -> Term:
+    """``t`` with every application of a ``fun`` to arguments reduced (``(fun x => x + 1) n`` is ``n + 1``):
+    Lean's beta reduction, a definitional equality."""
+    if type(t) is not tuple or not t:
+        return t
+    h = t[0]
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry"):
+        return t
+    if h == "app":
+        f = beta(t[1])
+        args = tuple(beta(a) for a in t[2])
+        while f[0] == "fun" and args:
+            f, args = beta(subst(f[3], f[1], args[0])), args[1:]
+        return f if not args else ("app", f, args)
+    out = tuple(beta(c) if type(c) is tuple else c for c in t)
+    return out if out != t else t
 
 
 def const_names(t: Term) -> set[str]:

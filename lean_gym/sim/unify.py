@@ -46,6 +46,30 @@ def canon(t: Term) -> Term:
     return tuple(canon(c) if type(c) is tuple else c for c in t)
 
 
+@lru_cache(maxsize=1 << 15)
+def canon_reducible(t: Term) -> Term:
+    """:func:`canon` without reading ``a < b`` on ℕ/ℤ as ``a + 1 ≤ b``: that unfolds ``Nat.lt``/``Int.lt``,
+    which are not reducible, so simp's matching (up to reducible defeq, indexed by the head symbol) never
+    sees a ``<`` as a ``≤``."""
+    h = t[0]
+    if h in ("<", ">", "≥"):
+        a, b = (t[3], t[2]) if h in (">", "≥") else (t[2], t[3])
+        return ("≤" if h == "≥" else "<", t[1], canon_reducible(a), canon_reducible(b))
+    if h == "≠":
+        return ("→", ("=", t[1], canon_reducible(t[2]), canon_reducible(t[3])), FALSE)
+    if h == "¬":
+        return ("→", canon_reducible(t[1]), FALSE)
+    if h in ("∀", "∃", "fun"):
+        return (h, "", canon_reducible(t[2]), canon_reducible(_bound_rename(t)))
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h == "app":
+        if t[1] == ("const", "Nat.succ") and len(t[2]) == 1:
+            return _succ(canon_reducible(t[2][0]), "ℕ")
+        return ("app", canon_reducible(t[1]), tuple(canon_reducible(a) for a in t[2]))
+    return tuple(canon_reducible(c) if type(c) is tuple else c for c in t)
+
+
 def _succ(a: Term, ty: str) -> Term:
     """``a + 1``, folded when ``a`` is a numeral (Lean's literal arithmetic is definitional)."""
     if a[0] == "num" and isinstance(a[2], int) and numeral_fits(a[2] + 1):
@@ -127,27 +151,43 @@ def instantiate(t: Term, asg: dict[str, Term | str]) -> Term:
     return tuple(out)
 
 
-def match(pat: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False) -> bool:
+def match(
+    pat: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False, reducible: bool = False
+) -> bool:
     """First-order matching of ``pat`` (with metavariables) against ``t``; extends ``asg`` on success.
 
     With ``offsets``, a pattern ``p + k`` over ℕ (``k`` a numeral) also matches a numeral ``m ≥ k``, ``p``
-    matching ``m - k``: Lean's ``isDefEq`` solves ``?n + 2 =?= 20`` (Nat offset unification), as
-    ``apply`` sees it (Aesop's test ``AesopTest/Aesop.lean`` applies ``Even n → Even (n + 2)`` to
-    ``Even 20``). Simp's matching does not use it.
+    matching ``m - k``, and a term ``u + k'`` with ``k' ≥ k``, ``p`` matching ``u + (k' - k)``: Lean's
+    ``isDefEq`` solves ``?n + 2 =?= 20`` (``isDefEqOffsetNat``), as ``apply`` sees it (Aesop's test
+    ``AesopTest/Aesop.lean`` applies ``Even n → Even (n + 2)`` to ``Even 20``) and as simp does (its
+    discrimination tree indexes an offset ``n + k`` as a wildcard and leaves it to ``isDefEq``:
+    ``simp_all`` rewrites ``a 100`` with ``h : ∀ n, a (n + 2) = …``, SATP's minimal proof of
+    mathd_numbertheory_483).
+
+    With ``reducible``, both sides are compared in :func:`canon_reducible` form (simp's matching: a ``<``
+    on ℕ/ℤ is never a ``≤``).
 
     On failure ``asg`` may hold partial assignments: callers pass a copy.
     """
+    if reducible:
+        return _match(canon_reducible(pat), canon_reducible(t), asg, offsets, canon_reducible)
     return _match(canon(pat), canon(t), asg, offsets)
 
 
-def _match(p: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False) -> bool:
+def _match(p: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False, norm: Any = canon) -> bool:
     if p is t:
         return True
     hp = p[0]
-    if offsets and hp == "+" and t[0] == "num" and p[1] == "ℕ" and t[1] == "ℕ" and p[3][0] == "num":
-        k, m = p[3][2], t[2]
-        if type(k) is int and type(m) is int and m >= k:
-            return _match(p[2], ("num", "ℕ", m - k), asg, offsets)
+    if offsets and hp == "+" and p[1] == "ℕ" and p[3][0] == "num" and type(p[3][2]) is int:
+        k = p[3][2]
+        if t[0] == "num" and t[1] == "ℕ":
+            m = t[2]
+            if type(m) is int and m >= k:
+                return _match(p[2], ("num", "ℕ", m - k), asg, offsets, norm)
+        elif t[0] == "+" and t[1] == "ℕ" and t[3][0] == "num" and type(t[3][2]) is int and t[3][2] >= k:
+            # `?n + 2 =?= x + 5` solves `?n =?= x + 3` (Lean's `isDefEqOffsetNat`)
+            rest = t[2] if t[3][2] == k else ("+", "ℕ", t[2], ("num", "ℕ", t[3][2] - k))
+            return _match(p[2], rest, asg, offsets, norm)
     if hp == "mvar":
         name = p[1]
         cur = asg.get(name)
@@ -158,18 +198,18 @@ def _match(p: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False) 
             return True
         if isinstance(cur, str):
             return False
-        return canon(cur) == t
+        return norm(cur) == t
     if hp != t[0] or len(p) != len(t):
         return False
     if hp == "app":
         if len(p[2]) != len(t[2]):
             return False
-        if not _match(p[1], t[1], asg, offsets):
+        if not _match(p[1], t[1], asg, offsets, norm):
             return False
-        return all(_match(a, b, asg, offsets) for a, b in zip(p[2], t[2]))
+        return all(_match(a, b, asg, offsets, norm) for a, b in zip(p[2], t[2]))
     for a, b in zip(p[1:], t[1:]):
         if type(a) is tuple:
-            if type(b) is not tuple or not _match(a, b, asg, offsets):
+            if type(b) is not tuple or not _match(a, b, asg, offsets, norm):
                 return False
         elif type(a) is str and a.startswith("?") and type(b) is str:
             cur = asg.get(a)
