@@ -287,7 +287,7 @@ def _reflexive(t: Term, ctx: TacticContext) -> bool:
     if h == "↔":
         return defeq(t[1], t[2])
     if h in ("=", "≤", "≥"):
-        return defeq(t[2], t[3]) or (h == "=" and _quiet(lambda: rfl_closes(t, ctx), ctx))
+        return defeq(t[2], t[3]) or (h == "=" and _quiet(lambda: rfl_closes(t, ctx, kernel=True), ctx))
     return False
 
 
@@ -386,7 +386,7 @@ def _check(goal: Goal, j: object, ctx: TacticContext, frame: SealFrame | None) -
     if isinstance(j, TrueIntro):
         return None if canon(target) == TRUE else "the target is not True"
     if isinstance(j, Decide):
-        ok = _quiet(lambda: decide_closed(target, ctx, allow_fields=j.fields) is True, ctx)
+        ok = _quiet(lambda: decide_closed(target, ctx, allow_fields=j.fields, kernel=True) is True, ctx)
         return None if ok else "the target does not evaluate to true"
     if isinstance(j, Linear):
         if not j.certificates:

@@ -407,29 +407,41 @@ def to_constraint(rel: Term, conv: Conv) -> Constraint | None:
 
 
 def poly_to_term(p: Poly, ty: str) -> Term:
-    """A term for polynomial ``p`` at type ``ty`` (atoms are the terms they came from)."""
+    """A term for polynomial ``p`` at type ``ty`` (atoms are the terms they came from).
+
+    A negative rational coefficient is written as Mathlib's ring_nf writes it, ``-n / d`` (``rat_rawCast_neg``
+    then ``int_rawCast_neg``: ``(-n) / d``), which neither ``mul_neg`` nor ``add_neg`` rewrites, so it stays a
+    coefficient that is added (``x + x * (-1 / 4)``, ``-1 / 4 + x``); a negative integer one is subtracted
+    (``x - y * 3``, by ``mul_neg`` and ``add_neg``)."""
     items = sorted(p.terms().items(), key=lambda mc: _mono_key(mc[0]))
     out: Term | None = None
     for m, c in items:
         c = Fraction(c)
-        neg = c < 0
+        neg = c < 0 and c.denominator == 1
         a = -c if neg else c
         factors: list[Term] = []
         for atom, e in m:
             base = _atom_term(atom, ty)
             factors.append(base if e == 1 else ("^", ty, base, mk_num("ℕ", e)))
+        coeff = _coeff_term(a, ty)
         mono: Term | None = None
         for f in factors:
             mono = f if mono is None else ("*", ty, mono, f)
         if mono is None:
-            mono = mk_num(ty, a)
+            mono = coeff
         elif a != 1:
-            mono = ("*", ty, mono, mk_num(ty, a))
+            mono = ("*", ty, mono, coeff)
         if out is None:
             out = ("neg", ty, mono) if neg else mono
         else:
             out = ("-" if neg else "+", ty, out, mono)
     return out if out is not None else ("num", ty, 0)
+
+
+def _coeff_term(a: Fraction, ty: str) -> Term:
+    if a < 0:
+        return ("/", ty, ("neg", ty, ("num", ty, -a.numerator)), ("num", ty, a.denominator))
+    return mk_num(ty, a)
 
 
 def _mono_key(m: Any) -> tuple:

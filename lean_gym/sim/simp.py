@@ -51,6 +51,7 @@ __all__ = [
 RewriteRule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
 
 _NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
+_FIELD_TYPES = ("ℚ", "ℝ", "ℂ")
 _COMPLEX_I: Term = ("const", "Complex.I")
 
 
@@ -407,6 +408,27 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("num", t[1], 0)  # zero_pow (`n ≠ 0` by norm_num)
     if h in ("^", "*") and t[2] == _COMPLEX_I and (_is_num(t[3], 2) if h == "^" else t[3] == _COMPLEX_I):
         return ("neg", "ℂ", ("num", "ℂ", 1))  # Complex.I_sq, Complex.I_mul_I (@[simp])
+    if h == "*" and t[1] != "ℕ" and (t[2][0] == "neg" or t[3][0] == "neg"):
+        # neg_mul, mul_neg (@[simp], Mathlib/Algebra/Ring/Defs.lean): `-a * b = -(a * b)`, `a * -b = -(a * b)`
+        if t[2][0] == "neg":
+            return ("neg", t[1], ("*", t[1], t[2][2], t[3]))
+        return ("neg", t[1], ("*", t[1], t[2], t[3][2]))
+    if h == "/" and t[1] in _FIELD_TYPES and _is_num(t[2], 1):
+        return ("inv", t[1], t[3])  # one_div (@[simp], Mathlib/Algebra/Group/Basic.lean): `1 / a = a⁻¹`
+    if h == "inv" and t[1] in _FIELD_TYPES and t[2][0] == "inv":
+        return t[2][2]  # inv_inv (@[simp])
+    if h == "=" and t[1] in _FIELD_TYPES:
+        if _is_num(t[2], 1) and t[3][0] == "inv":
+            return ("=", t[1], t[3][2], t[2])  # one_eq_inv (@[simp]): `1 = a⁻¹ ↔ a = 1`
+        if _is_num(t[3], 1) and t[2][0] == "inv":
+            return ("=", t[1], t[2][2], t[3])  # inv_eq_one (@[simp]): `a⁻¹ = 1 ↔ a = 1`
+    if h == "app" and t[1] == ("const", "Real.rpow") and len(t[2]) == 2:
+        # Real.one_rpow, Real.rpow_zero, Real.rpow_one (@[simp], Mathlib/Analysis/SpecialFunctions/Pow/Real.lean)
+        base, ex = t[2]
+        if _is_num(base, 1) or _is_num(ex, 0):
+            return ("num", "ℝ", 1)
+        if _is_num(ex, 1):
+            return base
     if h == "neg" and t[2][0] == "neg":
         return t[2][2]
     if h == "neg" and _is_num(t[2], 0):

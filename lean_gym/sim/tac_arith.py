@@ -1237,7 +1237,7 @@ def _decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         t = _revert_all(goal)
     elif _free_locals(t, goal):
         raise _free_variables_error(t, goal)
-    r = decide_closed(t, ctx)
+    r = decide_closed(t, ctx, kernel=True)
     if r is True:
         return close(goal, _decided(goal, t), ctx)
     if r is False:
@@ -1254,7 +1254,7 @@ def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]
         t = _revert_all(goal)
     elif _free_locals(t, goal):
         raise _free_variables_error(t, goal)
-    r = decide_closed(t, ctx)
+    r = decide_closed(t, ctx, kernel=True)
     if r is True:
         ctx.use_axiom("Lean.ofReduceBool")
         return close(goal, _decided(goal, t), ctx)
@@ -1268,7 +1268,7 @@ def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]
 @builtin("rfl", "eq_self_iff_true", "exact rfl", "ac_rfl")
 def _rfl(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
-    if t[0] in ("=", "≤", "≥", "↔") and rfl_closes(t, ctx):
+    if t[0] in ("=", "≤", "≥", "↔") and rfl_closes(t, ctx, kernel=True):
         return close(goal, Refl(), ctx)
     if t[0] == "=":
         at = goal.ascii

@@ -1,0 +1,205 @@
+"""Causes of SATP's aesop calls that the simulator failed (issue 21, after the merge with i20t and i21m).
+
+SATP's record (``lean_gym/conformance/cases/satp/``, from ChristianZ97/LeanSATP ``proofs/minif2f_test_v2`` at
+``8173665e66bf003104d2cebeaf7c0fa6f1cdac08``): each theorem proved on Lean v4.26.0 with its aesop call under
+the default ``maxHeartbeats`` 200000; its ``minimal/`` proof is the script Lean's ``aesop?`` printed.
+Each test names the cause it fixes, the source it follows, and attacks the new proving path.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lean_gym.backends.sim import SimBackend
+
+HEADER = "import Mathlib"
+CASES = Path(__file__).parents[1] / "lean_gym" / "conformance" / "cases" / "satp"
+
+
+@pytest.fixture(scope="module")
+def backend() -> SimBackend:
+    return SimBackend(max_heartbeats=200_000)
+
+
+def _proves(backend: SimBackend, code: str) -> bool:
+    return backend.check(code, header=HEADER).proved
+
+
+def _load(name: str) -> dict[str, str]:
+    out = {}
+    for line in (CASES / name).read_text(encoding="utf-8").splitlines():
+        code = json.loads(line)["code"]
+        m = re.match(r"theorem (\S+)", code)
+        assert m is not None
+        out[m.group(1)] = code
+    return out
+
+
+# ------------------------------------------------------- Finset.card of a ground set, by reduction
+
+CARD = "Finset.card (Finset.filter (fun x => 20 ∣ x) (Finset.Icc 15 85))"
+
+
+@pytest.mark.parametrize("tac", ["decide", "rfl", "exact rfl", "bound"])
+def test_reduction_computes_the_card_of_a_ground_finset(backend: SimBackend, tac: str) -> None:
+    """SATP's minimal proof of mathd_numbertheory_12 is ``(bound )``: Mathlib's ``bound`` is an aesop call with
+    Aesop's builtin rules, among them ``rfl`` (``Aesop/BuiltinRules/Rfl.lean`` at v4.26.0: safe, the ``rfl``
+    tactic), whose ``isDefEq`` at default transparency reduces ``Finset.card`` of ``Finset.filter p
+    (Finset.Icc 15 85)`` (``LocallyFiniteOrder ℕ`` builds ``Icc`` from ``List.range'``) to ``4``; ``decide``
+    reduces the ``Decidable`` instance the same way."""
+    assert _minimal_is("mathd_numbertheory_12", "(bound )")
+    assert _proves(backend, f"example : {CARD} = 4 := by\n  {tac}")
+    # the attack: every other count
+    for wrong in (3, 5, 0, 71):
+        assert not _proves(backend, f"example : {CARD} = {wrong} := by\n  {tac}"), wrong
+
+
+def _minimal_is(name: str, last: str) -> bool:
+    return _load("satp_minimal.jsonl")[name].rstrip().endswith(last)
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "Finset.card (Finset.range 10) = 10",
+        "Finset.card (Finset.Icc (-3 : ℤ) 3) = 7",
+        "Finset.card (Finset.filter (fun x => x % 3 = 1) (Finset.range 10)) = 3",
+        "Finset.card (Finset.filter (fun x => 20 ∣ x) (Finset.Icc 85 15)) = 0",
+    ],
+)
+def test_decide_counts_ground_finsets(backend: SimBackend, stmt: str) -> None:
+    assert _proves(backend, f"example : {stmt} := by decide")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # a bound or a predicate with a free variable: nothing to reduce
+        "example (n : ℕ) : Finset.card (Finset.range n) = n := by decide",
+        "example (k : ℕ) (h : k = 20) : Finset.card (Finset.filter (fun x => k ∣ x) (Finset.Icc 15 85)) = 4 := by decide",
+        # a local finite set is opaque
+        "example (S : Finset ℕ) (h : S.card = 4) : S.card = 4 := by decide",
+        # the ℤ interval has 7 elements, not 6
+        "example : Finset.card (Finset.Icc (-3 : ℤ) 3) = 6 := by rfl",
+        # simp and norm_num have no simproc for it in the default set (Mathlib's `Finset.Icc_ofNat_ofNat` is a
+        # `simproc_decl`, Mathlib/Tactic/Simproc/FinsetInterval.lean): they do not evaluate the count
+        f"example : {CARD} = 4 := by norm_num",
+        f"example : {CARD} = 4 := by simp",
+    ],
+)
+def test_ground_finset_attacks(backend: SimBackend, code: str) -> None:
+    assert not _proves(backend, code)
+
+
+def test_mathd_numbertheory_12_call_and_minimal_proof(backend: SimBackend) -> None:
+    for file in ("satp_calls.jsonl", "satp_minimal.jsonl"):
+        r = backend.check(_load(file)["mathd_numbertheory_12"], header=HEADER)
+        assert r.proved, (file, r.messages_text()[:300])
+
+
+# ------------------------------------------------------------------ simp lemmas of the default set
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # one_div, @[simp] in Mathlib/Algebra/Group/Basic.lean
+        "example (x : ℝ) : 1 / x = x⁻¹ := by simp",
+        "example (x : ℚ) (h : 1 / x = 2) : x⁻¹ = 2 := by simp at h; exact h",
+        # inv_inv, one_eq_inv and inv_eq_one, @[simp] in Mathlib/Algebra/Group/Basic.lean
+        "example (x : ℝ) : (x⁻¹)⁻¹ = x := by simp",
+        "example (x : ℝ) (h : 1 = x⁻¹) : x = 1 := by simp at h; exact h",
+        "example (x : ℝ) (h : x⁻¹ = 1) : x = 1 := by simp at h; exact h",
+        # neg_mul and mul_neg, @[simp] in Mathlib/Algebra/Ring/Defs.lean
+        "example (a b : ℝ) : -a * b = -(a * b) := by simp",
+        "example (a b : ℤ) : a * -b = -(a * b) := by simp",
+        "example (a b : ℝ) : -a * -b = a * b := by simp",
+        # Real.one_rpow, Real.rpow_zero, Real.rpow_one, @[simp] in Mathlib/Analysis/SpecialFunctions/Pow/Real.lean
+        "example (x : ℝ) : (1 : ℝ) ^ x = 1 := by simp",
+        "example (x : ℝ) : x ^ (0 : ℝ) = 1 := by simp",
+        "example (x : ℝ) : x ^ (1 : ℝ) = x := by simp",
+    ],
+)
+def test_default_simp_lemmas(backend: SimBackend, code: str) -> None:
+    assert _proves(backend, code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (x : ℝ) : 1 / x = x := by simp",
+        "example (x : ℝ) : 2 / x = x⁻¹ := by simp",
+        "example (x : ℕ) : 1 / x = 1 := by simp",  # ℕ's `/` is no inverse
+        "example (x : ℝ) (h : 1 = x⁻¹) : x = 2 := by simp at h; exact h",
+        "example (a b : ℝ) : -a * b = a * b := by simp",
+        "example (a b : ℝ) : -a * -b = -(a * b) := by simp",
+        "example (x : ℝ) : (2 : ℝ) ^ x = 1 := by simp",
+        "example (x : ℝ) : x ^ (2 : ℝ) = x := by simp",
+        "example (x : ℝ) : (1 : ℝ) ^ x = 2 := by simp",
+    ],
+)
+def test_default_simp_lemma_attacks(backend: SimBackend, code: str) -> None:
+    assert not _proves(backend, code)
+
+
+def test_mathd_algebra_275_call(backend: SimBackend) -> None:
+    """Lean's norm simp closes mathd_algebra_275 at once (its minimal proof is one ``simp_all only`` with
+    ``Real.one_rpow``, ``one_div``, ``one_eq_inv``): the default set the call's ``simp_all`` uses has them."""
+    assert "one_eq_inv" in _load("satp_minimal.jsonl")["mathd_algebra_275"]
+    r = backend.check(_load("satp_calls.jsonl")["mathd_algebra_275"], header=HEADER)
+    assert r.proved, r.messages_text()[:300]
+
+
+# ------------------------------------------------ ℂ: the ring and field identities of the library
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (z : ℂ) : 1 / z = z⁻¹ := by simp only [one_div]",
+        "example (z w : ℂ) : -z * w = -(z * w) := by rw [neg_mul]",
+        "example (z : ℂ) : 1 * z = z := by simp only [one_mul]",
+        "example (z w : ℂ) : z * w = w * z := by rw [mul_comm]",
+    ],
+)
+def test_field_identities_hold_at_the_complex_numbers(backend: SimBackend, code: str) -> None:
+    """Mathlib states ``one_div``, ``neg_mul``, ``one_mul``, ``mul_comm`` for any (commutative) division
+    ring or monoid, ℂ included; SATP's minimal proof of mathd_algebra_302 uses three of them at ℂ."""
+    assert _proves(backend, code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (z : ℂ) : 1 / z = z := by simp only [one_div]",
+        "example (z w : ℂ) : -z * w = z * w := by rw [neg_mul]",
+        # order lemmas stay off ℂ (it has no order): `sq_nonneg` does not elaborate there
+        "example (z : ℂ) : 0 ≤ z ^ 2 := by exact sq_nonneg z",
+    ],
+)
+def test_field_identities_at_the_complex_numbers_attacks(backend: SimBackend, code: str) -> None:
+    assert not _proves(backend, code)
+
+
+# ------------------------------------------------------------ ring_nf's negative rational constants
+
+
+def test_ring_nf_writes_a_negative_rational_as_mathlib_does(backend: SimBackend) -> None:
+    """Mathlib's ring_nf cleans ``Rat.rawCast (.negOfNat n) d`` to ``-n / d`` (``rat_rawCast_neg``,
+    ``int_rawCast_neg`` in Mathlib/Tactic/Ring/RingNF.lean), which ``add_neg`` and ``mul_neg`` do not
+    rewrite; a negative integer coefficient is subtracted. SATP's minimal proof of mathd_algebra_302 needs
+    the first: after ``simp_all only [Complex.I_sq, one_div, neg_mul, one_mul]`` the goal ``-4⁻¹ = -1 / 4``
+    is left for ``(bound )``."""
+    r = backend.check("example (x : ℝ) : x - x / 4 - 1 / 4 = 0 := by\n  ring_nf", header=HEADER)
+    assert "⊢ -1 / 4 + x * (3 / 4) = 0" in r.messages_text(), r.messages_text()
+    r = backend.check("example (x : ℝ) : x - 3 * x ^ 2 = 0 := by\n  ring_nf", header=HEADER)
+    assert "⊢ x - x ^ 2 * 3 = 0" in r.messages_text(), r.messages_text()
+    r = backend.check(_load("satp_minimal.jsonl")["mathd_algebra_302"], header=HEADER)
+    assert r.proved, r.messages_text()[:300]
+    # the attack: the constant is still the same number
+    bad = "example : (Complex.I / 2) ^ 2 = -(1 / 2) := by\n  ring_nf\n  simp_all only [Complex.I_sq, one_div, neg_mul, one_mul]\n  norm_num"
+    assert not _proves(backend, bad)
