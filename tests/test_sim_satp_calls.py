@@ -203,3 +203,34 @@ def test_ring_nf_writes_a_negative_rational_as_mathlib_does(backend: SimBackend)
     # the attack: the constant is still the same number
     bad = "example : (Complex.I / 2) ^ 2 = -(1 / 2) := by\n  ring_nf\n  simp_all only [Complex.I_sq, one_div, neg_mul, one_mul]\n  norm_num"
     assert not _proves(backend, bad)
+
+
+# ------------------------------------------------------------------------- grind's ring module on ℂ
+
+
+def test_grind_ring_module_reads_the_complex_numbers(backend: SimBackend) -> None:
+    """Lean core's grind runs its ring module on every commutative ring (``Grind.CommRing``), ℂ included:
+    SATP's minimal proof of algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7 is one ``grind only [L]``
+    on two linear equations over ℂ. The linear solvers need an order, which ℂ lacks."""
+    code = _load("satp_minimal.jsonl")["algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7"]
+    assert "grind only" in code and "(f z : ℂ)" in code
+    assert _proves(backend, code)
+    r = backend.check(
+        _load("satp_calls.jsonl")["algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7"], header=HEADER
+    )
+    assert r.proved, r.messages_text()[:300]
+    assert _proves(backend, "example (z : ℂ) (h : z ≠ 0) (h2 : z ^ 2 = 0) : False := by grind")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (f z : ℂ) (h₀ : f + 3 * z = 11) (h₁ : 3 * (f - 1) - 5 * z = -68) : f = -10 ∧ z = 8 := by grind",
+        "example (f z : ℂ) (h₀ : f + 3 * z = 11) : f = -10 := by grind",
+        # `z = Complex.I` satisfies it: no contradiction over ℂ (over ℝ it would be one)
+        "example (z : ℂ) (h : z * z = -1) : False := by grind",
+        "example (z w : ℂ) (h : z ^ 2 = w ^ 2) : z = w := by grind",
+    ],
+)
+def test_grind_on_the_complex_numbers_attacks(backend: SimBackend, code: str) -> None:
+    assert not _proves(backend, code)

@@ -22,7 +22,7 @@ split, ``gen := 8``, ``instances := 1000``, ``ringSteps := 10000``):
   facts syntactically, with Lean's offsets (``?n + 2`` matches ``9``). Plain ``grind`` has none of
   Mathlib's ``@[grind]`` lemmas (the simulator does not know that set): it is weaker there.
 * **Theories**: ``cutsat`` for ℕ/ℤ (:func:`lean_gym.sim.tac_arith._cutsat_tac`), the ``linarith`` module
-  for ordered fields (with ``≠`` split), and the commutative-ring module: a Gröbner basis of the
+  for ordered fields (with ``≠`` split), and the commutative-ring module (ℂ too, which the ordered solvers never read): a Gröbner basis of the
   equations (:mod:`lean_gym.sim.arith.groebner`, certificate checked), a field disequality ``a ≠ b`` as
   ``(a - b) * (a - b)⁻¹ = 1`` (Rabinowitsch, ``diseqToEq``), and every inverse ``d⁻¹`` split as ``d = 0 ∧
   d⁻¹ = 0`` or ``d * d⁻¹ = 1`` (``CommRing/Internalize.lean``, ``processInv``).
@@ -68,7 +68,10 @@ NE_SPLITS = 3
 """``≠`` facts the linarith module splits into ``<``/``>`` (its model search decides them one at a time)."""
 
 _NUM = ("ℕ", "ℤ", "ℚ", "ℝ")
-_FIELDS = ("ℚ", "ℝ")
+"""The ordered number types: what the linear solvers (cutsat, the linarith module) read."""
+_RINGS = (*_NUM, "ℂ")
+"""The commutative rings of the ring module (``Grind.CommRing``): ℂ too, a field with no order."""
+_FIELDS = ("ℚ", "ℝ", "ℂ")
 _RELS = ("=", "<", "≤", "∣")
 _LEAVES = frozenset({"var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"})
 
@@ -185,7 +188,7 @@ power with a larger exponent."""
 
 def _norm_root(t: Term) -> Term:
     h = t[0]
-    if h in ("+", "-", "*", "/", "%", "^", "neg", "inv", "cast") and t[1] in _NUM:
+    if h in ("+", "-", "*", "/", "%", "^", "neg", "inv", "cast") and t[1] in _RINGS:
         if _large_power(t):
             return t
         try:
@@ -204,7 +207,7 @@ def _norm_root(t: Term) -> Term:
         return _norm_root(("≤", t[1], t[3], t[2]))
     if h == "≠":
         return _norm_root(("¬", ("=", t[1], t[2], t[3])))
-    if h in ("=", "<", "≤", "∣") and t[1] in _NUM:
+    if h in ("=", "<", "≤", "∣") and t[1] in _RINGS:
         if h == "=" and t[2] == t[3]:
             return TRUE
         if t[2][0] in ("num", "neg", "/") and t[3][0] in ("num", "neg", "/"):
@@ -883,7 +886,7 @@ class _Search:
         out: list[Term] = []
         for key, v in b.values.items():
             p = b.atoms[key]
-            if p[0] in _RELS and p[1] in _NUM:
+            if p[0] in _RELS and p[1] in _RINGS:
                 out.append(p if v else ("¬", p))
         return out
 
@@ -923,12 +926,13 @@ class _Search:
                 continue
             for a in t[2]:
                 ty = _type_of(a, b.types)
-                if ty in _NUM and a not in out:
+                if ty in _RINGS and a not in out:
                     out[a] = ty
         return tuple(sorted(((ty, a) for a, ty in out.items()), key=repr))
 
     def _linear(self, b: _Branch, lits: list[Term]) -> bool:
-        hyps = tuple((n, t) for n, t in b.types.items()) + tuple((new_fvar("h"), q) for q in lits)
+        ordered = [q for q in lits if (q[1][1] if q[0] == "¬" else q[1]) in _NUM]  # no order on ℂ
+        hyps = tuple((n, t) for n, t in b.types.items()) + tuple((new_fvar("h"), q) for q in ordered)
         return self._linear_split(Goal(hyps, FALSE), 0)
 
     def _linear_split(self, g: Goal, depth: int) -> bool:
@@ -961,9 +965,9 @@ class _Search:
         equality rests on a certificate, computed by a tracked re-run once the untracked one finds it."""
         by_type: dict[str, tuple[list[Term], list[Term]]] = {}
         for q in lits:
-            if q[0] == "=" and q[1] in _NUM:
+            if q[0] == "=" and q[1] in _RINGS:
                 by_type.setdefault(q[1], ([], []))[0].append(q)
-            elif q[0] == "¬" and q[1][0] == "=" and q[1][1] in _NUM:
+            elif q[0] == "¬" and q[1][0] == "=" and q[1][1] in _RINGS:
                 by_type.setdefault(q[1][1], ([], []))[1].append(q[1])
         for ty, _ in cands:
             by_type.setdefault(ty, ([], []))
