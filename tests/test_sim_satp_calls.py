@@ -234,3 +234,81 @@ def test_grind_ring_module_reads_the_complex_numbers(backend: SimBackend) -> Non
 )
 def test_grind_on_the_complex_numbers_attacks(backend: SimBackend, code: str) -> None:
     assert not _proves(backend, code)
+
+
+# ------------------------------------------------------------------- lists: `d :: L`, `[]`, digits
+
+
+def test_list_literals_are_cons_chains(backend: SimBackend) -> None:
+    """Lean core's ``[a, b, c]`` is ``a :: b :: c :: []`` (the ``«term[_]»`` macro; ``infixr:67 " :: "``):
+    the two spellings are one term, printed as a literal when the chain ends in ``[]``."""
+    assert _proves(backend, "example : (1 :: 2 :: []) = [1, 2] := by rfl")
+    assert not _proves(backend, "example : (1 :: 2 :: []) = [2, 1] := by rfl")
+    r = backend.check("example (L : List ℕ) (d : ℕ) : d :: L = [] := by\n  skip", header=HEADER)
+    assert "⊢ d :: L = []" in r.messages_text(), r.messages_text()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # List.cons.injEq (generated, @[simp]) and Lean core's reduceCtorEq simproc
+        "example (a b : ℕ) (h : [a, 2] = [1, b]) : a = 1 ∧ 2 = b := by simp at h; exact h",
+        "example (a : ℕ) (L : List ℕ) (h : a :: L = []) : False := by simp at h",
+        "example (a : ℕ) (L : List ℕ) (h : [] = a :: L) : False := by simp only at h",
+        # Nat.digits_zero, Nat.digits_of_two_le_of_pos (@[simp], Mathlib/Data/Nat/Digits/Defs.lean)
+        "example : Nat.digits 10 625 = [5, 2, 6] := by simp",
+        "example : Nat.digits 10 0 = [] := by simp",
+        "example : Nat.digits 2 6 = [0, 1, 1] := by simp only [Nat.digits_of_two_le_of_pos, Nat.digits_zero]",
+        # Nat.ofDigits_nil, Nat.ofDigits_singleton (@[simp]); Nat.ofDigits_cons by rw
+        "example : Nat.ofDigits 10 [7] = 7 := by simp",
+        "example : Nat.ofDigits 10 [1, 2] = 21 := by\n  simp only [Nat.ofDigits_cons, Nat.ofDigits_singleton, Nat.ofDigits_nil]",
+    ],
+)
+def test_list_and_digit_lemmas(backend: SimBackend, code: str) -> None:
+    assert _proves(backend, code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "example (a b : ℕ) (h : [a, 2] = [1, b]) : a = 2 := by simp at h; exact h.1",
+        "example (a : ℕ) (L : List ℕ) (h : a :: L = [a]) : False := by simp at h",
+        "example : Nat.digits 10 625 = [6, 2, 5] := by simp",
+        "example : Nat.digits 1 3 = [3] := by simp",  # base 1: `digits 1 n` is `replicate n 1`, not read
+        "example : Nat.digits 10 625 = [5, 2, 6] := by simp only [Nat.digits_zero]",  # the premise lemma unnamed
+        "example : Nat.ofDigits 10 [1, 2] = 12 := by\n  simp only [Nat.ofDigits_cons, Nat.ofDigits_singleton]",
+    ],
+)
+def test_list_and_digit_lemma_attacks(backend: SimBackend, code: str) -> None:
+    assert not _proves(backend, code)
+
+
+def test_grind_matches_cons_patterns_and_knows_constructors(backend: SimBackend) -> None:
+    """SATP's minimal proof of amc12a_2003_p5 is ``grind only [Nat.ofDigits_cons]``: E-matching the pattern
+    ``Nat.ofDigits ?b (?hd :: ?tl)`` against the literal lists, chained through the tails. Lean core's
+    ``grind_t1.lean`` (line 1) has ``a = [] → b = [2] → a = b → False``: distinct constructors conflict."""
+    for file in ("satp_minimal.jsonl", "satp_calls.jsonl"):
+        r = backend.check(_load(file)["amc12a_2003_p5"], header=HEADER)
+        assert r.proved, (file, r.messages_text()[:300])
+    assert _proves(backend, "example (a b : List Nat) : a = [] → b = [2] → a = b → False := by\n  grind")
+    assert _proves(backend, "example (x y : ℕ) (h : [x, 1] = [2, y]) : x + y = 3 := by grind")
+    attacks = [
+        # 15 is not the sum: the digits are 6, 1, 7
+        "example (A M C : ℕ) (h₀ : A ≤ 9 ∧ M ≤ 9 ∧ C ≤ 9) (h₁ : Nat.ofDigits 10 [0, 1, C, M, A]"
+        " + Nat.ofDigits 10 [2, 1, C, M, A] = 123422) : A + M + C = 15 := by\n  grind only [Nat.ofDigits_cons]",
+        # without the lemma, ofDigits is an opaque function
+        "example (A M C : ℕ) (h₀ : A ≤ 9 ∧ M ≤ 9 ∧ C ≤ 9) (h₁ : Nat.ofDigits 10 [0, 1, C, M, A]"
+        " + Nat.ofDigits 10 [2, 1, C, M, A] = 123422) : A + M + C = 14 := by\n  grind",
+        "example (a b : List Nat) : a = [1] → b = [1] → a = b → False := by\n  grind",
+        "example (x y : ℕ) (h : [x, 1] = [2, y]) : x + y = 4 := by grind",
+    ]
+    for code in attacks:
+        assert not _proves(backend, code), code
+
+
+def test_mathd_numbertheory_341_call_and_minimal_proof(backend: SimBackend) -> None:
+    """Its minimal proof's norm simp names ``Nat.digits_of_two_le_of_pos``, ``Nat.digits_zero`` and
+    ``List.cons.injEq``: the call's default ``simp_all`` has them too."""
+    for file in ("satp_calls.jsonl", "satp_minimal.jsonl"):
+        r = backend.check(_load(file)["mathd_numbertheory_341"], header=HEADER)
+        assert r.proved, (file, r.messages_text()[:300])

@@ -20,6 +20,7 @@ from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, par
 from lean_gym.sim.terms import (
     FALSE,
     FVAR_SEP,
+    LIST_NIL,
     NUM_RANK,
     NUM_TYPES,
     ORDERED_TYPES,
@@ -30,6 +31,7 @@ from lean_gym.sim.terms import (
     free_vars,
     fvar_mark,
     fvar_serial,
+    list_cons,
     new_fvar,
     remember_renaming,
     rename_fvars,
@@ -216,6 +218,12 @@ LocalContext = dict[str, Term]
 """Name → type of each local in scope (data variables map to types, hypotheses to propositions)."""
 
 
+def _is_list_syntax(syn: Syn) -> bool:
+    while syn.kind == "paren":
+        syn = syn.args[0]
+    return syn.kind == "listlit" or (syn.kind == "binop" and syn.args[0] == "::")
+
+
 def _max_type(a: str | None, b: str | None) -> str | None:
     if a is None:
         return b
@@ -326,6 +334,10 @@ class Elaborator:
         finset = self._finset_type(syn)
         if finset is not None:
             return finset
+        if syn.kind == "app" and syn.args[0].kind == "ident" and syn.args[0].args[0] == "List":
+            args = syn.args[1]
+            if len(args) == 1 and args[0].kind == "ident" and BUILTIN_TYPES.get(args[0].args[0]) in NUM_TYPES:
+                return type_term(f"List {BUILTIN_TYPES[args[0].args[0]]}")  # `List T`: Lean core's lists
         if k == "binop" and syn.args[0] == "→":
             a = self._type_or_prop(syn.args[1])
             b = self._type_or_prop(syn.args[2])
@@ -536,8 +548,8 @@ class Elaborator:
             self.fvars[x] = saved_fv
 
     def _elab_list(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
-        """A list literal ``[a, b, c]`` of numbers (``List T``), opaque but for equality of terms: written
-        ``List.lit a b c`` inside (Lean's ``List.cons a (List.cons b …)``), printed ``[a, b, c]``."""
+        """A list literal ``[a, b, c]`` of numbers (``List T``): Lean's ``«term[_]»`` macro, the chain
+        ``List.cons a (List.cons b (List.cons c List.nil))``, printed ``[a, b, c]``."""
         elem = expected.split(" ", 1)[1] if expected and expected.startswith("List ") else None
         if elem is None:
             for e in syn.args:
@@ -545,11 +557,45 @@ class Elaborator:
             elem = elem or "ℕ"
         if elem not in NUM_TYPES:
             raise ElabError(_unsupported(syn), syn.start, syn.end)
-        return (
-            "app",
-            ("const", "List.lit"),
-            tuple(self.elab_arith(e, elem) for e in syn.args),
-        ), f"List {elem}"
+        out: Term = LIST_NIL
+        for e in reversed(syn.args):
+            out = list_cons(self.elab_arith(e, elem), out)
+        return out, f"List {elem}"
+
+    def _list_elem_type(self, syn: Syn) -> str | None:
+        """The element type a list literal or ``::`` chain has on its own (``None``: numerals only)."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        if syn.kind == "listlit":
+            elem = None
+            for e in syn.args:
+                elem = _max_type(elem, self._tree_type(e, None))
+            return elem
+        if syn.kind == "binop" and syn.args[0] == "::":
+            return _max_type(self._list_elem_type(syn.args[2]), self._tree_type(syn.args[1], None))
+        ty = self.synth_leaf_type(syn)
+        return ty.split(" ", 1)[1] if ty is not None and ty.startswith("List ") else None
+
+    def _elab_cons(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
+        """``d :: L`` (``List.cons d L``): the element type from the expected ``List T``, else the tail's,
+        else the head's (a numeral: ℕ)."""
+        _, hd, tl = syn.args
+        elem = expected.split(" ", 1)[1] if expected and expected.startswith("List ") else None
+        if elem is None:
+            tty = self.synth_leaf_type(tl)
+            elem = tty.split(" ", 1)[1] if tty and tty.startswith("List ") else None
+        if elem is None:
+            elem = self._tree_type(hd, None) or "ℕ"
+        if elem not in NUM_TYPES:
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        tail, got = self.elab_term(tl, f"List {elem}")
+        if got != f"List {elem}":
+            raise ElabError(
+                f"type mismatch\n  {syn_text(tl)}\nhas type\n  {got}\nbut is expected to have type\n  List {elem}",
+                tl.start,
+                tl.end,
+            )
+        return list_cons(self.elab_arith(hd, elem), tail), f"List {elem}"
 
     def _elab_bigop(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
         """``∑ x ∈ s, f`` as Lean elaborates it, ``Finset.sum s (fun x => f)`` (``∏``: ``Finset.prod``),
@@ -742,6 +788,12 @@ class Elaborator:
         ty = None
         for leaf in leaves:
             ty = _max_type(ty, self.synth_leaf_type(leaf))
+        if any(_is_list_syntax(leaf) for leaf in leaves) and not (ty or "").startswith("List "):
+            # list literals of numerals only: their elements' type, else ℕ (a numeral's default instance)
+            elem = None
+            for leaf in leaves:
+                elem = _max_type(elem, self._list_elem_type(leaf))
+            ty = f"List {elem or 'ℕ'}"
         if ty is None:
             ty = "ℕ"
         if ty == "Prop" and op in ("=", "≠"):
@@ -788,6 +840,12 @@ class Elaborator:
             elem = None
             for e in syn.args:
                 elem = _max_type(elem, self._tree_type(e, None))
+            return f"List {elem}" if elem in NUM_TYPES else None
+        if k == "binop" and syn.args[0] == "::":
+            tty = self.synth_leaf_type(syn.args[2])
+            if tty is not None and tty.startswith("List "):
+                return tty
+            elem = self._tree_type(syn.args[1], None)
             return f"List {elem}" if elem in NUM_TYPES else None
         if k == "ident":
             name = syn.args[0]
@@ -982,6 +1040,8 @@ class Elaborator:
             if op in _ARITH_SYN or op == "^":
                 aty = self._tree_type(syn, expected if expected in NUM_TYPES else None) or "ℕ"
                 return self.elab_arith(syn, aty), aty
+            if op == "::":
+                return self._elab_cons(syn, expected)
             return self.elab_prop(syn), "Prop"
         if k == "postfix" and syn.args[0] == "⁻¹":
             ity = self._tree_type(syn, expected if expected in NUM_TYPES else None) or "ℝ"

@@ -127,6 +127,25 @@ LIBRARY: list[tuple[str, tuple[str, ...] | None, frozenset[str]]] = [
     ("theorem Nat.add_eq_left {a b : ℕ} : a + b = a ↔ b = 0", None, PROPEXT),
     ("theorem add_pos_iff {a b : ℕ} : 0 < a + b ↔ 0 < a ∨ 0 < b", None, PROPEXT),
     ("theorem Real.one_rpow (x : ℝ) : (1 : ℝ) ^ x = 1", None, STD),
+    # Mathlib/Data/Nat/Digits/Defs.lean (digits and ofDigits of natural numbers; ofDigits at ℕ)
+    (
+        "theorem Nat.ofDigits_cons {b hd : ℕ} {tl : List ℕ} : Nat.ofDigits b (hd :: tl) = hd + b * Nat.ofDigits b tl",
+        None,
+        NONE,
+    ),
+    ("theorem Nat.ofDigits_nil {b : ℕ} : Nat.ofDigits b [] = 0", None, NONE),
+    ("theorem Nat.ofDigits_singleton {b n : ℕ} : Nat.ofDigits b [n] = n", None, PROPEXT),
+    ("theorem Nat.digits_zero (b : ℕ) : Nat.digits b 0 = []", None, PROPEXT),
+    (
+        "theorem Nat.digits_of_two_le_of_pos {n b : ℕ} (hb : 2 ≤ b) (hn : 0 < n) : Nat.digits b n = n % b :: Nat.digits b (n / b)",
+        None,
+        PROPEXT,
+    ),
+    (
+        "theorem Nat.digits_add_two_add_one (b n : ℕ) : Nat.digits (b + 2) (n + 1) = (n + 1) % (b + 2) :: Nat.digits (b + 2) ((n + 1) / (b + 2))",
+        None,
+        PROPEXT,
+    ),
     # Mathlib's `Complex.I` (Mathlib/Data/Complex/Basic.lean): `I * I = -1`, both @[simp]
     ("theorem Complex.I_mul_I : Complex.I * Complex.I = -1", None, STD),
     ("theorem Complex.I_sq : Complex.I ^ 2 = -1", None, STD),

@@ -27,11 +27,13 @@ from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
     FALSE,
+    LIST_NIL,
     TRUE,
     NumeralTooLarge,
     Term,
     free_vars,
     is_prop_type,
+    list_cons,
     mk_num,
     pretty,
     subst,
@@ -284,6 +286,9 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
         fact = literal_fact(t, ss.literal_facts)
         if fact is not None:
             return fact
+    fact = list_fact(t, LIST_SIMP_LEMMAS if default else ss.literal_facts)
+    if fact is not None:
+        return fact
     # --- ground arithmetic: simprocs on ℕ/ℤ literals always; norm_num evaluates every type
     if ss.eval_fields and h == "app" and t[1] == ("const", "Nat.sqrt") and len(t[2]) == 1:
         # Mathlib's norm_num extension `Mathlib.Tactic.NormNum.NatSqrt`; only norm_num has it (`Nat.sqrt` is
@@ -822,6 +827,58 @@ BUILTIN_DEF_EQUATIONS: dict[str, str] = {"Ne": "ne_eq"}
 UNREPRESENTED_SIMP_LEMMAS = frozenset({"id_eq", "id_def"})
 
 
+#: Simp lemmas about lists and the digits of numerals (``@[simp]`` in Mathlib/Data/Nat/Digits/Defs.lean, and
+#: Lean core's generated ``List.cons.injEq``): in the default set, and in ``simp only`` where named. The
+#: conditional ``Nat.digits_of_two_le_of_pos`` (``2 ≤ b → 0 < n → digits b n = n % b :: digits b (n / b)``)
+#: rewrites a numeral ``n`` in a numeral base, where simp's discharger decides both premises on literals.
+LIST_SIMP_LEMMAS = frozenset(
+    {
+        "Nat.digits_of_two_le_of_pos",
+        "Nat.digits_add_two_add_one",
+        "Nat.digits_zero",
+        "Nat.ofDigits_nil",
+        "Nat.ofDigits_singleton",
+        "List.cons.injEq",
+    }
+)
+
+
+def list_fact(t: Term, names: set[str] | frozenset[str]) -> Term | None:
+    """What the list and digit lemmas among ``names`` (:data:`LIST_SIMP_LEMMAS`) rewrite ``t`` to; the
+    distinctness of ``[]`` and ``a :: l`` always (Lean core's ``reduceCtorEq``, a default simproc that
+    ``simp only`` keeps)."""
+    h = t[0]
+    if h == "=" and isinstance(t[1], str) and t[1].startswith("List "):
+        a, b = t[2], t[3]
+        ca, cb = _is_cons(a), _is_cons(b)
+        if (ca and b == LIST_NIL) or (cb and a == LIST_NIL):
+            return FALSE  # reduceCtorEq
+        if ca and cb and "List.cons.injEq" in names:
+            elem = t[1].split(" ", 1)[1]
+            return ("∧", ("=", elem, a[2][0], b[2][0]), ("=", t[1], a[2][1], b[2][1]))
+        return None
+    if h != "app" or t[1][0] != "const":
+        return None
+    f, args = t[1][1], t[2]
+    if f == "Nat.digits" and len(args) == 2 and args[0][0] == "num" and args[1][0] == "num":
+        b, n = args[0][2], args[1][2]
+        if n == 0 and "Nat.digits_zero" in names:
+            return LIST_NIL
+        if b >= 2 and n > 0 and ({"Nat.digits_of_two_le_of_pos", "Nat.digits_add_two_add_one"} & names):
+            return list_cons(("num", "ℕ", n % b), ("app", t[1], (args[0], ("num", "ℕ", n // b))))
+        return None
+    if f == "Nat.ofDigits" and len(args) == 2:
+        if args[1] == LIST_NIL and "Nat.ofDigits_nil" in names:
+            return ("num", "ℕ", 0)
+        if _is_cons(args[1]) and args[1][2][1] == LIST_NIL and "Nat.ofDigits_singleton" in names:
+            return args[1][2][0]
+    return None
+
+
+def _is_cons(t: Term) -> bool:
+    return t[0] == "app" and t[1] == ("const", "List.cons") and len(t[2]) == 2
+
+
 def literal_fact(t: Term, names: set[str]) -> Term | None:
     """What the named :data:`LITERAL_FACTS` rewrite ``t`` to, or ``None``."""
     h = t[0]
@@ -895,6 +952,11 @@ def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticConte
             return  # `norm_num [Nat.factorial]`: closed applications are evaluated anyway
         if d is None and name in LITERAL_FACTS:
             ss.literal_facts.add(name)
+            return
+        if name in LIST_SIMP_LEMMAS:
+            ss.literal_facts.add(name)
+            if d is not None:
+                ctx.axioms.update(d.axioms)
             return
         if d is None and name in CORE_SIMPROCS:
             return  # a default simproc: `simp only` runs it anyway, as the simulator evaluates ℕ/ℤ literals

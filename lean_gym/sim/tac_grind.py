@@ -51,7 +51,7 @@ from lean_gym.sim.polyconv import Conv
 from lean_gym.sim.proofs import Binder, Instance, _has_mvars, decl_telescope, prop_telescope
 from lean_gym.sim.tac_arith import _cutsat_tac, _ring_closes, linarith_core
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import FALSE, TRUE, NumeralTooLarge, Term, mk_num, new_fvar, subst
+from lean_gym.sim.terms import FALSE, LIST_NIL, TRUE, NumeralTooLarge, Term, mk_num, new_fvar, subst
 from lean_gym.sim.unify import canon, instantiate, match
 
 __all__ = ["GRIND_EMATCH_ROUNDS", "GRIND_MAX_GEN", "GRIND_MAX_INSTANCES", "GRIND_SPLITS"]
@@ -770,6 +770,7 @@ class _Search:
                 elif self._find(b, canon(t)) != self._find(b, canon(other)):
                     self._merge(b, t, other)
                     changed = True
+            changed = self._constructors(b) or changed
         values: dict[Term, bool] = {}
         for key, v in list(b.values.items()):
             p = b.atoms[key]
@@ -780,6 +781,32 @@ class _Search:
             root = self._find(b, key)
             if values.setdefault(root, v) != v:
                 raise _Conflict
+        return changed
+
+    def _constructors(self, b: _Branch) -> bool:
+        """Constructor theory (Lean's grind, ``Grind/Ctor.lean``): two distinct constructors in one class
+        are a conflict (``[] = a :: l``), and one constructor's arguments are equal where two of its
+        applications are (``a :: l = b :: m`` gives ``a = b`` and ``l = m``). The constructors the simulator
+        has are the lists': ``List.nil`` and ``List.cons``."""
+        changed = False
+        seen: dict[Term, Term] = {}
+        for t in list(b.terms):
+            if not _is_ctor(t):
+                continue
+            root = self._find(b, canon(t))
+            other = seen.setdefault(root, t)
+            if other is t:
+                continue
+            if (t == LIST_NIL) != (other == LIST_NIL):
+                raise _Conflict
+            for x, y in zip(t[2] if t != LIST_NIL else (), other[2] if other != LIST_NIL else ()):
+                if self._find(b, canon(x)) != self._find(b, canon(y)):
+                    # an equality of numbers is a fact the theories read too (the E-graph shares it)
+                    ty = _type_of(x, b.types) or _type_of(y, b.types)
+                    if ty in _RINGS:
+                        self._assert(b, ("=", ty, x, y), True, 0)
+                    self._merge(b, x, y)
+                    changed = True
         return changed
 
     # ------------------------------------------------------------------------------- E-matching
@@ -1094,6 +1121,10 @@ def _large_power(t: Term) -> bool:
         if s[0] == "^" and s[3][0] == "num" and isinstance(s[3][2], int) and s[3][2] > REDUCE_POW_THRESHOLD:
             return True
     return False
+
+
+def _is_ctor(t: Term) -> bool:
+    return t == LIST_NIL or (t[0] == "app" and t[1] == ("const", "List.cons") and len(t[2]) == 2)
 
 
 def _is_prop(t: Term) -> bool:
