@@ -312,3 +312,40 @@ def test_mathd_numbertheory_341_call_and_minimal_proof(backend: SimBackend) -> N
     for file in ("satp_calls.jsonl", "satp_minimal.jsonl"):
         r = backend.check(_load(file)["mathd_numbertheory_341"], header=HEADER)
         assert r.proved, (file, r.messages_text()[:300])
+
+
+# -------------------------------------------------------------- what a failing grind costs, by the record
+
+P4 = (
+    "(x : ℝ) (h₀ : 0 < x) (h₁ : ¬x ^ 2 - 10 * x - 29 = 0) (h₂ : ¬x ^ 2 - 10 * x - 45 = 0)"
+    " (h₃ : ¬x ^ 2 - 10 * x - 69 = 0) (h₄ : (x ^ 2 - 10 * x - 29)⁻¹ + (x ^ 2 - 10 * x - 45)⁻¹"
+    " - 2 / (x ^ 2 - 10 * x - 69) = 0) (fwd : 0 ≤ x) : x = 13"
+)
+
+
+def _charge(stmt: str, tac: str) -> tuple[int, bool]:
+    from lean_gym.sim.aesop_apply import run_sub
+    from lean_gym.sim.elab import Env
+    from lean_gym.sim.memo import caching
+    from lean_gym.sim.tactics import TacticContext, goal_from_statement
+
+    ctx = TacticContext(env=Env(imports=("Mathlib",)), max_heartbeats=0)
+    goal = goal_from_statement(stmt, ctx)
+    with caching(False):
+        before = ctx.heartbeats
+        new = run_sub(goal, tac, ctx)
+    return ctx.heartbeats - before, new is not None
+
+
+def test_a_failing_grind_costs_what_the_record_allows() -> None:
+    """SATP's aime_1990_p4 (its minimal proof and its call's rule order): Lean ran 16 failing ``grind only
+    [L]`` rules on this goal's path beside about 104000 of other charges within 200000 heartbeats, so one
+    failing call costs at most about 6000 there. Lean's linear solvers are incremental; the simulator's
+    re-runs per disequality split and per branch are not charged again."""
+    assert _load("satp_minimal.jsonl")["aime_1990_p4"].count("(bound )") == 2
+    cost, ok = _charge(P4, "grind only [Iff]")
+    assert not ok
+    assert 1500 < cost <= 6000, cost
+    # the re-runs are uncharged, not skipped: a split still proves what it proved
+    cost2, ok2 = _charge("(x y : ℝ) (h : x ≠ y) (h1 : x ≤ y) (h2 : y ≤ x) : False", "grind")
+    assert ok2 and cost2 > 0

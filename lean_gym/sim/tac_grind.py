@@ -543,6 +543,7 @@ class _Search:
         self.bare = bare
         self.params = thms
         self.theory_memo: dict[Any, tuple[bool, tuple[Term, ...], int]] = {}
+        self.linear_charged = False  # whether this call has paid for a run of its linear solvers
 
     # ------------------------------------------------------------------------------ entry point
     def run(self) -> bool:
@@ -964,7 +965,21 @@ class _Search:
 
     def _linear_split(self, g: Goal, depth: int) -> bool:
         """``cutsat`` and the ``linarith`` module on the literals, splitting ``a ≠ b`` into ``a < b`` and
-        ``b < a`` at most :data:`NE_SPLITS` deep."""
+        ``b < a`` at most :data:`NE_SPLITS` deep.
+
+        Only the first run of a ``grind`` call is charged. Lean's linear solvers are incremental: the
+        linarith module decides disequalities inside one model search over the facts it already holds
+        (``Grind/Arith/Linear``), cutsat likewise, and a case split adds its facts to the same state; the
+        simulator's re-run of a whole solver per split leaf and per branch is its own way to the same
+        verdict, not work Lean does (SATP's record bounds grind's charge: aime_1990_p4's path runs 16 failing
+        ``grind`` calls within 200000; see ``aesop_cost.tactic_cost``)."""
+        if depth == 0 and not self.linear_charged:
+            self.linear_charged = True
+            return self._linear_leaf(g) or self._linear_cases(g, depth)
+        with self.ctx.uncharged():
+            return self._linear_leaf(g) or self._linear_cases(g, depth)
+
+    def _linear_leaf(self, g: Goal) -> bool:
         for solver in (_cutsat_tac, linarith_core):
             snap = self.ctx.snapshot()
             try:
@@ -972,6 +987,9 @@ class _Search:
                 return True
             except TacticError:
                 self.ctx.restore(snap)
+        return False
+
+    def _linear_cases(self, g: Goal, depth: int) -> bool:
         if depth >= NE_SPLITS:
             return False
         for name, p in g.props():
