@@ -349,3 +349,17 @@ def test_a_failing_grind_costs_what_the_record_allows() -> None:
     # the re-runs are uncharged, not skipped: a split still proves what it proved
     cost2, ok2 = _charge("(x y : ℝ) (h : x ≠ y) (h1 : x ≤ y) (h2 : y ≤ x) : False", "grind")
     assert ok2 and cost2 > 0
+
+
+def test_rw_with_a_namespaced_lemma_leaves_its_implicit_arguments_to_the_match(backend: SimBackend) -> None:
+    """Lean's ``rw [Nat.ofDigits_cons]`` elaborates the lemma with its implicit arguments as metavariables
+    that the rewrite's match assigns, whatever the name's namespace; a projection of a local (``h.1``) is a
+    term as before."""
+    r = backend.check("example : Nat.ofDigits 10 [1, 2] = 21 := by\n  rw [Nat.ofDigits_cons]", header=HEADER)
+    assert "⊢ 1 + 10 * Nat.ofDigits 10 [2] = 21" in r.messages_text(), r.messages_text()
+    assert _proves(backend, "example (a b : ℕ) (h : a = 1 ∧ b = 2) : a + b = 1 + b := by\n  rw [h.1]")
+    # the attack: the rewrite still needs an instance of the pattern
+    r = backend.check(
+        "example (L : List ℕ) : Nat.ofDigits 10 L = 0 := by\n  rw [Nat.ofDigits_cons]", header=HEADER
+    )
+    assert not r.proved and "Did not find an instance" in r.messages_text(), r.messages_text()
