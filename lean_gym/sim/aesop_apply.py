@@ -642,6 +642,19 @@ def _builtin_steps(k: str, goal: Goal, ctx: TacticContext | None) -> list[Expans
     return []  # ext, exists_intro: nothing in the simulator's subset needs them
 
 
+_REBUILDING_TACTICS = frozenset({"field_simp"})
+"""Tactics whose only success that the simulator sees as "no change" is a term Lean builds anew: Mathlib's
+``field_simp`` rewrites a product it normalises with its own instances, so the goal is new to Lean though it
+prints the same (``tac_field_simp``), and on that rebuilt goal it then fails (``field_simp made no progress
+on goal``: ``transformAtTarget`` compares the expressions). As an aesop rule such a success is counted as the
+failure Lean meets one step later, where every other unchanged success is one (Aesop's semantics)."""
+
+
+def _rebuilds(text: str) -> bool:
+    head = text.split(None, 1)[0] if text.strip() else ""
+    return head in _REBUILDING_TACTICS
+
+
 def _unfold_target(goal: Goal, ctx: TacticContext) -> Goal:
     """``goal`` with the definitions (constants with a value) in its target unfolded, as ``isDefEq`` at
     default transparency sees them (the simulator refuses ``@[irreducible]``, so ``all`` is the same)."""
@@ -664,8 +677,13 @@ def apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) -
         return _apply_builtin(rule, goal, ctx, opts)
     if rule.kind == "tactic":
         new = run_sub(goal, rule.arg, ctx)
-        if new is None or (len(new) == 1 and new[0] == goal.with_tag(None)):
+        if new is None:
             return []
+        if len(new) == 1 and new[0] == goal.with_tag(None) and _rebuilds(rule.arg):
+            return []
+        # A tactic that succeeds is a rule application even where it leaves its goal as it was
+        # (Aesop's `RuleTac.tacticStx` keeps whatever goals the tactic leaves, and `runNormSteps`
+        # restarts on any success): `push_cast` and `norm_cast` with nothing to do, `exfalso` on `False`.
         return [Expansion(new, rule.arg)]
     if rule.kind == "apply":
         if rule.delta:

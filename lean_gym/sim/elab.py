@@ -20,8 +20,10 @@ from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, par
 from lean_gym.sim.terms import (
     FALSE,
     FVAR_SEP,
+    LIST_NIL,
     NUM_RANK,
     NUM_TYPES,
+    ORDERED_TYPES,
     PROP,
     TRUE,
     Term,
@@ -29,6 +31,7 @@ from lean_gym.sim.terms import (
     free_vars,
     fvar_mark,
     fvar_serial,
+    list_cons,
     new_fvar,
     remember_renaming,
     rename_fvars,
@@ -69,6 +72,8 @@ BUILTIN_TYPES: dict[str, str] = {
     "Rat": "ℚ",
     "ℝ": "ℝ",
     "Real": "ℝ",
+    "ℂ": "ℂ",
+    "Complex": "ℂ",
     "Prop": "Prop",
     "Unit": "Unit",
     "Bool": "Bool",
@@ -77,7 +82,7 @@ BUILTIN_TYPES: dict[str, str] = {
 #: Type names that exist only with Mathlib: ``ℕ``/``ℤ``/``ℚ``/``ℝ`` are Mathlib notations (Lean core spells
 #: ``Nat`` and ``Int``), ``Real`` is Mathlib's, and ``Rat`` is not refused by core Lean everywhere the
 #: simulator would need it (refusing it is never stronger than Lean).
-MATHLIB_TYPE_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "Real", "Rat"})
+MATHLIB_TYPE_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "Real", "Rat", "ℂ", "Complex"})
 
 
 def mathlib_name_error(name: str, start: int, end: int) -> ElabError:
@@ -238,6 +243,12 @@ def _value_type(t: Term, bound: dict[str, Term]) -> Term | None:
     return None
 
 
+def _is_list_syntax(syn: Syn) -> bool:
+    while syn.kind == "paren":
+        syn = syn.args[0]
+    return syn.kind == "listlit" or (syn.kind == "binop" and syn.args[0] == "::")
+
+
 def _max_type(a: str | None, b: str | None) -> str | None:
     if a is None:
         return b
@@ -287,7 +298,7 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "List.sum": (("List ℕ",), "ℕ"),
 }
 #: Mathlib constants kept opaque (no rule evaluates them), with their types.
-OPAQUE_CONSTS: dict[str, str] = {"Real.pi": "ℝ"}
+OPAQUE_CONSTS: dict[str, str] = {"Real.pi": "ℝ", "Complex.I": "ℂ"}
 #: Mathlib predicates kept opaque (issue 21: miniF2F-test states with them), with the argument types the
 #: simulator accepts: no rule decides them; only hypotheses and library lemmas speak about them.
 OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
@@ -355,6 +366,10 @@ class Elaborator:
         finset = self._finset_type(syn)
         if finset is not None:
             return finset
+        if syn.kind == "app" and syn.args[0].kind == "ident" and syn.args[0].args[0] == "List":
+            args = syn.args[1]
+            if len(args) == 1 and args[0].kind == "ident" and BUILTIN_TYPES.get(args[0].args[0]) in NUM_TYPES:
+                return type_term(f"List {BUILTIN_TYPES[args[0].args[0]]}")  # `List T`: Lean core's lists
         if k == "binop" and syn.args[0] == "→":
             a = self._type_or_prop(syn.args[1])
             b = self._type_or_prop(syn.args[2])
@@ -565,8 +580,8 @@ class Elaborator:
             self.fvars[x] = saved_fv
 
     def _elab_list(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
-        """A list literal ``[a, b, c]`` of numbers (``List T``), opaque but for equality of terms: written
-        ``List.lit a b c`` inside (Lean's ``List.cons a (List.cons b …)``), printed ``[a, b, c]``."""
+        """A list literal ``[a, b, c]`` of numbers (``List T``): Lean's ``«term[_]»`` macro, the chain
+        ``List.cons a (List.cons b (List.cons c List.nil))``, printed ``[a, b, c]``."""
         elem = expected.split(" ", 1)[1] if expected and expected.startswith("List ") else None
         if elem is None:
             for e in syn.args:
@@ -574,11 +589,45 @@ class Elaborator:
             elem = elem or "ℕ"
         if elem not in NUM_TYPES:
             raise ElabError(_unsupported(syn), syn.start, syn.end)
-        return (
-            "app",
-            ("const", "List.lit"),
-            tuple(self.elab_arith(e, elem) for e in syn.args),
-        ), f"List {elem}"
+        out: Term = LIST_NIL
+        for e in reversed(syn.args):
+            out = list_cons(self.elab_arith(e, elem), out)
+        return out, f"List {elem}"
+
+    def _list_elem_type(self, syn: Syn) -> str | None:
+        """The element type a list literal or ``::`` chain has on its own (``None``: numerals only)."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        if syn.kind == "listlit":
+            elem = None
+            for e in syn.args:
+                elem = _max_type(elem, self._tree_type(e, None))
+            return elem
+        if syn.kind == "binop" and syn.args[0] == "::":
+            return _max_type(self._list_elem_type(syn.args[2]), self._tree_type(syn.args[1], None))
+        ty = self.synth_leaf_type(syn)
+        return ty.split(" ", 1)[1] if ty is not None and ty.startswith("List ") else None
+
+    def _elab_cons(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
+        """``d :: L`` (``List.cons d L``): the element type from the expected ``List T``, else the tail's,
+        else the head's (a numeral: ℕ)."""
+        _, hd, tl = syn.args
+        elem = expected.split(" ", 1)[1] if expected and expected.startswith("List ") else None
+        if elem is None:
+            tty = self.synth_leaf_type(tl)
+            elem = tty.split(" ", 1)[1] if tty and tty.startswith("List ") else None
+        if elem is None:
+            elem = self._tree_type(hd, None) or "ℕ"
+        if elem not in NUM_TYPES:
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        tail, got = self.elab_term(tl, f"List {elem}")
+        if got != f"List {elem}":
+            raise ElabError(
+                f"type mismatch\n  {syn_text(tl)}\nhas type\n  {got}\nbut is expected to have type\n  List {elem}",
+                tl.start,
+                tl.end,
+            )
+        return list_cons(self.elab_arith(hd, elem), tail), f"List {elem}"
 
     def _elab_bigop(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
         """``∑ x ∈ s, f`` as Lean elaborates it, ``Finset.sum s (fun x => f)`` (``∏``: ``Finset.prod``),
@@ -781,12 +830,21 @@ class Elaborator:
         ty = None
         for leaf in leaves:
             ty = _max_type(ty, self.synth_leaf_type(leaf))
+        if any(_is_list_syntax(leaf) for leaf in leaves) and not (ty or "").startswith("List "):
+            # list literals of numerals only: their elements' type, else ℕ (a numeral's default instance)
+            elem = None
+            for leaf in leaves:
+                elem = _max_type(elem, self._list_elem_type(leaf))
+            ty = f"List {elem or 'ℕ'}"
         if ty is None:
             ty = "ℕ"
         if ty == "Prop" and op in ("=", "≠"):
             return (op, "Prop", self.elab_prop(a), self.elab_prop(b))
-        if op in ("<", "≤", ">", "≥") and ty not in NUM_TYPES:
+        if op in ("<", "≤", ">", "≥") and ty not in ORDERED_TYPES:
             raise ElabError(f"failed to synthesize\n  LT {ty}", a.start, b.end)
+        if op == "∣" and ty == "ℂ":
+            # `Dvd ℂ` exists (a monoid's) but says nothing a statement means: refused, not guessed
+            raise ElabError(_unsupported_complex("∣"), a.start, b.end)
         # `binrel%`: both sides are trees whose leaves are elaborated on their own (`leaf=True`)
         return (op, ty, self.elab_arith(a, ty, leaf=True), self.elab_arith(b, ty, leaf=True))
 
@@ -861,6 +919,12 @@ class Elaborator:
             elem = None
             for e in syn.args:
                 elem = _max_type(elem, self._tree_type(e, None))
+            return f"List {elem}" if elem in NUM_TYPES else None
+        if k == "binop" and syn.args[0] == "::":
+            tty = self.synth_leaf_type(syn.args[2])
+            if tty is not None and tty.startswith("List "):
+                return tty
+            elem = self._tree_type(syn.args[1], None)
             return f"List {elem}" if elem in NUM_TYPES else None
         if k == "ident":
             name = syn.args[0]
@@ -957,7 +1021,7 @@ class Elaborator:
         if k == "binop":
             op = syn.args[0]
             if op in _ARITH_SYN:
-                if op == "%" and ty in ("ℚ", "ℝ"):
+                if op == "%" and ty in ("ℚ", "ℝ", "ℂ"):
                     raise ElabError(f"failed to synthesize\n  HMod {ty} {ty} ?m", syn.start, syn.end)
                 if ty not in NUM_TYPES:
                     raise ElabError(
@@ -988,7 +1052,7 @@ class Elaborator:
                 raise ElabError("failed to synthesize\n  Neg ℕ", syn.start, syn.end)
             return ("neg", ty, self.elab_arith(syn.args[0], ty, leaf=True))
         if k == "postfix" and syn.args[0] == "⁻¹":
-            if ty not in ("ℚ", "ℝ"):
+            if ty not in ("ℚ", "ℝ", "ℂ"):
                 raise ElabError(f"failed to synthesize\n  Inv {_ascii(ty, self.env)}", syn.start, syn.end)
             return ("inv", ty, self.elab_arith(syn.args[1], ty, leaf=True))
         own = self.synth_leaf_type(syn) if leaf else None
@@ -1057,6 +1121,8 @@ class Elaborator:
             if op in _ARITH_SYN or op == "^":
                 aty = self._tree_type(syn, expected if expected in NUM_TYPES else None) or "ℕ"
                 return self.elab_arith(syn, aty), aty
+            if op == "::":
+                return self._elab_cons(syn, expected)
             return self.elab_prop(syn), "Prop"
         if k == "postfix" and syn.args[0] == "⁻¹":
             ity = self._tree_type(syn, expected if expected in NUM_TYPES else None) or "ℝ"
@@ -1100,6 +1166,8 @@ class Elaborator:
             aty = self._tree_type(syn.args[0], expected if expected in NUM_TYPES else None) or "ℕ"
             if aty == "ℕ":
                 raise ElabError("failed to synthesize\n  Lattice ℕ", syn.start, syn.end)
+            if aty == "ℂ":
+                raise ElabError("failed to synthesize\n  Lattice ℂ", syn.start, syn.end)
             return ("abs", aty, self.elab_arith(syn.args[0], aty)), aty
         if k == "app":
             head, args = syn.args
@@ -1639,6 +1707,10 @@ def _has_kind(syn: Syn, kind: str) -> bool:
 
 
 _OPNAME = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod"}
+
+
+def _unsupported_complex(what: str) -> str:
+    return f"the simulator does not support `{what}` on ℂ (outside its Lean subset)"
 
 
 def _ascii(ty: str, env: Env) -> str:

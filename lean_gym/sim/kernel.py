@@ -27,7 +27,7 @@ kind                   re-checked by the kernel / trusted
                        non-negative combination is a constant contradiction) and there is one; trusts the
                        translation of the goal's facts into the certificate's constraints (``tac_arith``'s
                        preprocessing)
-``PolyIdentity``       the target is ``a = b`` in ℕ/ℤ/ℚ/ℝ and both sides normalise to one polynomial
+``PolyIdentity``       the target is ``a = b`` in ℕ/ℤ/ℚ/ℝ/ℂ and both sides normalise to one polynomial
 ``ProofTerm(syn)``     the proof checker checked ``syn`` against the target in this call and left no goal
                        (trusts the proof checker, which is the check)
 ``Applied``            ``apply e``'s instantiated conclusion has no metavariable and unifies with the
@@ -71,7 +71,7 @@ from lean_gym.sim.arith import ArithBudgetExceeded, Certificate, EvalTooExpensiv
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.evaluate import decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal, canonical_goal
-from lean_gym.sim.polyconv import DOMAIN, Conv
+from lean_gym.sim.polyconv import RING_TYPES, Conv
 from lean_gym.sim.proofs import Checked, issued
 from lean_gym.sim.syntax import Syn
 from lean_gym.sim.tactics import KernelRefusal, SealFrame, TacticContext, _kernel_key, seal
@@ -287,7 +287,7 @@ def _reflexive(t: Term, ctx: TacticContext) -> bool:
     if h == "↔":
         return defeq(t[1], t[2])
     if h in ("=", "≤", "≥"):
-        return defeq(t[2], t[3]) or (h == "=" and _quiet(lambda: rfl_closes(t, ctx), ctx))
+        return defeq(t[2], t[3]) or (h == "=" and _quiet(lambda: rfl_closes(t, ctx, kernel=True), ctx))
     return False
 
 
@@ -335,7 +335,7 @@ def _false_fact(t: Term, goal: Goal, ctx: TacticContext) -> bool:
 
 
 def _poly_identity(t: Term, ctx: TacticContext) -> bool:
-    if t[0] != "=" or t[1] not in DOMAIN:
+    if t[0] != "=" or t[1] not in RING_TYPES:
         return False
 
     def same() -> bool:
@@ -386,7 +386,7 @@ def _check(goal: Goal, j: object, ctx: TacticContext, frame: SealFrame | None) -
     if isinstance(j, TrueIntro):
         return None if canon(target) == TRUE else "the target is not True"
     if isinstance(j, Decide):
-        ok = _quiet(lambda: decide_closed(target, ctx, allow_fields=j.fields) is True, ctx)
+        ok = _quiet(lambda: decide_closed(target, ctx, allow_fields=j.fields, kernel=True) is True, ctx)
         return None if ok else "the target does not evaluate to true"
     if isinstance(j, Linear):
         if not j.certificates:

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from typing import cast as cast_domain
 
 from lean_gym.sim.arith import (
-    ArithBudgetExceeded,
     Constraint,
     Domain,
+    EvalTooExpensive,
     Poly,
     binop,
     div_mod_constraints,
@@ -26,9 +26,23 @@ from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits, s
 if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
 
-__all__ = ["DOMAIN", "MAX_POW", "Conv", "poly_to_term", "reducible_key", "to_constraint"]
+__all__ = [
+    "DOMAIN",
+    "MAX_POW",
+    "OMEGA_GROUND_POW_BITS",
+    "RING_TYPES",
+    "Conv",
+    "ground_mod",
+    "poly_to_term",
+    "reducible_key",
+    "to_constraint",
+]
 
 DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+"""The ordered number types: what linarith, omega and positivity read."""
+RING_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ", "ℂ")
+"""The commutative (semi)rings ``ring``/``ring_nf`` normalise: ``ℂ`` too, which has no order (a field of
+characteristic zero: ``ℚ``'s constants embed, ``/`` and ``⁻¹`` are a field's)."""
 
 
 _MIN_MAX = (("const", "min"), ("const", "max"))
@@ -39,6 +53,66 @@ def _dom(ty: str) -> Domain:
 
 
 MAX_POW = 64
+
+
+OMEGA_GROUND_POW_BITS = 1 << 24
+"""The largest ground value (in bits) that omega's ground evaluation builds: Lean's omega evaluates ground
+terms with GMP (``groundNat?``/``groundInt?`` in ``src/Lean/Elab/Tactic/Omega/OmegaM.lean``), which builds
+``5 ^ 999999`` (2.3 million bits) at once (SATP's minimal proof of mathd_numbertheory_328 is ``omega`` on
+``5 ^ 999999 % 7 = 6``); the simulator computes the remainder without building the number, and refuses a
+term whose value would be larger than about seven times that (weaker than Lean, never stronger)."""
+
+
+def ground_mod(t: Term, m: int, ctx: TacticContext | None = None) -> int | None:
+    """The value of the ground ℕ/ℤ term ``t`` modulo ``m > 0`` (Lean's ``%``: ``Nat.mod``, ``Int.emod``), the
+    number Lean's omega gets by evaluating ``t`` exactly (``groundNat?``), computed without building ``t``:
+    numerals, casts from ℕ, ``+``, ``*``, ``^`` by a ground exponent (modular exponentiation) and, in ℤ,
+    negation; ``None`` for anything else (ℕ's truncated ``-`` and ``/``, which no remainder determines, a
+    variable) and for a term whose value has more than :data:`OMEGA_GROUND_POW_BITS` bits."""
+    r = _ground_mod(t, m, ctx)
+    return None if r is None else r[0]
+
+
+def _ground_mod(t: Term, m: int, ctx: TacticContext | None) -> tuple[int, int] | None:
+    """``(t mod m, b)`` with ``b`` an upper bound on the bit length of ``t``'s value."""
+    if ctx is not None:
+        ctx.tick(1)
+    h = t[0]
+    if t[1] not in ("ℕ", "ℤ"):
+        return None
+    if h == "num":
+        v = int(t[2])
+        return v % m, abs(v).bit_length()
+    if h == "cast" and t[2] in ("ℕ", "ℤ"):
+        return _ground_mod(t[3], m, ctx)  # Nat.cast: the same value (groundInt? reads through it)
+    if h in ("+", "*"):
+        x = _ground_mod(t[2], m, ctx)
+        y = None if x is None else _ground_mod(t[3], m, ctx)
+        if x is None or y is None:
+            return None
+        if h == "+":
+            r, bits = (x[0] + y[0]) % m, max(x[1], y[1]) + 1
+        else:
+            r, bits = (x[0] * y[0]) % m, x[1] + y[1]
+        return None if bits > OMEGA_GROUND_POW_BITS else (r, bits)
+    if h == "neg" and t[1] == "ℤ":
+        x = _ground_mod(t[2], m, ctx)
+        return None if x is None else ((-x[0]) % m, x[1])
+    if h == "^":
+        x = _ground_mod(t[2], m, ctx)
+        try:
+            e = eval_term(t[3], ctx, False)
+        except EvalTooExpensive:
+            return None
+        if x is None or not isinstance(e, int) or e < 0:
+            return None
+        bits = x[1] * e if x[1] > 1 else x[1]  # 0 ^ e and 1 ^ e stay one bit
+        if bits > OMEGA_GROUND_POW_BITS:
+            return None
+        if ctx is not None:
+            ctx.tick(1 + e.bit_length())
+        return pow(x[0], e, m), bits
+    return None
 
 
 class Conv:
@@ -139,7 +213,7 @@ class Conv:
                     return self.atom(("^", t[1], t[2], poly_to_term(rest, "ℕ")), nat)
             return self.atom(t, nat)
         if h == "/":
-            if ty in ("ℚ", "ℝ"):
+            if ty in ("ℚ", "ℝ", "ℂ"):
                 return self.poly(t[2]) * self.inv(t[3])
             return self._divmod(t, nat)
         if h == "%":
@@ -228,11 +302,20 @@ class Conv:
     def _divmod(self, t: Term, nat: bool) -> Poly:
         a, b = t[2], t[3]
         bv = eval_term(b, self.ctx, self._unfold)
-        if self.ground_pow_mod and t[0] == "%" and a[0] == "^" and isinstance(bv, int) and bv > 0:
-            r = _ground_pow_mod(a, bv, self.ctx)
-            if r is not None:
-                return Poly.const(r)
-        av = eval_term(a, self.ctx, self._unfold)
+        try:
+            av = eval_term(a, self.ctx, self._unfold)
+        except EvalTooExpensive:
+            # a numeral too large to build, `5 ^ 999999`: Lean's omega evaluates the ground term with big
+            # numbers (`groundNat?`), and its remainder by a numeral is the number `ground_mod` computes;
+            # linarith and ring leave `a % b` an atom (their simprocs refuse such powers: `Nat.reducePow`
+            # checks the exponent), and so does everything here that cannot be evaluated exactly
+            if self.ground_pow_mod and t[0] == "%" and isinstance(bv, int) and bv > 0:
+                r = ground_mod(a, bv, self.ctx)
+                if r is not None:
+                    return Poly.const(Fraction(r))
+            if self.mode == "omega":
+                raise
+            return self.atom(t, nat)
         if av is not None and bv is not None:
             v = binop(t[0], av, bv, _dom(self.ty))
             return Poly.const(Fraction(v))
@@ -326,29 +409,6 @@ class Conv:
         return self.atom(t, frm == "ℕ")
 
 
-OMEGA_GROUND_POW_BITS = 1 << 24
-"""The largest ground power (in bits) whose remainder omega's ground evaluation computes: Lean's omega
-evaluates ground terms with GMP (``groundNat?``/``groundInt?`` in ``src/Lean/Elab/Tactic/Omega/Frontend.lean``),
-which builds ``5 ^ 999999`` (2.3 million bits) at once (SATP's minimal proof of mathd_numbertheory_328 is
-``omega`` on ``5 ^ 999999 % 7 = 6``); the simulator takes the remainder by modular exponentiation instead of
-building the power, up to about seven times that size."""
-
-
-def _ground_pow_mod(p: Term, m: int, ctx: TacticContext | None) -> int | None:
-    """``b ^ e % m`` for a ground power ``p = b ^ e`` (Lean's ``%``: the Euclidean remainder, in ``[0, m)``)."""
-    try:
-        base, exp = eval_term(p[2], ctx, False), eval_term(p[3], ctx, False)
-    except ArithBudgetExceeded:
-        return None
-    if not isinstance(base, int) or not isinstance(exp, int) or exp < 0:
-        return None
-    if exp * max(1, abs(base).bit_length()) > OMEGA_GROUND_POW_BITS:
-        return None
-    if ctx is not None:
-        ctx.tick(1 + exp.bit_length())
-    return pow(base, exp, m)
-
-
 def reducible_key(t: Term, ctx: TacticContext) -> Term:
     """``t`` with every reducible definition (``abbrev``) unfolded: what Mathlib's ``ring``, ``linarith``
     and ``nlinarith`` compare atoms by (``AtomM`` at ``.reducible`` transparency), so that ``wrapped x`` with
@@ -389,29 +449,41 @@ def to_constraint(rel: Term, conv: Conv) -> Constraint | None:
 
 
 def poly_to_term(p: Poly, ty: str) -> Term:
-    """A term for polynomial ``p`` at type ``ty`` (atoms are the terms they came from)."""
+    """A term for polynomial ``p`` at type ``ty`` (atoms are the terms they came from).
+
+    A negative rational coefficient is written as Mathlib's ring_nf writes it, ``-n / d`` (``rat_rawCast_neg``
+    then ``int_rawCast_neg``: ``(-n) / d``), which neither ``mul_neg`` nor ``add_neg`` rewrites, so it stays a
+    coefficient that is added (``x + x * (-1 / 4)``, ``-1 / 4 + x``); a negative integer one is subtracted
+    (``x - y * 3``, by ``mul_neg`` and ``add_neg``)."""
     items = sorted(p.terms().items(), key=lambda mc: _mono_key(mc[0]))
     out: Term | None = None
     for m, c in items:
         c = Fraction(c)
-        neg = c < 0
+        neg = c < 0 and c.denominator == 1
         a = -c if neg else c
         factors: list[Term] = []
         for atom, e in m:
             base = _atom_term(atom, ty)
             factors.append(base if e == 1 else ("^", ty, base, mk_num("ℕ", e)))
+        coeff = _coeff_term(a, ty)
         mono: Term | None = None
         for f in factors:
             mono = f if mono is None else ("*", ty, mono, f)
         if mono is None:
-            mono = mk_num(ty, a)
+            mono = coeff
         elif a != 1:
-            mono = ("*", ty, mono, mk_num(ty, a))
+            mono = ("*", ty, mono, coeff)
         if out is None:
             out = ("neg", ty, mono) if neg else mono
         else:
             out = ("-" if neg else "+", ty, out, mono)
     return out if out is not None else ("num", ty, 0)
+
+
+def _coeff_term(a: Fraction, ty: str) -> Term:
+    if a < 0:
+        return ("/", ty, ("neg", ty, ("num", ty, -a.numerator)), ("num", ty, a.denominator))
+    return mk_num(ty, a)
 
 
 def _mono_key(m: Any) -> tuple:

@@ -351,7 +351,7 @@ class ProofChecker:
     def _rfl_ok(self, eq: Term) -> bool:
         from lean_gym.sim.evaluate import rfl_closes
 
-        return rfl_closes(eq, self.ctx)
+        return rfl_closes(eq, self.ctx, kernel=True)  # the `rfl` term: `isDefEq` at default transparency
 
     def _mismatch(self, syn: Syn, got: Term, expected: Term) -> str:
         at = self.goal.ascii

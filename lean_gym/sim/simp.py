@@ -29,7 +29,7 @@ from lean_gym.sim.arith.normnum import (
 )
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
+from lean_gym.sim.kernel import Rewrote, close, close_from
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
 from lean_gym.sim.simp_arith import IntArithUnmodelled, is_arith_target, simp_arith_step
 from lean_gym.sim.simp_nat import nat_offset_simproc
@@ -37,11 +37,13 @@ from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
     FALSE,
+    LIST_NIL,
     TRUE,
     NumeralTooLarge,
     Term,
     free_vars,
     is_prop_type,
+    list_cons,
     mk_num,
     pretty,
     subst,
@@ -52,7 +54,6 @@ from lean_gym.sim.unify import canon, instantiate, match
 __all__ = [
     "SimpSet",
     "add_simp_arg",
-    "cast_normalize",
     "parse_simp_args",
     "push_neg_term",
     "run_simp_variant",
@@ -62,6 +63,8 @@ __all__ = [
 RewriteRule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
 
 _NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
+_FIELD_TYPES = ("ℚ", "ℝ", "ℂ")
+_COMPLEX_I: Term = ("const", "Complex.I")
 
 
 def _is_num(t: Term, v: int | None = None) -> bool:
@@ -324,6 +327,9 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
         fact = literal_fact(t, ss.literal_facts)
         if fact is not None:
             return fact
+    fact = list_fact(t, LIST_SIMP_LEMMAS if default else ss.literal_facts)
+    if fact is not None:
+        return fact
     # --- ground arithmetic: simprocs on ℕ/ℤ literals always; norm_num evaluates every type
     if ss.eval_fields and h == "app" and t[1] == ("const", "Nat.sqrt") and len(t[2]) == 1:
         # Mathlib's norm_num extension `Mathlib.Tactic.NormNum.NatSqrt`; only norm_num has it (`Nat.sqrt` is
@@ -365,7 +371,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
                 else:
                     raise
             if v is not None:
-                rt = ty if ty in _NUM_TYPES else _app_type(t)
+                # ℂ's rational constants too, under norm_num (a characteristic-zero division ring)
+                rt = ty if ty in _NUM_TYPES or ty == "ℂ" else _app_type(t)
                 if rt is not None:
                     try:
                         n = mk_num(rt, v)
@@ -376,7 +383,9 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
                         return None
                     if n != t:
                         return n
-    if h in ("=", "≠", "<", "≤", ">", "≥", "∣") and t[1] in _NUM_TYPES:
+    if h in ("=", "≠", "<", "≤", ">", "≥", "∣") and (
+        t[1] in _NUM_TYPES or (t[1] == "ℂ" and h in ("=", "≠") and ss.eval_fields)
+    ):
         if t[1] in ("ℕ", "ℤ") or ss.eval_fields:
             from lean_gym.sim.evaluate import decide_closed
 
@@ -460,6 +469,29 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("num", t[1], 1)
         if _is_num(t[2], 0) and t[3][0] == "num" and t[3][2] != 0:
             return ("num", t[1], 0)  # zero_pow (`n ≠ 0` by norm_num)
+    if h in ("^", "*") and t[2] == _COMPLEX_I and (_is_num(t[3], 2) if h == "^" else t[3] == _COMPLEX_I):
+        return ("neg", "ℂ", ("num", "ℂ", 1))  # Complex.I_sq, Complex.I_mul_I (@[simp])
+    if h == "*" and t[1] != "ℕ" and (t[2][0] == "neg" or t[3][0] == "neg"):
+        # neg_mul, mul_neg (@[simp], Mathlib/Algebra/Ring/Defs.lean): `-a * b = -(a * b)`, `a * -b = -(a * b)`
+        if t[2][0] == "neg":
+            return ("neg", t[1], ("*", t[1], t[2][2], t[3]))
+        return ("neg", t[1], ("*", t[1], t[2], t[3][2]))
+    if h == "/" and t[1] in _FIELD_TYPES and _is_num(t[2], 1):
+        return ("inv", t[1], t[3])  # one_div (@[simp], Mathlib/Algebra/Group/Basic.lean): `1 / a = a⁻¹`
+    if h == "inv" and t[1] in _FIELD_TYPES and t[2][0] == "inv":
+        return t[2][2]  # inv_inv (@[simp])
+    if h == "=" and t[1] in _FIELD_TYPES:
+        if _is_num(t[2], 1) and t[3][0] == "inv":
+            return ("=", t[1], t[3][2], t[2])  # one_eq_inv (@[simp]): `1 = a⁻¹ ↔ a = 1`
+        if _is_num(t[3], 1) and t[2][0] == "inv":
+            return ("=", t[1], t[2][2], t[3])  # inv_eq_one (@[simp]): `a⁻¹ = 1 ↔ a = 1`
+    if h == "app" and t[1] == ("const", "Real.rpow") and len(t[2]) == 2:
+        # Real.one_rpow, Real.rpow_zero, Real.rpow_one (@[simp], Mathlib/Analysis/SpecialFunctions/Pow/Real.lean)
+        base, ex = t[2]
+        if _is_num(base, 1) or _is_num(ex, 0):
+            return ("num", "ℝ", 1)
+        if _is_num(ex, 1):
+            return base
     if h == "neg" and t[2][0] == "neg":
         return t[2][2]
     if h == "neg" and _is_num(t[2], 0):
@@ -914,6 +946,58 @@ BUILTIN_DEF_EQUATIONS: dict[str, str] = {"Ne": "ne_eq"}
 UNREPRESENTED_SIMP_LEMMAS = frozenset({"id_eq", "id_def"})
 
 
+#: Simp lemmas about lists and the digits of numerals (``@[simp]`` in Mathlib/Data/Nat/Digits/Defs.lean, and
+#: Lean core's generated ``List.cons.injEq``): in the default set, and in ``simp only`` where named. The
+#: conditional ``Nat.digits_of_two_le_of_pos`` (``2 ≤ b → 0 < n → digits b n = n % b :: digits b (n / b)``)
+#: rewrites a numeral ``n`` in a numeral base, where simp's discharger decides both premises on literals.
+LIST_SIMP_LEMMAS = frozenset(
+    {
+        "Nat.digits_of_two_le_of_pos",
+        "Nat.digits_add_two_add_one",
+        "Nat.digits_zero",
+        "Nat.ofDigits_nil",
+        "Nat.ofDigits_singleton",
+        "List.cons.injEq",
+    }
+)
+
+
+def list_fact(t: Term, names: set[str] | frozenset[str]) -> Term | None:
+    """What the list and digit lemmas among ``names`` (:data:`LIST_SIMP_LEMMAS`) rewrite ``t`` to; the
+    distinctness of ``[]`` and ``a :: l`` always (Lean core's ``reduceCtorEq``, a default simproc that
+    ``simp only`` keeps)."""
+    h = t[0]
+    if h == "=" and isinstance(t[1], str) and t[1].startswith("List "):
+        a, b = t[2], t[3]
+        ca, cb = _is_cons(a), _is_cons(b)
+        if (ca and b == LIST_NIL) or (cb and a == LIST_NIL):
+            return FALSE  # reduceCtorEq
+        if ca and cb and "List.cons.injEq" in names:
+            elem = t[1].split(" ", 1)[1]
+            return ("∧", ("=", elem, a[2][0], b[2][0]), ("=", t[1], a[2][1], b[2][1]))
+        return None
+    if h != "app" or t[1][0] != "const":
+        return None
+    f, args = t[1][1], t[2]
+    if f == "Nat.digits" and len(args) == 2 and args[0][0] == "num" and args[1][0] == "num":
+        b, n = args[0][2], args[1][2]
+        if n == 0 and "Nat.digits_zero" in names:
+            return LIST_NIL
+        if b >= 2 and n > 0 and ({"Nat.digits_of_two_le_of_pos", "Nat.digits_add_two_add_one"} & names):
+            return list_cons(("num", "ℕ", n % b), ("app", t[1], (args[0], ("num", "ℕ", n // b))))
+        return None
+    if f == "Nat.ofDigits" and len(args) == 2:
+        if args[1] == LIST_NIL and "Nat.ofDigits_nil" in names:
+            return ("num", "ℕ", 0)
+        if _is_cons(args[1]) and args[1][2][1] == LIST_NIL and "Nat.ofDigits_singleton" in names:
+            return args[1][2][0]
+    return None
+
+
+def _is_cons(t: Term) -> bool:
+    return t[0] == "app" and t[1] == ("const", "List.cons") and len(t[2]) == 2
+
+
 def literal_fact(t: Term, names: set[str]) -> Term | None:
     """What the named :data:`LITERAL_FACTS` rewrite ``t`` to, or ``None``."""
     h = t[0]
@@ -987,6 +1071,11 @@ def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticConte
             return  # `norm_num [Nat.factorial]`: closed applications are evaluated anyway
         if d is None and name in LITERAL_FACTS:
             ss.literal_facts.add(name)
+            return
+        if name in LIST_SIMP_LEMMAS:
+            ss.literal_facts.add(name)
+            if d is not None:
+                ctx.axioms.update(d.axioms)
             return
         if d is None and name in CORE_SIMPROCS:
             return  # a default simproc: `simp only` runs it anyway, as the simulator evaluates ℕ/ℤ literals
@@ -1350,76 +1439,17 @@ def _push_cast(t: Term, le: frozenset[Term] = frozenset()) -> Term:
     return tuple(_push_cast(c, le) if type(c) is tuple else c for c in t)
 
 
-def _uncast(t: Term, frm: str) -> Term | None:
-    """``t`` (at a larger type) as a term of type ``frm`` when it is built from casts of ``frm`` terms."""
-    h = t[0]
-    if h == "cast" and t[2] == frm:
-        return t[3]
-    if h == "num":
-        # only a literal that is a value of ``frm`` moves (Nat.cast_ofNat): never `0.5` into ℕ or ℤ
-        v = Fraction(t[2])
-        if (frm in ("ℕ", "ℤ") and v.denominator != 1) or (frm == "ℕ" and v < 0):
-            return None
-        return ("num", frm, t[2] if frm in ("ℚ", "ℝ") else v.numerator)
-    if h in ("+", "*") or (h == "-" and frm != "ℕ"):
-        a, b = _uncast(t[2], frm), _uncast(t[3], frm)
-        if a is None or b is None:
-            return None
-        return (h, frm, a, b)
-    if h == "^":
-        a = _uncast(t[2], frm)
-        return None if a is None else ("^", frm, a, t[3])
-    if h == "neg" and frm != "ℕ":
-        a = _uncast(t[2], frm)
-        return None if a is None else ("neg", frm, a)
-    return None
-
-
-def _cast_sources(t: Term, out: set[str]) -> None:
-    if t[0] == "cast":
-        out.add(t[2])
-        return
-    if t[0] == "app":
-        for a in t[2]:
-            _cast_sources(a, out)
-        return
-    for c in t[1:]:
-        if type(c) is tuple:
-            _cast_sources(c, out)
-
-
-def _norm_cast_rel(t: Term) -> Term:
-    h = t[0]
-    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in ("ℤ", "ℚ", "ℝ"):
-        a, b = _push_cast(t[2]), _push_cast(t[3])
-        srcs: set[str] = set()
-        _cast_sources(a, srcs)
-        _cast_sources(b, srcs)
-        if len(srcs) == 1:
-            frm = next(iter(srcs))
-            ua, ub = _uncast(a, frm), _uncast(b, frm)
-            if ua is not None and ub is not None:
-                return (h, frm, ua, ub)
-        return (h, t[1], a, b)
-    if h in ("∧", "∨", "→", "↔"):
-        return (h, _norm_cast_rel(t[1]), _norm_cast_rel(t[2]))
-    if h == "¬":
-        return ("¬", _norm_cast_rel(t[1]))
-    return t
-
-
-def cast_normalize(t: Term) -> Term:
-    """``norm_cast``'s normal form: casts pushed in, then relations between casts moved to the source type."""
-    return _norm_cast_rel(_push_cast(t))
-
-
-def _zify_rel(t: Term, to: str, le: frozenset[Term] = frozenset()) -> Term:
+def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
     h = t[0]
     if h in ("=", "≠", "<", "≤", ">", "≥") and (
         t[1] == "ℕ" or (to in ("ℚ", "ℝ") and t[1] == "ℤ") or (to == "ℝ" and t[1] == "ℚ")
     ):
         frm = t[1]
         return (h, to, _push_cast(("cast", to, frm, t[2]), le), _push_cast(("cast", to, frm, t[3]), le))
+    if h == "∣" and t[1] == "ℕ" and to == "ℤ":
+        # zify's `natCast_dvd` (`a ∣ b ↔ (a : ℤ) ∣ (b : ℤ)`, @[zify_simps] in Mathlib/Tactic/Zify.lean);
+        # qify and rify have no such lemma
+        return (h, to, _push_cast(("cast", to, "ℕ", t[2]), le), _push_cast(("cast", to, "ℕ", t[3]), le))
     if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] == to and le:
         return (h, to, _push_cast(t[2], le), _push_cast(t[3], le))
     if h in ("∧", "∨", "→", "↔"):
@@ -1462,10 +1492,9 @@ def _with_rules(fn: Callable[[Term], Term], ss: SimpSet) -> Callable[[Term], Ter
 
 
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
-    """``norm_cast``, ``push_cast``, ``zify``, ``qify`` and ``rify``."""
+    """``push_cast``, ``zify``, ``qify`` and ``rify`` (``norm_cast`` is Lean core's ``derive``: :mod:`lean_gym.sim.tac_cast`)."""
     from lean_gym.sim.tactics import _parse_location
 
-    start = goal
     ts = syn.stream(1)
     facts: list[Term] = []
     # the simp arguments are simp lemmas of the same simp call (Mathlib's `push_cast [h]`, `zify [h]`):
@@ -1494,9 +1523,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     locs = _parse_location(ts)
     le = _nat_le_facts(facts)
     fn: Callable[[Term], Term]
-    if name == "norm_cast":
-        fn = cast_normalize
-    elif name == "push_cast":
+    if name == "push_cast":
         fn = lambda t: _push_cast(t, le)  # noqa: E731
     elif name in ("zify", "qify", "rify"):
         to = {"zify": "ℤ", "qify": "ℚ", "rify": "ℝ"}[name]
@@ -1526,16 +1553,9 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
             goal = goal.replace_hyp(n, new)
             changed = True
     ctx.use_standard_axioms()
-    if name == "norm_cast":
-        from lean_gym.sim.tactics import _hyp_closes
-
-        fid = _hyp_closes(goal, goal.target)
-        if fid is not None:
-            return close_from(start, goal, Hyp(fid), ctx)
-        from lean_gym.sim.evaluate import rfl_closes
-
-        if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
-            return close_from(start, goal, Refl(), ctx)
-    if not changed and name in ("norm_cast", "push_cast"):
-        return [goal]
+    if not changed and name in ("zify", "qify", "rify"):
+        # Mathlib's `zify` is the macro `simp -decide only [zify_simps, push_cast, …] at loc`
+        # (Mathlib/Tactic/Zify.lean; `qify`, `rify` alike), and simp fails when it changes nothing;
+        # `push_cast` (`failIfUnchanged := false`) returns its goal unchanged
+        raise TacticError("simp made no progress")
     return [goal]

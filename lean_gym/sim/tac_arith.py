@@ -47,7 +47,7 @@ from lean_gym.sim.kernel import (
     close,
     close_from,
 )
-from lean_gym.sim.polyconv import DOMAIN, Conv, poly_to_term, reducible_key, to_constraint
+from lean_gym.sim.polyconv import DOMAIN, RING_TYPES, Conv, poly_to_term, reducible_key, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
@@ -493,10 +493,10 @@ def ring_equal(a: Term, b: Term, ty: str, ctx: TacticContext) -> bool:
 
 def _ring_closes(t: Term, ctx: TacticContext) -> bool:
     """Whether ``t`` is an equation of commutative-ring normal forms that are equal (``ring1``)."""
-    if t[0] == "=" and t[1] in DOMAIN:
+    if t[0] == "=" and t[1] in RING_TYPES:
         ctx.tick(30)
         if ring_equal(t[2], t[3], t[1], ctx):
-            if t[1] in ("ℚ", "ℝ"):
+            if t[1] in ("ℚ", "ℝ", "ℂ"):
                 ctx.use_standard_axioms()
             return True
     return False
@@ -536,7 +536,7 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
         args = []
         for a in t[2]:
             a = _nf_inside(a, ctx, depth + 1)
-            if a[0] in _ARITH_HEADS and a[1] in DOMAIN:
+            if a[0] in _ARITH_HEADS and a[1] in RING_TYPES:
                 a = poly_to_term(Conv(a[1], "ring", ctx).poly(a), a[1])
             args.append(a)
         return ("app", t[1], tuple(args))
@@ -558,7 +558,7 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
 
 def _nf_child(t: Term, ctx: TacticContext, depth: int) -> Term:
     t = _nf_inside(t, ctx, depth)
-    if t[0] in _ARITH_HEADS and t[1] in DOMAIN:
+    if t[0] in _ARITH_HEADS and t[1] in RING_TYPES:
         return poly_to_term(Conv(t[1], "ring", ctx).poly(t), t[1])
     return t
 
@@ -567,7 +567,7 @@ def ring_nf_term(t: Term, ctx: TacticContext) -> Term:
     """``ring_nf`` on one expression (conversion mode): a ring expression to its normal form, a
     proposition as the tactic rewrites it (an equation of propositions with equal sides is ``True``)."""
     h = t[0]
-    if h in _ARITH_HEADS and t[1] in DOMAIN:
+    if h in _ARITH_HEADS and t[1] in RING_TYPES:
         return poly_to_term(Conv(t[1], "ring", ctx).poly(_nf_inside(t, ctx)), t[1])
     if h == "=" and t[1] == "Prop":
         a, b = ring_nf_term(t[2], ctx), ring_nf_term(t[3], ctx)
@@ -585,7 +585,7 @@ def _normalize_rel(t: Term, ctx: TacticContext) -> Term:
         if canon(fa) == canon(fb):
             return TRUE if h == "=" else FALSE
         return (h, t[1], fa, fb)
-    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in DOMAIN:
+    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in RING_TYPES:
         conv = Conv(t[1], "ring", ctx)
         a, b = conv.poly(_nf_inside(t[2], ctx)), conv.poly(_nf_inside(t[3], ctx))
         if h in ("=", "≠") and a == b:
@@ -680,6 +680,8 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
         return None
     h = e[0]
     ty = e[1] if h not in ("var", "fvar", "const", "app") else None
+    if ty == "ℂ":
+        return None  # positivity's rules are an ordered field's: ℂ has no order (`z * z + 1` is 0 at `I`)
     v = eval_term(e, ctx, unfold=False)
     if v is not None:
         return "pos" if v > 0 else "nonneg" if v == 0 else "nonzero"
@@ -924,6 +926,8 @@ def _positivity(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     h = t[0]
     want = None
     e = None
+    if h in ("<", "≤", ">", "≥", "≠") and t[1] == "ℂ":
+        raise TacticError("not a positivity goal")  # Mathlib's positivity needs an ordered semiring
     if h in ("<", "≤") and eval_term(t[2]) == 0:
         want, e = ("pos" if h == "<" else "nonneg"), t[3]
     elif h in (">", "≥") and eval_term(t[3]) == 0:
@@ -1305,7 +1309,7 @@ def _decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         t = _revert_all(goal)
     elif _free_locals(t, goal):
         raise _free_variables_error(t, goal)
-    r = decide_closed(t, ctx)
+    r = decide_closed(t, ctx, kernel=True)
     if r is True:
         return close(goal, _decided(goal, t), ctx)
     if r is False:
@@ -1322,7 +1326,7 @@ def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]
         t = _revert_all(goal)
     elif _free_locals(t, goal):
         raise _free_variables_error(t, goal)
-    r = decide_closed(t, ctx)
+    r = decide_closed(t, ctx, kernel=True)
     if r is True:
         ctx.use_axiom("Lean.ofReduceBool")
         return close(goal, _decided(goal, t), ctx)
@@ -1336,7 +1340,7 @@ def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]
 @builtin("rfl", "eq_self_iff_true", "exact rfl", "ac_rfl")
 def _rfl(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
-    if t[0] in ("=", "≤", "≥", "↔") and rfl_closes(t, ctx):
+    if t[0] in ("=", "≤", "≥", "↔") and rfl_closes(t, ctx, kernel=True):
         return close(goal, Refl(), ctx)
     if t[0] == "=":
         at = goal.ascii

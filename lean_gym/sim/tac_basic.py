@@ -207,14 +207,14 @@ def _trivial_closes(goal: Goal, ctx: TacticContext, depth: int) -> Justification
     fid = _hyp_closes(goal, t)
     if fid is not None:
         return Hyp(fid)
-    if t[0] == "=" and rfl_closes(t, ctx):
+    if t[0] == "=" and rfl_closes(t, ctx, kernel=True):
         return Refl()
     if t[0] == "∧" and depth > 0:
         left, right = goal.with_target(t[1]), goal.with_target(t[2])
         jl = _trivial_closes(left, ctx, depth - 1)
         jr = _trivial_closes(right, ctx, depth - 1) if jl is not None else None
         return None if jl is None or jr is None else Subproof(((left, jl), (right, jr)))
-    return Decide() if decide_closed(t, ctx) is True else None
+    return Decide() if decide_closed(t, ctx, kernel=True) is True else None
 
 
 # ----------------------------------------------------------------------------------- constructors

@@ -40,7 +40,7 @@ from lean_gym.sim.unify import canon, defeq
 __all__ = ["derive", "le_facts"]
 
 #: The numeric types along their coercions: a cast goes from a lower rank to a higher one.
-_RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3}
+_RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3, "ℂ": 4}
 _RELS = frozenset({"=", "≠", "<", "≤", ">", "≥"})
 _LEAVES = frozenset({"var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"})
 # binary nodes whose two arguments have the node's type: where the splitting heuristic looks

@@ -439,6 +439,20 @@ class TacticContext:
     def elaborator(self, goal: Goal) -> Elaborator:
         return Elaborator(self.env, goal.lctx(), goal.fvars())
 
+    @contextlib.contextmanager
+    def uncharged(self) -> Iterator[None]:
+        """Run a block without spending heartbeats or recording memo entries: for the simulator's own
+        re-runs of work Lean does once (the block's procedures keep their own work budgets)."""
+        saved = self.heartbeats, self.memo_frames, self._limit
+        self.memo_frames = []
+        self._limit = 1 << 62
+        outer = set_work_meter(None)
+        try:
+            yield
+        finally:
+            set_work_meter(outer)
+            self.heartbeats, self.memo_frames, self._limit = saved
+
     def snapshot(self) -> tuple[int, int, frozenset[str], bool, bool]:
         return (
             len(self.sorries),
