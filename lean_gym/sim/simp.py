@@ -654,7 +654,10 @@ def _primes_of(n: Term, ss: SimpSet) -> Term | None:
     if got is None:
         return None
     _tick(ss)
-    return ("app", ("const", "List.lit"), tuple(("num", "ℕ", p) for p in got))
+    out: Term = LIST_NIL
+    for p in reversed(got):
+        out = list_cons(("num", "ℕ", p), out)
+    return out
 
 
 def _lit_nat(t: Term) -> int | None:
