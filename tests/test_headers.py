@@ -139,10 +139,10 @@ def test_constructors_that_do_not_fit_show_their_type(backend) -> None:
 
 def test_an_unmodelled_core_constant_is_not_called_unknown_and_a_made_up_name_is(backend) -> None:
     res = backend.check(
-        "theorem q (f : Nat → Nat) (a b : Nat) (h : a = b) : f a = f b := by\n  exact congrArg f h"
+        "theorem q (f g : Nat → Nat) (h : f = g) (a : Nat) : f a = g a := by\n  exact congrFun h a"
     )
     assert res.status == "error" and "Unknown identifier" not in res.errors[0].data
-    assert "does not model `congrArg`" in res.errors[0].data
+    assert "does not model `congrFun`" in res.errors[0].data
     res = backend.check("theorem r (p : Prop) (hp : p) : p := by\n  exact my_fake_premise")
     assert res.errors[0].data == "Unknown identifier `my_fake_premise`"
 

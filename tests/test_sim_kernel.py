@@ -175,9 +175,17 @@ def test_a_contradiction_that_is_none_is_refused() -> None:
         ("(x : ℕ) (h : False) : x = 2", "h"),
         ("(x : ℕ) (h : x ≠ x) : x = 2", "h"),
         ("(x : ℕ) (h : 2 + 2 = 5) : x = 2", "h"),
+        ("(x : ℕ) (h : 2 ≤ 1 ∧ 1 = 1) : x = 2", "h"),  # a connective of closed relations, decided false
     ]:
         g = goal(stmt)
         assert close(g, Contradiction(fid(g, name)), ctx()) == []
+    for stmt in [
+        "(x : ℕ) (h : 2 ≤ 1 ∨ 1 = 1) : x = 2",  # true
+        "(x : ℕ) (h : 1 ≤ 2 → 1 = 1) : x = 2",  # true
+        "(x : ℕ) (h : x ≤ 1 ∧ 3 ≤ 1) : x = 2",  # not closed: the evaluator has no value for x
+    ]:
+        g = goal(stmt)
+        _refused(g, Contradiction(fid(g, "h")))
     g = goal("(p : Prop) (hp : p) (hn : ¬ p) : False")
     assert close(g, Contradiction(fid(g, "hn"), fid(g, "hp")), ctx()) == []
 

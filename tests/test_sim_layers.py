@@ -30,13 +30,25 @@ LAYERS: list[tuple[str, ...]] = [
     ("polyconv",),  # terms to polynomials (the arithmetic tactics and the kernel share it)
     ("proofs",),  # proof terms (by-blocks run through the core)
     ("kernel",),  # the trusted core: the only module that marks a goal closed (imports no tactic family)
+    # simp's `arith` option (Lean core's `Nat.Linear` normal forms) and the ℕ offset simprocs (plain terms)
+    ("simp_arith", "simp_nat"),
     ("simp",),  # the tactic families, registering into the core's table
     ("tac_arith",),
     ("tac_rcases",),  # intro, the rcases patterns and destructuring, cases/induction
     ("tac_basic",),  # exact, apply, have, constructor, … (uses the destructuring's subst/clear)
     ("rewrite",),  # the rewrite engine and rw (a rule's arguments are elaborated as apply does)
-    # Mathlib's choose, linear_combination, tauto, cancel_denoms and field_simp; conversion mode
-    ("tac_choose", "tac_lincomb", "tac_tauto", "tac_cancel", "tac_field_simp", "tac_conv"),
+    # Mathlib's choose, linear_combination, tauto, cancel_denoms and field_simp; conversion mode; norm_cast as
+    # Lean core's derive; Lean's grind
+    (
+        "tac_choose",
+        "tac_lincomb",
+        "tac_tauto",
+        "tac_cancel",
+        "tac_field_simp",
+        "tac_conv",
+        "tac_cast",
+        "tac_grind",
+    ),
     ("aesop_syntax",),
     ("aesop_cost", "aesop_rules"),  # aesop's cost model; its rule base (builtin rules, rules of the clauses)
     ("aesop_apply",),  # applying one rule to one goal, memoised

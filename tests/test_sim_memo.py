@@ -624,6 +624,23 @@ def test_the_failure_probe_replays_exactly_what_apply_rule_would(monkeypatch) ->
     assert seen.get("tactic", 0) > 100 and seen.get("builtin", 0) > 100, seen
 
 
+def test_the_failure_probe_leaves_an_apply_rule_at_default_transparency_to_apply_rule() -> None:
+    # `(transparency! := default)` runs `apply` on the goal's unfolding (AesopTest/ApplyTransparency.lean at
+    # b5b9e2bb45ce91e4bc44eaa738c3a8910404ab82, line 29: `T := True` is proved by True.intro): a failure
+    # remembered for the same text on the folded goal (the first example's plain rule) is not its answer
+    code = (
+        "set_option aesop.smallErrorMessages true\n\ndef T := True\n\n"
+        "example : T := by\n  aesop (add safe apply True.intro)\n\n"
+        "example : T := by\n  aesop (add safe apply (transparency! := default) True.intro)\n"
+    )
+    checks = [("import Aesop", code)]
+    clear_cache()
+    want = _observe(checks, cache=False)
+    assert _errors(want[0]) == ["tactic 'aesop' failed, made no progress"]  # the first example only
+    clear_cache()
+    assert _observe(checks, cache=True) == want == _observe(checks, cache=True)
+
+
 def test_a_tactic_text_run_by_a_tactic_fails_the_same_way_parsed_once_or_afresh() -> None:
     # tactic texts that tactics run (bound's aesop call, a closer) are parsed once per process: a text
     # that does not parse gives the same error, at the same place, from the table as afresh

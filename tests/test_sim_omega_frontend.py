@@ -52,6 +52,13 @@ def proves(code: str) -> bool:
         "example (x : Int) : x ^ 2 = x * x := by omega",
         # a definition is an atom: omega reads numerals only
         "def c : Nat := 5\n\nexample : c = 5 := by omega",
+        # `↑(2 ^ n)` becomes the atom `(↑2) ^ n` (Int.ofNat_pow) and `↑x / ↑y` stays an atom: analyzeAtom
+        # (OmegaM.lean, leanprover/lean4 at 02637a033e9d) records no sign for either, so `2 ^ n` may be
+        # negative to omega (omega.lean:448 needs `i % 2 ^ n < 2 ^ n` to show `2 ^ n ≠ 0`)
+        "example (n : Nat) : 2 ^ (n + 1) - 2 ^ n = 2 ^ n := by omega",
+        "example (i : Nat) : 0 < 2 ^ i := by omega",
+        "example (x y : Nat) : 0 ≤ x / y := by omega",
+        "example (x y : Nat) (h : x / y + 1 = 0) : False := by omega",
         # a goal that is not a proposition about ℕ/ℤ leaves nothing to refute
         "example (p : Prop) (hp : p) : p := by omega",
     ],
@@ -69,11 +76,15 @@ def test_omega_fails_where_lean_fails(code: str) -> None:
         "example (n : Int) (h : ∃ k : Int, n = 2 * k + 1 ∧ 0 ≤ k) : 0 < n := by omega",
         # b ^ (k + 1) with a numeral base is b * b ^ k (omega.lean: `x < 2^(e+1) → x < 2^e * 2`)
         "example (x e : Nat) (hx : x < 2^(e+1)) : x < 2^e * 2 := by omega",
-        "example (n : Nat) : 2 ^ (n + 1) - 2 ^ n = 2 ^ n := by omega",
         # ↔, →, ¬ and ∨ are read (as Lean's frontend rewrites them)
         "example (x : Int) (h : x < 0 ↔ 3 < x) (h2 : x = 5 ∨ x = -1) : x = 5 := by omega",
         "example (x : Nat) (h : x < 3 → x = 7) (h2 : x < 2) : False := by omega",
         "example (x : Nat) (h : ¬(x < 3 ∨ x > 5)) : 3 ≤ x ∧ x ≤ 5 := by omega",
+        # `x % b ^ e` with a positive numeral base: `0 ≤ x % k < k` (analyzeAtom; omega.lean:437, :448)
+        "example (x y z i : Nat) (hz : z ≤ 1) : x % 2 ^ i + y % 2 ^ i + z < 2 * 2^ i := by omega",
+        "example (i : Nat) (x : Int) : 0 ≤ x % 2 ^ i := by omega",
+        # `(↑x : ℤ) % k` of a natural is non-negative (Int.emod_ofNat_nonneg; omega.lean:378)
+        "example (a b : Nat) (h : a % b + 1 = 0) : False := by omega",
         # multiplication by a constant is linear
         "example (x : Nat) (h : 3 * x = 7) : False := by omega",
         # ¬ and ≠ goals are introduced

@@ -87,7 +87,6 @@ def test_satp_calls_prove_what_they_proved_on_lean(backend: SimBackend) -> None:
         "theorem t : ((3 : ℕ) : ℝ) = 2 := by simp only [Nat.cast_ofNat]",
         "theorem t (b : ℝ) : 0 < 0 * b ↔ 0 < b := by simp only [mul_pos_iff_of_pos_left]",
         "theorem t (x : ℝ) (h₀ : x ≠ -1) (h₁ : (x - 9) / (x + 1) = 2) : x = -12 := by grind",
-        "theorem t (x : ℝ) (h₁ : (x - 9) / (x + 1) = 2) : x = -11 := by grind",
         "theorem t (x : ℝ) (h₀ : x ≠ 3) (h : x ≤ 4) (h2 : x ≥ 3) : False := by grind",
         "theorem t (x y : ℝ) (h₀ : x ≠ y) (h : x / (x - y) = 1) : False := by grind",
         "theorem t (x : ℝ) (h : x / x = 1) : x = 1 := by grind",
@@ -190,11 +189,11 @@ def test_satp_calls_of_the_fixed_causes_prove(backend: SimBackend, name: str) ->
     "code",
     [
         # the ring solver: a linear system pins a, b, c; a wrong product, a nonlinear consequence it cannot
-        # see, a field equation without the hypothesis, and a pivot over ℕ (no field: no division)
+        # see, a wrong quotient, and a pivot over ℕ (no field: no division)
         "theorem t (a b c : ℝ) (h₀ : 3 * a + b + c = -3) (h₁ : a + 3 * b + c = 9) (h₂ : a + b + 3 * c = 19) :"
         " a * b * c = -55 := by grind",
         "theorem t (a b : ℝ) (h : a + b = 2) : a * b = 1 := by grind",
-        "theorem t (a b : ℝ) (h : a * b = 2) : a = 2 / b := by grind",
+        "theorem t (a b : ℝ) (h : a * b = 2) : a = 3 / b := by grind",
         "theorem t (a b : ℕ) (h : 2 * a = b) : a * b = b * b / 2 + 1 := by grind",
         # cutsat: the bound is sharp (6710 = 5 · 1342 has remainder 2 mod 13), so one more is false
         "theorem t (n : ℕ) (h₁ : 0 < n) (h₂ : 1342 ∣ n) (h₃ : n % 13 < 3) : 6711 ≤ n := by grind",
@@ -245,6 +244,11 @@ def test_the_fixed_causes_prove_their_true_forms(backend: SimBackend) -> None:
         "theorem t (x : ℕ) (h : 6 * (x : ℤ) = 36) : x = 6 := by linarith",
         "theorem t (x y : ℕ) (h : (x : ℤ) - y = 3) : y ≤ x := by linarith",
         "theorem t (x : ℕ) (h₀ : x + x / 10 = 17402) : (x : ℤ) - (x : ℤ) / 10 = 14238 := by omega",
+        # true in Lean's semantics (b = 0 makes `a * b = 2` false): grind's ring module splits every inverse
+        # as `b = 0 ∧ b⁻¹ = 0` or `b * b⁻¹ = 1` (leanprover/lean4 src/Lean/Meta/Tactic/Grind/Arith/CommRing/
+        # Internalize.lean, `processInv`), and the second case is a Gröbner consequence
+        "theorem t (a b : ℝ) (h : a * b = 2) : a = 2 / b := by grind",
+        "theorem t (x : ℝ) (h₁ : (x - 9) / (x + 1) = 2) : x = -11 := by grind",
         # bound leaves what it cannot finish (Mathlib v4.26: terminal := false), with le_of_lt's fact
         "theorem t (x : ℝ) (h : 0 < x) (h2 : x * x = 169) : x = 13 := by\n  bound\n  nlinarith",
     ]:

@@ -243,6 +243,14 @@ SYMBOLS: tuple[str, ...] = tuple(
             "⁻¹'",
             "⨆'",
             "⨅'",
+            # Lean core's `Σ' x, p` (PSigma) and `α ×' β` (PProd): tokens with their `'` (Init/Core.lean)
+            "Σ'",
+            "×'",
+            # Lean core's `guard_hyp`/`guard_target` specifiers (Init/Guard.lean: `colonD`, `colonEqD`,
+            # `equalD`); the subscripted ones (`:ₛ`, `=ₐ`, …) are a symbol and its subscripts, read below
+            ":~",
+            ":=~",
+            "=~",
         },
         key=len,
         reverse=True,
@@ -269,6 +277,7 @@ _SUBSCRIPT = "\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a\u2c7c"
 _ID_FIRST = "A-Za-z_" + _LETTER_LIKE
 _ID_REST = "A-Za-z0-9_'!?" + _LETTER_LIKE + _SUBSCRIPT
 _ID_FIRST_RE = re.compile(f"[{_ID_FIRST}]")
+_SUBSCRIPT_RUN = re.compile(f"[{_SUBSCRIPT}]+")
 _ID_REST_RE = re.compile(f"[{_ID_REST}]")
 # One identifier: parts separated by `.` where the next part starts with isIdFirst or `«` (isIdCont).
 _IDENT_RE = re.compile(
@@ -289,7 +298,7 @@ _FAST = re.compile(
     "[ \\n]*(?:"
     f'(?P<ident>(?!r[#"])(?>{_ASCII_PART}(?:\\.{_ASCII_PART})*)(?![{_ID_REST[13:]}«]|\\.[{_ID_FIRST}«]))'
     "|(?P<num>(?>[0-9]+)(?![_.eExXbBoO]))"
-    "|(?P<sym>(?!--|/-)(?:" + "|".join(re.escape(s) for s in _FAST_SYMBOLS) + "))"
+    "|(?P<sym>(?!--|/-)(?>" + "|".join(re.escape(s) for s in _FAST_SYMBOLS) + f")(?![{_SUBSCRIPT}]))"
     "|(?P<slow>[\\s\\S]))"
 )
 _DEC_RE = re.compile(r"[0-9](?:_*[0-9])*")
@@ -719,16 +728,26 @@ class _Lexer:
             j = m.end() if m else i + 2
             self.add("ident", i, j)  # a `#command` keyword (`#print`, `#eval`, `#exit`)
             return j
+        end = 0
         for s in _SYM_FIRST.get(c, ()):
             if text.startswith(s, i):
-                self.add("sym", i, i + len(s))
-                return i + len(s)
-        cat = unicodedata.category(c)
-        if cat[0] in "SP" or (cat[0] == "N" and cat != "Nd"):
-            self.add("sym", i, i + 1)  # a notation token of some library (`∮`, `²`): code either way
+                end = i + len(s)
+                break
         else:
+            cat = unicodedata.category(c)
+            if cat[0] in "SP" or (cat[0] == "N" and cat != "Nd"):
+                end = i + 1  # a notation token of some library (`∮`, `²`): code either way
+        if not end:
             self.error(i, i + 1, "expected token")
-        return i + 1
+            return i + 1
+        # A subscript right after a symbol ends that notation (`::ₘ`, `→ₗ`, `:ₛ`): no token starts with a
+        # subscript (`isIdFirst` excludes them), so in text Lean reads they are the end of a notation token,
+        # and they cannot start a comment, string or character literal: code either way
+        m = _SUBSCRIPT_RUN.match(text, end, self.n)
+        if m is not None:
+            end = m.end()
+        self.add("sym", i, end)
+        return end
 
 
 # Lexing line by line. Where no token can run past the end of its line, the tokens of a text are the tokens

@@ -24,9 +24,11 @@ from lean_gym.sim import simp as _simp  # noqa: F401
 from lean_gym.sim import tac_arith as _tac_arith  # noqa: F401
 from lean_gym.sim import tac_basic as _tac_basic  # noqa: F401
 from lean_gym.sim import tac_cancel as _tac_cancel  # noqa: F401
+from lean_gym.sim import tac_cast as _tac_cast  # noqa: F401
 from lean_gym.sim import tac_choose as _tac_choose  # noqa: F401
 from lean_gym.sim import tac_conv as _tac_conv  # noqa: F401
 from lean_gym.sim import tac_field_simp as _tac_field_simp  # noqa: F401
+from lean_gym.sim import tac_grind as _tac_grind  # noqa: F401
 from lean_gym.sim import tac_lincomb as _tac_lincomb  # noqa: F401
 from lean_gym.sim import tac_tauto as _tac_tauto  # noqa: F401
 

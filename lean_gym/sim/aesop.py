@@ -79,6 +79,7 @@ def run_aesop(goal: Goal, text: str, ctx: TacticContext) -> AesopResult:
     try:
         return search.run()
     except AesopFailure as f:
+        search.expand_safe_prefix()
         return AesopResult(
             False, tuple(search.safe_prefix_goals()), (), search.n_rapps, search.n_goals, f.message
         )
@@ -125,8 +126,13 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
     try:
         result = search.run()
     except AesopFailure as f:
+        # Aesop's `handleNonfatalError`: expand the safe prefix, then report the goals it leaves
+        expanded = search.expand_safe_prefix()
         remaining = search.safe_prefix_goals()
         initial = indent(goal.pretty())
+        prefix_cut = (
+            f"the maximum number of rule applications ({o.max_safe_prefix_rule_applications}) was reached."
+        )
         # `set_option aesop.smallErrorMessages true`: the first line only (Aesop's throwAesopEx)
         small = ctx.env.options.get("aesop.smallErrorMessages") is True
         if o.terminal and small:
@@ -137,6 +143,8 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
                 suffix = "\nRemaining goals after safe rules:\n" + "\n\n".join(
                     indent(g.pretty()) for g in remaining
                 )
+                if not expanded:
+                    suffix += f"\nThe safe prefix was not fully expanded because {prefix_cut}"
             raise TacticError(
                 f"tactic 'aesop' failed, {f.message}\nInitial goal:\n{initial}{suffix}"
             ) from None
@@ -146,6 +154,15 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
             raise TacticError(f"tactic 'aesop' failed, made no progress\nInitial goal:\n{initial}") from None
         if o.warn_on_nonterminal:
             ctx.messages.append(LogMessage("warning", f"aesop: {f.message}", start, end))
+        if not expanded:
+            ctx.messages.append(
+                LogMessage(
+                    "warning", f"aesop: safe prefix was not fully expanded because {prefix_cut}", start, end
+                )
+            )
+        if search.root.proved:
+            # the safe prefix closed the goal: its proof is the tree's
+            return close(goal, Subproof(search.proof_leaves()), ctx)
         return remaining
     if o.trace_script:
         steps = list(result.script) or ["done"]

@@ -26,6 +26,7 @@ from lean_gym.sim.kernel import (
     Justification,
     Refl,
     Renamed,
+    Subproof,
     TrueIntro,
     close,
     replayable,
@@ -48,11 +49,13 @@ from lean_gym.sim.terms import (
     FVAR_SEP,
     TRUE,
     Term,
+    const_names,
     free_vars,
     fvar_mark,
     fvar_serial,
     new_fvar,
     rename_fvars,
+    replace_const,
     subst,
     user_name,
 )
@@ -365,6 +368,8 @@ class FailureProbe:
         if kind == "tactic":
             text = rule.arg
         elif kind == "apply":
+            if rule.delta:  # apply_rule may run it on the goal's unfolding (another key) and close the goal
+                return False
             text = self._apply_texts.get(rule.arg) or self._apply_texts.setdefault(
                 rule.arg, f"apply {rule.arg}"
             )
@@ -723,16 +728,57 @@ def _builtin_steps(k: str, goal: Goal, ctx: TacticContext | None) -> list[Expans
     return []  # ext, exists_intro: nothing in the simulator's subset needs them
 
 
+_REBUILDING_TACTICS = frozenset({"field_simp"})
+"""Tactics whose only success that the simulator sees as "no change" is a term Lean builds anew: Mathlib's
+``field_simp`` rewrites a product it normalises with its own instances, so the goal is new to Lean though it
+prints the same (``tac_field_simp``), and on that rebuilt goal it then fails (``field_simp made no progress
+on goal``: ``transformAtTarget`` compares the expressions). As an aesop rule such a success is counted as the
+failure Lean meets one step later, where every other unchanged success is one (Aesop's semantics)."""
+
+
+def _rebuilds(text: str) -> bool:
+    head = text.split(None, 1)[0] if text.strip() else ""
+    return head in _REBUILDING_TACTICS
+
+
+def _unfold_target(goal: Goal, ctx: TacticContext) -> Goal:
+    """``goal`` with the definitions (constants with a value) in its target unfolded, as ``isDefEq`` at
+    default transparency sees them (the simulator refuses ``@[irreducible]``, so ``all`` is the same)."""
+    t = goal.target
+    for _ in range(8):
+        names = [n for n in const_names(t) if (d := ctx.lookup(n)) is not None and d.kind == "def"
+                 and d.value is not None and not d.binders]  # fmt: skip
+        if not names:
+            break
+        for n in names:
+            d = ctx.lookup(n)
+            if d is not None and d.value is not None:
+                t = replace_const(t, n, d.value)
+    return goal if t is goal.target else goal.with_target(t)
+
+
 def apply_rule(rule: Rule, goal: Goal, ctx: TacticContext, opts: AesopOptions) -> list[Expansion]:
     """All rule applications of ``rule`` to ``goal`` (empty when it does not apply)."""
     if rule.kind == "builtin":
         return _apply_builtin(rule, goal, ctx, opts)
     if rule.kind == "tactic":
         new = run_sub(goal, rule.arg, ctx)
-        if new is None or (len(new) == 1 and new[0] == goal.with_tag(None)):
+        if new is None:
             return []
+        if len(new) == 1 and new[0] == goal.with_tag(None) and _rebuilds(rule.arg):
+            return []
+        # A tactic that succeeds is a rule application even where it leaves its goal as it was
+        # (Aesop's `RuleTac.tacticStx` keeps whatever goals the tactic leaves, and `runNormSteps`
+        # restarts on any success): `push_cast` and `norm_cast` with nothing to do, `exfalso` on `False`.
         return [Expansion(new, rule.arg)]
     if rule.kind == "apply":
+        if rule.delta:
+            unfolded = _unfold_target(goal, ctx)
+            if unfolded is not goal:
+                new = run_sub(unfolded, f"apply {rule.arg}", ctx)
+                if new == []:
+                    close(goal, Subproof((unfolded,)), ctx)  # the goal is its unfolding (δ-reduction)
+                return [] if new is None else [Expansion(new, f"apply {rule.arg}")]
         new = run_sub(goal, f"apply {rule.arg}", ctx)
         return [] if new is None else [Expansion(new, f"apply {rule.arg}")]
     if rule.kind in ("forward", "destruct"):

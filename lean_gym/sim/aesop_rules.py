@@ -95,6 +95,9 @@ class Rule:
     arg: str = ""
     rule_set: str = "local"
     order: int = 0
+    # an apply rule with `(transparency! := default)` or `all`: un-indexed (tried on every goal) and unified
+    # at that transparency, so the goal's definitions unfold (AesopTest/ApplyTransparency.lean:29)
+    delta: bool = False
 
     @property
     def prob(self) -> float:
@@ -254,7 +257,8 @@ def _build_rule(spec: RuleSpec, i: int, goal: Goal, ctx: TacticContext, hyp_name
         return [Rule(term, "norm", 0, "unfold", term, "local", order)]
     if builder == "simp":
         return [Rule(term, "norm", spec.priority, "simp", term, "local", order)]
-    return [Rule(term, spec.phase, spec.priority, builder, term, "local", order)]
+    delta = builder == "apply" and not spec.index_ok and spec.transparency in ("default", "all")
+    return [Rule(term, spec.phase, spec.priority, builder, term, "local", order, delta)]
 
 
 def _is_rewrite(decl: Any) -> bool:

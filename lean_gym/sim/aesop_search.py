@@ -18,6 +18,7 @@ from lean_gym.sim.aesop_apply import (
     NORM_MEMO,
     NORM_STEPS,
     Expansion,
+    FailureProbe,
     apply_rule,
     builtin_proof,
     failure_probe,
@@ -114,9 +115,12 @@ class Search:
         self.rules = rules
         self.ctx = ctx
         self.counter = itertools.count()
-        self.root = GNode(goal, 0, 1.0, None, next(self.counter))
-        self.n_goals = 1
-        self.n_rapps = 0
+        # Aesop (v4.26, `selectSafeRules`/`normalizeGoalIfNecessary`) never normalises the root: its one
+        # rule is `preprocess`, whose child (the same goal, at depth 1) is where the search starts. The tree
+        # here merges the two, so it starts with their counts: two goals, one rule application, depth 1.
+        self.root = GNode(goal, 1, 1.0, None, next(self.counter))
+        self.n_goals = 2
+        self.n_rapps = 1
         self.depth_reached = False
         self.queue: list[tuple[Any, ...]] = []
         self.stack: list[GNode] = []
@@ -261,29 +265,12 @@ class Search:
             g.exhausted = True
             self._mark_unprovable(g)
             return
-        if not g.normalized:
-            g.normalized = True
-            res = self._normalize(g)
-            if res is None:
-                self._mark_proved(g, None)
-                return
-            g.goal = res
+        if self._normalize_node(g):
+            return
         # remembered failures are replayed without the call chain of apply_rule (see FailureProbe)
         probe = failure_probe(g.goal, ctx, self.named_rules)
-        if not g.safe_done:
-            g.safe_done = True
-            for rule in self.rules.safe:
-                if probe is not None and probe.fails(rule):
-                    continue
-                exps = apply_rule(rule, g.goal, ctx, o)
-                if exps:
-                    g.safe_rapp = True
-                    self._add_rapp(g, rule, exps[0])
-                    if not g.proved and not g.unprovable:
-                        g.exhausted = True
-                        if all(r.unprovable for r in g.rapps):
-                            self._mark_unprovable(g)
-                    return
+        if not g.safe_done and self._run_safe(g, probe):
+            return
         unsafe = self.rules.unsafe
         while g.unsafe_next < len(unsafe):
             rule = unsafe[g.unsafe_next]
@@ -306,6 +293,62 @@ class Search:
         g.exhausted = True
         if all(r.unprovable for r in g.rapps):
             self._mark_unprovable(g)
+
+    def _normalize_node(self, g: GNode) -> bool:
+        """Normalise ``g`` once (Aesop's ``normalizeGoalIfNecessary``); whether normalisation proved it."""
+        if not g.normalized:
+            g.normalized = True
+            res = self._normalize(g)
+            if res is None:
+                self._mark_proved(g, None)
+                return True
+            g.goal = res
+        return g.proved
+
+    def _run_safe(self, g: GNode, probe: FailureProbe | None) -> bool:
+        """Aesop's ``runFirstSafeRule``: the safe rules in order, the first that applies committed; whether
+        one applied. ``probe``: :func:`failure_probe` of ``g``'s goal (``None``: every rule is run)."""
+        g.safe_done = True
+        for rule in self.rules.safe:
+            if probe is not None and probe.fails(rule):
+                continue
+            exps = apply_rule(rule, g.goal, self.ctx, self.opts)
+            if exps:
+                g.safe_rapp = True
+                self._add_rapp(g, rule, exps[0])
+                if not g.proved and not g.unprovable:
+                    g.exhausted = True
+                    if all(r.unprovable for r in g.rapps):
+                        self._mark_unprovable(g)
+                return True
+        return False
+
+    def expand_safe_prefix(self) -> bool:
+        """After a search that ended without a proof, expand the safe prefix as Aesop's ``expandSafePrefix``
+        (``Aesop/Search/ExpandSafePrefix.lean``) does before it reports: from the root, every goal that has
+        neither a safe rule application nor its unsafe rules selected is normalised and its safe rules are
+        run, and the children of each safe rule application are expanded the same way. Whether it finished
+        within ``maxSafePrefixRuleApplications`` goals (``False``: it stopped there)."""
+        limit = self.opts.max_safe_prefix_rule_applications
+        done = 0
+        stack = [self.root]
+        while stack:
+            g = stack.pop()
+            if g.proved:
+                continue
+            if not g.safe_done:
+                if self._normalize_node(g):
+                    continue
+                if limit and done > limit:
+                    return False
+                self._run_safe(g, failure_probe(g.goal, self.ctx, self.named_rules))
+                done += 1
+            if g.proved:
+                continue
+            safe = [r for r in g.rapps if r.rule.phase == "safe"]
+            if safe:
+                stack.extend(reversed(safe[0].children))
+        return True
 
     def _add_rapp(self, g: GNode, rule: Rule, exp: Expansion) -> None:
         self.ctx.tick(COST_RAPP)
@@ -429,7 +472,9 @@ class Search:
                 norm_script.append(script)
                 self._seal_norm(start, goal)
                 return None, norm_script
-            if changed is not None and changed != goal:
+            if changed is not None:
+                # any success restarts the loop, a rule that left its goal as it was included (Aesop's
+                # `runNormSteps`): such a rule succeeds again on the same goal, until `maxNormIterations`
                 norm_script.append(script)
                 goal = changed
                 iteration += 1

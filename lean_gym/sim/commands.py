@@ -68,6 +68,7 @@ _CMD_KW = _DECL_KW | {
     "end",
     "#print",
     "#check",
+    "#check_simp",
     "#norm_num",
     "#eval",
     "#reduce",
@@ -89,7 +90,6 @@ _CMD_KW = _DECL_KW | {
 _UNMODELLED_COMMANDS = frozenset(
     {
         # commands of Lean core and Aesop that the simulator does not model (not unknown to Lean)
-        "#check_simp",
         "#check_tactic",
         "#check_tactic_failure",
         "#guard",
@@ -182,6 +182,38 @@ def _attribute_only(toks: list[Token], i: int, j: int) -> bool:
     return False
 
 
+_OPEN_BRACKETS = frozenset({"(", "[", "{", "⟨", "⦃", "@[", "%["})
+_CLOSE_BRACKETS = frozenset({")", "]", "}", "⟩", "⦄"})
+
+
+def _command_end(toks: list[Token], i: int, n: int) -> int:
+    """Where the command starting at ``toks[i]`` ends: at the next token that starts a line at column 0.
+
+    A `by` block at column 0 is Lean's "expected command" error (the REPL's line_breaks transcript), so
+    such a token ends the command, except where Lean's parser reads on without a column check: a
+    definition's equations (``| 0 => …``), the body right after ``:=`` (``declBody`` is a plain term, so
+    ``:=`` then ``by {`` at column 0 is read: Lean core's tests/lean/run/induction1.lean), and the inside of
+    brackets (Lean parses them ``withoutPosition``). A command keyword at column 0 ends it in every case
+    (Lean's parser fails there and resumes at it).
+    """
+    j = i + 1
+    depth = 1 if toks[i].kind == "sym" and toks[i].text in _OPEN_BRACKETS else 0
+    while j < n:
+        tj = toks[j]
+        if tj.first and tj.col == 0 and not (tj.kind == "sym" and tj.text == "|"):
+            if toks[i].text == "@[" and _attribute_only(toks, i, j):
+                pass  # `@[attr]` on its own line belongs to the declaration below it
+            elif _is_cmd_start(tj) or not (depth > 0 or toks[j - 1].text == ":="):
+                break
+        if tj.kind == "sym":
+            if tj.text in _OPEN_BRACKETS:
+                depth += 1
+            elif tj.text in _CLOSE_BRACKETS and depth > 0:
+                depth -= 1
+        j += 1
+    return j
+
+
 def _is_cmd_start(tok: Token) -> bool:
     return (
         tok.text in _CMD_KW
@@ -205,12 +237,17 @@ OUTSIDE_SUBSET = re.compile(r"outside (?:the simulator's|its Lean) (?:Lean )?sub
 class _Runner:
     def __init__(self, text: str, env: Env, fresh: bool, all_tactics: bool = False) -> None:
         self._signature_read = False
+        self._in_declaration = False
         self.all_tactics = all_tactics
         self.src = Source(text)
         self.env = env
         self.fresh = fresh
         self.out = CommandOutput(env, self.src)
         self.pending_options: dict[str, object] | None = None
+        # `variable`s in scope, one per name: the name and its binder's tokens `(name : type)`, in order;
+        # and, per open section/namespace, how many there were when it opened
+        self.variables: list[tuple[str, list[Token]]] = []
+        self._scopes: list[int] = []
 
     def msg(self, severity: str, start: int, end: int, data: str) -> None:
         self.out.messages.append(Msg(severity, start, end, data))
@@ -227,23 +264,10 @@ class _Runner:
         seen_non_import = False
         while i < n:
             t = toks[i]
-            # a command runs to the next token that starts a line at column 0 (a `by` block at column 0 is
-            # Lean's "expected command" error: the REPL's line_breaks transcript), except a definition's
-            # equations (`| 0 => …`), which may start there
-            j = i + 1
-            while j < n:
-                tj = toks[j]
-                if tj.first and tj.col == 0 and not (tj.kind == "sym" and tj.text == "|"):
-                    if t.text == "@[" and _attribute_only(toks, i, j):
-                        j += 1  # `@[attr]` on its own line belongs to the declaration below it
-                        continue
-                    break
-                j += 1
+            j = _command_end(toks, i, n)
             # `set_option … in` / `open … in` take the next command with them
-            while j < n and toks[j - 1].text == "in" and t.text in ("set_option", "open"):
-                j += 1
-                while j < n and not (toks[j].first and toks[j].col == 0):
-                    j += 1
+            while j < n and toks[j - 1].text == "in" and t.text in ("set_option", "open", "variable"):
+                j = _command_end(toks, j, n)
             if not _is_cmd_start(t):
                 what = (
                     "unexpected identifier"
@@ -285,7 +309,9 @@ class _Runner:
                 self.command(seg)
             except (ParseError, ElabError) as e:
                 self.msg("error", e.start, e.end, e.message)
-                if OUTSIDE_SUBSET.search(e.message) or (seg[0].text in _DECL_KW and not self._signature_read):
+                # a declaration whose statement the simulator did not read, whatever modifiers come before
+                # its keyword (`set_option … in`, `noncomputable`, `@[simp]`, `private`)
+                if OUTSIDE_SUBSET.search(e.message) or (self._in_declaration and not self._signature_read):
                     self.out.unread.append(self.out.messages[-1])
             i = j
         self.out.env = self.env
@@ -295,6 +321,7 @@ class _Runner:
 
     def command(self, seg: list[Token]) -> None:
         self._signature_read = False
+        self._in_declaration = False
         ts = TokenStream(seg, stop_col=-1)
         t = ts.tok
         kw = t.text
@@ -314,9 +341,11 @@ class _Runner:
                 rest = seg[ts.i :]
                 saved = self.env
                 self.env = self.env.extend(options={**self.env.options, name.text: val})
-                self.command(rest)
-                # the option applied to that command only; keep new declarations
-                self.env = self.env.extend(options=saved.options)
+                try:
+                    self.command(rest)
+                finally:
+                    # the option applied to that command only (even when it failed); keep new declarations
+                    self.env = self.env.extend(options=saved.options)
                 return
             self.env = self.env.extend(options={**self.env.options, name.text: val})
             self._expect_end(ts)
@@ -338,13 +367,16 @@ class _Runner:
                 ts.advance()
                 saved_opens = self.env.opens
                 self.env = self.env.extend(opens=self.env.opens + tuple(names))
-                self.command(seg[ts.i :])
-                self.env = self.env.extend(opens=saved_opens)
+                try:
+                    self.command(seg[ts.i :])
+                finally:
+                    self.env = self.env.extend(opens=saved_opens)
                 return
             self.env = self.env.extend(opens=self.env.opens + tuple(names))
             self._expect_end(ts)
             return
         if kw in ("namespace", "section"):
+            self._scopes.append(len(self.variables))
             ts.advance()
             if kw == "namespace":
                 name = ts.advance()
@@ -355,6 +387,8 @@ class _Runner:
             self._expect_end(ts)
             return
         if kw == "end":
+            if self._scopes:
+                del self.variables[self._scopes.pop() :]
             ts.advance()
             if ts.tok.kind == "ident" and self.env.namespace:
                 end_name = ts.advance().text
@@ -418,12 +452,17 @@ class _Runner:
         if kw == "#norm_num":
             self.msg("info", t.start, t.end, self._norm_num_text(ts))
             return
+        if kw == "variable":
+            self._variable(seg)
+            return
+        if kw == "#check_simp":
+            self._check_simp(seg)
+            return
         if (
             kw
             in (
                 "#eval",
                 "#reduce",
-                "variable",
                 "universe",
                 "structure",
                 "inductive",
@@ -443,9 +482,158 @@ class _Runner:
         ):
             raise ParseError(f"`{kw}` is outside the simulator's Lean subset", t.start, t.end)
         if kw in _DECL_KW:
+            self._in_declaration = True
             self.declaration(ts)
             return
         raise ParseError(f"unexpected token '{kw}'; expected command", t.start, t.end)
+
+    # ------------------------------------------------------------------------------------ variables
+
+    def _variable(self, seg: list[Token]) -> None:
+        """``variable (a b : ℕ) {c : ℤ}`` (``… in cmd``): section variables, one binder per name.
+
+        A theorem takes the variables its statement names (with those their types name); a definition or
+        an example is elaborated with all of them (:meth:`_with_variables`); a term command
+        (``#check_simp``) sees all of them. Instance binders and binders whose type the
+        simulator does not elaborate are refused as its other signatures are.
+        """
+        i = 1
+        new: list[tuple[str, list[Token]]] = []
+        while seg[i].kind != "eof" and not (seg[i].kind == "ident" and seg[i].text == "in"):
+            open_tok = seg[i]
+            if open_tok.text == "[":
+                raise ParseError(
+                    "instance binders `[…]` are outside the simulator's subset", open_tok.start, open_tok.end
+                )
+            close = {"(": ")", "{": "}", "⦃": "⦄", "{{": "}}"}.get(open_tok.text)
+            if close is None:
+                raise ParseError(
+                    f"unexpected token '{open_tok.text}'; expected command", open_tok.start, open_tok.end
+                )
+            j, depth = i + 1, 1
+            while seg[j].kind != "eof" and depth:
+                if seg[j].text == open_tok.text:
+                    depth += 1
+                elif seg[j].text == close:
+                    depth -= 1
+                j += 1
+            group = seg[i:j]
+            colon = next((k for k, x in enumerate(group) if x.kind == "sym" and x.text == ":"), None)
+            if colon is None or depth:
+                raise ParseError("unexpected token; expected ':'", open_tok.start, open_tok.end)
+            names = group[1:colon]
+            if not names or any(x.kind != "ident" for x in names):
+                raise ParseError("unexpected binder; expected identifier", open_tok.start, open_tok.end)
+            for name in names:
+                new.append((name.text, [group[0], name, *group[colon:]]))
+            i = j
+        # elaborate the binders now, in the scope of the earlier variables: an error is Lean's, at the command
+        self._variable_goal([*self.variables, *new])
+        self.variables.extend(new)
+        if seg[i].kind == "ident" and seg[i].text == "in":
+            # `variable … in cmd`: the variables hold for the one command
+            try:
+                self.command(seg[i + 1 :])
+            finally:
+                del self.variables[len(self.variables) - len(new) :]
+
+    def _variable_tokens(self, variables: list[tuple[str, list[Token]]]) -> list[Token]:
+        return [tok for _, toks in variables for tok in toks]
+
+    def _variable_goal(self, variables: list[tuple[str, list[Token]]]) -> Goal:
+        """The variables as the locals of a goal (its target ``True``)."""
+        toks = self._variable_tokens(variables)
+        if not toks:
+            return Goal((), ("True",), None, not self.env.mathlib)
+        last = toks[-1]
+        tail = [
+            Token("sym", ":", last.end, last.end, last.line, last.col, False),
+            Token("ident", "True", last.end, last.end, last.line, last.col, False),
+            Token("eof", "", last.end, last.end, last.line, last.col, False),
+        ]
+        hyps3, _, _ = parse_signature_ex(TokenStream([*toks, *tail]), self.env, self.src)
+        return Goal(tuple((n, t) for n, t, _ in hyps3), ("True",), None, not self.env.mathlib)
+
+    def _with_variables(self, seg: list[Token], at: int, statement_only: bool) -> list[Token]:
+        """``seg`` with the binders of section variables inserted at ``at`` (after its name), in the order
+        they were declared: for a theorem (``statement_only``) those its statement names and those their
+        types name; for a definition or example all of them (Lean elaborates the body with every variable
+        in its context, the goal shows them, and drops the unused ones afterwards)."""
+        if not self.variables:
+            return seg
+        if not statement_only:
+            return [*seg[:at], *self._variable_tokens(self.variables), *seg[at:]]
+        end = next((k for k in range(at, len(seg)) if seg[k].kind == "sym" and seg[k].text == ":="), len(seg))
+        used = {x.text.split(".")[0] for x in seg[at:end] if x.kind == "ident"}
+        chosen: set[int] = set()
+        for k in range(len(self.variables) - 1, -1, -1):
+            name, toks = self.variables[k]
+            if name in used or k in chosen:
+                chosen.add(k)
+                # a later variable shadows an earlier one of its name; its type's names are used too
+                used.discard(name)
+                used |= {x.text.split(".")[0] for x in toks[2:] if x.kind == "ident"}
+        if not chosen:
+            return seg
+        extra = self._variable_tokens([self.variables[k] for k in sorted(chosen)])
+        return [*seg[:at], *extra, *seg[at:]]
+
+    def _check_simp(self, seg: list[Token]) -> None:
+        """``#check_simp t ~> r`` (Lean core's ``checkSimp``, ``#check_tactic t ~> r by simp``): ``simp`` on
+        the goal ``CheckGoal t`` leaves ``CheckGoal t'`` with ``t'`` reducibly defeq to ``r``, every
+        section variable in scope."""
+        from lean_gym.sim.simp import SimpSet, simp_term
+        from lean_gym.sim.tactics import TacticContext, TacticError
+        from lean_gym.sim.unify import canon_reducible
+
+        kw = seg[0]
+        k = next(
+            (
+                k
+                for k in range(1, len(seg) - 1)
+                if seg[k].text == "~" and seg[k + 1].text == ">" and seg[k].end == seg[k + 1].start
+            ),
+            None,
+        )
+        if k is None or (seg[k - 1].text == "!" and seg[k - 1].end == seg[k].start):
+            raise ParseError(
+                "this `#check_simp` form is outside the simulator's Lean subset", kw.start, kw.end
+            )
+        t_ts = TokenStream([*seg[1:k], _eof_at(seg[k])])
+        t_syn = parse_term(t_ts, 0)
+        self._expect_end(t_ts)
+        r_ts = TokenStream(seg[k + 2 :])
+        r_syn = parse_term(r_ts, 0)
+        self._expect_end(r_ts)
+        # a term the simulator does not elaborate is not read (as a declaration's statement)
+        self._in_declaration, self._signature_read = True, False
+        goal = self._variable_goal(self.variables)
+        ctx = TacticContext(env=self.env)
+        el = ctx.elaborator(goal)
+        if el.synth_leaf_type(t_syn) == "Prop":
+            t, want = el.elab_prop(t_syn), el.elab_prop(r_syn)
+        else:
+            t, ty = el.elab_term(t_syn, None)
+            if ty not in ("ℕ", "ℤ", "ℚ", "ℝ"):
+                raise ParseError(
+                    "this `#check_simp` term is outside the simulator's Lean subset", kw.start, kw.end
+                )
+            want = el.elab_arith(r_syn, ty)
+        self._signature_read = True
+        try:
+            got = simp_term(t, SimpSet(ctx))
+        except TacticError as e:
+            raise ElabError(str(e), kw.start, seg[-1].start) from None
+        if got == t:
+            raise ElabError("simp made no progress", kw.start, seg[-1].start)
+        if canon_reducible(got) != canon_reducible(want):
+            at = not self.env.mathlib
+            nm = goal.display_names()
+            raise ElabError(
+                f"Term reduces to\n  {pretty(got, at, nm)}\nbut is expected to reduce to \n  {pretty(want, at, nm)}",
+                kw.start,
+                seg[-1].start,
+            )
 
     def _check_show(self, kw: Token, syn: Syn) -> None:
         """``#check show T by tac`` (or ``from e``) for a proposition ``T``: the proof's errors, then its type.
@@ -552,10 +740,21 @@ class _Runner:
             name = name_tok.text
             if self.env.namespace:
                 name = f"{self.env.namespace}.{name}"
+        if self.variables:
+            # the section variables the declaration uses become its first binders
+            toks = self._with_variables(ts.toks, ts.i, statement_only=kw in ("theorem", "lemma"))
+            if toks is not ts.toks:
+                at = ts.i
+                ts = TokenStream(toks, stop_col=ts.stop_col)
+                ts.i = at
         hyps3, target, is_type = parse_signature_ex(
             ts, self.env, self.src, allow_no_type=kw in ("def", "abbrev")
         )
         hyps = [(n, t) for n, t, _ in hyps3]
+        if kw != "axiom" and ts.tok.kind != "eof" and not ts.is_sym(":=") and not ts.is_sym("|"):
+            # the statement goes on past where the simulator's term parser stopped (a postfix notation it
+            # does not know, `a⁻`): it has not read the statement, whatever Lean makes of the rest
+            raise ts.unexpected("':=', 'where' or '|'")
         self._signature_read = True
         if kw in ("theorem", "lemma") and target is not None and not is_prop_type(target):
             raise ElabError(
@@ -599,7 +798,9 @@ class _Runner:
             el = Elaborator(self.env, *_scope(hyps))
             value, vty = el.elab_term(body, None)
             target = type_term(vty or "ℕ")
-            self.env = self.env.extend([Decl(name, "def", tuple(hyps3), target, value, frozenset())])
+            self.env = self.env.extend(
+                [Decl(name, "def", tuple(hyps3), target, value, frozenset(), reducible=kw == "abbrev")]
+            )
             return
         goal = Goal(tuple(hyps), target, None, ascii_pp)
         if ts.is_word("by"):
@@ -663,7 +864,9 @@ class _Runner:
         if kw == "example":
             return
         dkind = "def" if is_type else "theorem"
-        self.env = self.env.extend([Decl(name, dkind, tuple(hyps3), target, value, frozenset(ctx.axioms))])
+        self.env = self.env.extend(
+            [Decl(name, dkind, tuple(hyps3), target, value, frozenset(ctx.axioms), reducible=kw == "abbrev")]
+        )
 
 
 def _scope(hyps: list[tuple[str, Term]]) -> tuple[dict[str, Term], dict[str, str]]:

@@ -20,8 +20,10 @@ from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, par
 from lean_gym.sim.terms import (
     FALSE,
     FVAR_SEP,
+    LIST_NIL,
     NUM_RANK,
     NUM_TYPES,
+    ORDERED_TYPES,
     PROP,
     TRUE,
     Term,
@@ -29,6 +31,7 @@ from lean_gym.sim.terms import (
     free_vars,
     fvar_mark,
     fvar_serial,
+    list_cons,
     new_fvar,
     remember_renaming,
     rename_fvars,
@@ -69,6 +72,8 @@ BUILTIN_TYPES: dict[str, str] = {
     "Rat": "ℚ",
     "ℝ": "ℝ",
     "Real": "ℝ",
+    "ℂ": "ℂ",
+    "Complex": "ℂ",
     "Prop": "Prop",
     "Unit": "Unit",
     "Bool": "Bool",
@@ -77,7 +82,7 @@ BUILTIN_TYPES: dict[str, str] = {
 #: Type names that exist only with Mathlib: ``ℕ``/``ℤ``/``ℚ``/``ℝ`` are Mathlib notations (Lean core spells
 #: ``Nat`` and ``Int``), ``Real`` is Mathlib's, and ``Rat`` is not refused by core Lean everywhere the
 #: simulator would need it (refusing it is never stronger than Lean).
-MATHLIB_TYPE_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "Real", "Rat"})
+MATHLIB_TYPE_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "Real", "Rat", "ℂ", "Complex"})
 
 
 def mathlib_name_error(name: str, start: int, end: int) -> ElabError:
@@ -107,6 +112,8 @@ class Decl:
         type: The statement (theorems, axioms) or the type (defs, functions) after the binders.
         value: A def's body (``None`` for opaque symbols).
         axioms: The axioms its proof depends on (``sorryAx`` for a sorry, the name itself for an axiom).
+        reducible: A def Lean unfolds at reducible transparency (``abbrev``): the arithmetic tactics'
+            atoms are compared up to it.
     """
 
     name: str
@@ -116,6 +123,7 @@ class Decl:
     value: Term | None = None
     axioms: frozenset[str] = frozenset()
     tyvars: tuple[tuple[str, frozenset[str]], ...] = ()
+    reducible: bool = False
 
 
 @dataclass
@@ -210,6 +218,37 @@ LocalContext = dict[str, Term]
 """Name → type of each local in scope (data variables map to types, hypotheses to propositions)."""
 
 
+def _is_fun_syn(syn: Syn) -> bool:
+    while syn.kind == "paren":
+        syn = syn.args[0]
+    return syn.kind == "binder" and syn.args[0] == "fun"
+
+
+_VALUE_HEADS = ("+", "-", "*", "/", "%", "^", "neg", "abs", "inv", "num", "cast")
+
+
+def _value_type(t: Term, bound: dict[str, Term]) -> Term | None:
+    """The type of an elaborated value: a number type, ``Prop``, or a function type (``fun`` terms), or
+    ``None`` when the term does not say."""
+    h = t[0]
+    if h == "fun":
+        body = _value_type(t[3], {**bound, t[1]: t[2]})
+        return None if body is None else ("arrow", t[2], body)
+    if h in _VALUE_HEADS and type(t[1]) is str and t[1] in NUM_TYPES:
+        return type_term(t[1])
+    if h == "var":
+        return bound.get(t[1])
+    if h in ("=", "≠", "<", "≤", ">", "≥", "∣", "∧", "∨", "→", "↔", "¬", "∀", "∃", "True", "False"):
+        return PROP
+    return None
+
+
+def _is_list_syntax(syn: Syn) -> bool:
+    while syn.kind == "paren":
+        syn = syn.args[0]
+    return syn.kind == "listlit" or (syn.kind == "binop" and syn.args[0] == "::")
+
+
 def _max_type(a: str | None, b: str | None) -> str | None:
     if a is None:
         return b
@@ -235,6 +274,12 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "Nat.lcm": (("ℕ", "ℕ"), "ℕ"),
     "Int.gcd": (("ℤ", "ℤ"), "ℕ"),
     "Nat.sqrt": (("ℕ",), "ℕ"),
+    # Mathlib functions that only norm_num's extensions evaluate (`Nat.minFac`, `Nat.log` are defined by
+    # well-founded recursion, which `decide` and `rfl` do not unfold; `Nat.fib` is left to norm_num too)
+    "Nat.minFac": (("ℕ",), "ℕ"),
+    "Nat.log": (("ℕ", "ℕ"), "ℕ"),
+    "Nat.fib": (("ℕ",), "ℕ"),
+    "Nat.primeFactorsList": (("ℕ",), "List ℕ"),
     # Mathlib functions the simulator cannot compute (issue 21: miniF2F-test states with them): opaque
     # constants at the types miniF2F uses them, so a tactic sees an application as an atom and knows no
     # lemma about it but those in the library (none is evaluated: `eval_term` has no rule for them)
@@ -253,7 +298,7 @@ BUILTIN_FNS: dict[str, tuple[tuple[str, ...], str]] = {
     "List.sum": (("List ℕ",), "ℕ"),
 }
 #: Mathlib constants kept opaque (no rule evaluates them), with their types.
-OPAQUE_CONSTS: dict[str, str] = {"Real.pi": "ℝ"}
+OPAQUE_CONSTS: dict[str, str] = {"Real.pi": "ℝ", "Complex.I": "ℂ"}
 #: Mathlib predicates kept opaque (issue 21: miniF2F-test states with them), with the argument types the
 #: simulator accepts: no rule decides them; only hypotheses and library lemmas speak about them.
 OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
@@ -264,7 +309,8 @@ OPAQUE_PREDS: dict[str, tuple[str, ...]] = {
 #: The opaque ones among :data:`BUILTIN_FNS` (no evaluation rule; only library lemmas speak about them).
 OPAQUE_FNS = frozenset(
     {"Real.sqrt", "Real.log", "Real.exp", "Real.sin", "Real.cos", "Real.tan", "Real.logb", "Int.floor",
-     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum"}
+     "Int.ceil", "Real.rpow", "Nat.digits", "Nat.ofDigits", "List.sum", "Nat.minFac", "Nat.log", "Nat.fib",
+     "Nat.primeFactorsList"}
 )  # fmt: skip
 
 
@@ -320,6 +366,10 @@ class Elaborator:
         finset = self._finset_type(syn)
         if finset is not None:
             return finset
+        if syn.kind == "app" and syn.args[0].kind == "ident" and syn.args[0].args[0] == "List":
+            args = syn.args[1]
+            if len(args) == 1 and args[0].kind == "ident" and BUILTIN_TYPES.get(args[0].args[0]) in NUM_TYPES:
+                return type_term(f"List {BUILTIN_TYPES[args[0].args[0]]}")  # `List T`: Lean core's lists
         if k == "binop" and syn.args[0] == "→":
             a = self._type_or_prop(syn.args[1])
             b = self._type_or_prop(syn.args[2])
@@ -530,8 +580,8 @@ class Elaborator:
             self.fvars[x] = saved_fv
 
     def _elab_list(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
-        """A list literal ``[a, b, c]`` of numbers (``List T``), opaque but for equality of terms: written
-        ``List.lit a b c`` inside (Lean's ``List.cons a (List.cons b …)``), printed ``[a, b, c]``."""
+        """A list literal ``[a, b, c]`` of numbers (``List T``): Lean's ``«term[_]»`` macro, the chain
+        ``List.cons a (List.cons b (List.cons c List.nil))``, printed ``[a, b, c]``."""
         elem = expected.split(" ", 1)[1] if expected and expected.startswith("List ") else None
         if elem is None:
             for e in syn.args:
@@ -539,11 +589,45 @@ class Elaborator:
             elem = elem or "ℕ"
         if elem not in NUM_TYPES:
             raise ElabError(_unsupported(syn), syn.start, syn.end)
-        return (
-            "app",
-            ("const", "List.lit"),
-            tuple(self.elab_arith(e, elem) for e in syn.args),
-        ), f"List {elem}"
+        out: Term = LIST_NIL
+        for e in reversed(syn.args):
+            out = list_cons(self.elab_arith(e, elem), out)
+        return out, f"List {elem}"
+
+    def _list_elem_type(self, syn: Syn) -> str | None:
+        """The element type a list literal or ``::`` chain has on its own (``None``: numerals only)."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        if syn.kind == "listlit":
+            elem = None
+            for e in syn.args:
+                elem = _max_type(elem, self._tree_type(e, None))
+            return elem
+        if syn.kind == "binop" and syn.args[0] == "::":
+            return _max_type(self._list_elem_type(syn.args[2]), self._tree_type(syn.args[1], None))
+        ty = self.synth_leaf_type(syn)
+        return ty.split(" ", 1)[1] if ty is not None and ty.startswith("List ") else None
+
+    def _elab_cons(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
+        """``d :: L`` (``List.cons d L``): the element type from the expected ``List T``, else the tail's,
+        else the head's (a numeral: ℕ)."""
+        _, hd, tl = syn.args
+        elem = expected.split(" ", 1)[1] if expected and expected.startswith("List ") else None
+        if elem is None:
+            tty = self.synth_leaf_type(tl)
+            elem = tty.split(" ", 1)[1] if tty and tty.startswith("List ") else None
+        if elem is None:
+            elem = self._tree_type(hd, None) or "ℕ"
+        if elem not in NUM_TYPES:
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        tail, got = self.elab_term(tl, f"List {elem}")
+        if got != f"List {elem}":
+            raise ElabError(
+                f"type mismatch\n  {syn_text(tl)}\nhas type\n  {got}\nbut is expected to have type\n  List {elem}",
+                tl.start,
+                tl.end,
+            )
+        return list_cons(self.elab_arith(hd, elem), tail), f"List {elem}"
 
     def _elab_bigop(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
         """``∑ x ∈ s, f`` as Lean elaborates it, ``Finset.sum s (fun x => f)`` (``∏``: ``Finset.prod``),
@@ -613,9 +697,11 @@ class Elaborator:
                     binders.append((name, bty_t))
                     if pred_op is not None:
                         preds.append((len(binders) - 1, pred_op, bound))
-            for name, bty_t in binders:
+            for bi, (name, bty_t) in enumerate(binders):
                 if bty_t[0] == "type" and bty_t[1].startswith("?") and bty_t[1] not in self.flex:
-                    self._infer_binder(name, bty_t[1], [body], syn)
+                    # `∃ n > 0, p` is `∃ n, n > 0 ∧ p` (Lean's `binderPred`): the bound is a use of `n`
+                    own = [bound for idx, _, bound in preds if idx == bi]
+                    self._infer_binder(name, bty_t[1], [*own, body], syn)
             pred_terms: dict[int, Term] = {}
             for idx, op, bound in preds:
                 name = binders[idx][0]
@@ -700,6 +786,12 @@ class Elaborator:
                         params = [bty for _, bty, _ in d.binders]
                     elif head in BUILTIN_FNS:
                         params = [type_term(t) for t in BUILTIN_FNS[head][0]]
+                    elif head in ("min", "max") and len(u.args[1]) == 2:
+                        # `min a b`: both arguments have one type (Lean's unifier), the other's
+                        for a, other in (u.args[1], u.args[1][::-1]):
+                            oty = self._tree_type(other, None)
+                            if a.kind == "ident" and a.args[0] == name and oty in NUM_TYPES:
+                                found.add(oty)
                 for a, pty in zip(u.args[1], params):
                     if a.kind == "ident" and a.args[0] == name and pty[0] == "type":
                         found.add(pty[1])
@@ -728,20 +820,70 @@ class Elaborator:
                     stack.extend(x for x in a if isinstance(x, Syn))
 
     def _elab_rel(self, op: str, a: Syn, b: Syn) -> Term:
+        if op in ("=", "≠") and (_is_fun_syn(a) or _is_fun_syn(b)):
+            fun_eq = self._elab_fun_eq(op, a, b)
+            if fun_eq is not None:
+                return fun_eq
         leaves: list[Syn] = []
         self._collect_leaves(a, leaves)
         self._collect_leaves(b, leaves)
         ty = None
         for leaf in leaves:
             ty = _max_type(ty, self.synth_leaf_type(leaf))
+        if any(_is_list_syntax(leaf) for leaf in leaves) and not (ty or "").startswith("List "):
+            # list literals of numerals only: their elements' type, else ℕ (a numeral's default instance)
+            elem = None
+            for leaf in leaves:
+                elem = _max_type(elem, self._list_elem_type(leaf))
+            ty = f"List {elem or 'ℕ'}"
         if ty is None:
             ty = "ℕ"
         if ty == "Prop" and op in ("=", "≠"):
             return (op, "Prop", self.elab_prop(a), self.elab_prop(b))
-        if op in ("<", "≤", ">", "≥") and ty not in NUM_TYPES:
+        if op in ("<", "≤", ">", "≥") and ty not in ORDERED_TYPES:
             raise ElabError(f"failed to synthesize\n  LT {ty}", a.start, b.end)
+        if op == "∣" and ty == "ℂ":
+            # `Dvd ℂ` exists (a monoid's) but says nothing a statement means: refused, not guessed
+            raise ElabError(_unsupported_complex("∣"), a.start, b.end)
         # `binrel%`: both sides are trees whose leaves are elaborated on their own (`leaf=True`)
         return (op, ty, self.elab_arith(a, ty, leaf=True), self.elab_arith(b, ty, leaf=True))
+
+    def _lattice_type(self, args: tuple[Syn, ...], expected: str | None) -> str:
+        """The type of ``min a b``/``max a b`` as Lean's application elaborator fixes it: the first argument
+        whose type is known on its own (the other is coerced to it), else the expected type, else ℕ (a
+        numeral's default). An argument of a larger type than that is Lean's type mismatch: refused."""
+        known = [self._tree_type(a, None) for a in args]
+        ty = next((t for t in known if t is not None), None) or (expected if expected in NUM_TYPES else "ℕ")
+        if ty not in NUM_TYPES or any(t is not None and _max_type(t, ty) != ty for t in known):
+            raise ElabError(_unsupported(args[0]), args[0].start, args[-1].end)
+        return ty
+
+    def _elab_fun_eq(self, op: str, a: Syn, b: Syn) -> Term | None:
+        """``f = g`` where a side is a ``fun``: Lean's ``Eq`` elaborates both sides at one function type,
+        so a ``fun`` whose binders have no type takes them from the other side
+        (``(fun x : ℝ => x * x^2) = (fun y => y^2 * y)`` is an equation at ``ℝ → ℝ``). The type comes from a
+        side whose type is known on its own: a local of a function type, or a ``fun`` whose binders are all
+        typed (its body's type then known); ``None`` when neither side gives one."""
+        ty = self._fun_type_of(a) or self._fun_type_of(b)
+        if ty is None:
+            return None
+        return (op, "?fn", self.elab_value(a, ty), self.elab_value(b, ty))
+
+    def _fun_type_of(self, syn: Syn) -> Term | None:
+        """The function type of ``syn`` when it is known without the context: a local of a function type,
+        or a ``fun`` whose binders are all typed and whose body's type is then determined."""
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        if syn.kind == "ident":
+            lty = self._local_type(syn.args[0])
+            return lty if lty is not None and lty[0] == "arrow" else None
+        if not _is_fun_syn(syn) or any(g[1] is None or g[2] is not None for g in syn.args[1]):
+            return None
+        try:
+            t = self._elab_binder(syn, prop=False)
+        except ElabError:
+            return None
+        return _value_type(t, {})
 
     # ------------------------------------------------------------------------------------- arithmetic
 
@@ -777,6 +919,12 @@ class Elaborator:
             elem = None
             for e in syn.args:
                 elem = _max_type(elem, self._tree_type(e, None))
+            return f"List {elem}" if elem in NUM_TYPES else None
+        if k == "binop" and syn.args[0] == "::":
+            tty = self.synth_leaf_type(syn.args[2])
+            if tty is not None and tty.startswith("List "):
+                return tty
+            elem = self._tree_type(syn.args[1], None)
             return f"List {elem}" if elem in NUM_TYPES else None
         if k == "ident":
             name = syn.args[0]
@@ -820,6 +968,8 @@ class Elaborator:
                     return "ℕ"
                 if name == "abs":
                     return self.synth_leaf_type(syn.args[1][0]) if len(syn.args[1]) == 1 else None
+                if name in ("min", "max") and len(syn.args[1]) == 2:
+                    return self._lattice_type(syn.args[1], None)
                 d = self.env.lookup(name)
                 if d is not None and d.kind == "def" and d.type[0] == "type":
                     return d.type[1]
@@ -871,7 +1021,7 @@ class Elaborator:
         if k == "binop":
             op = syn.args[0]
             if op in _ARITH_SYN:
-                if op == "%" and ty in ("ℚ", "ℝ"):
+                if op == "%" and ty in ("ℚ", "ℝ", "ℂ"):
                     raise ElabError(f"failed to synthesize\n  HMod {ty} {ty} ?m", syn.start, syn.end)
                 if ty not in NUM_TYPES:
                     raise ElabError(
@@ -902,7 +1052,7 @@ class Elaborator:
                 raise ElabError("failed to synthesize\n  Neg ℕ", syn.start, syn.end)
             return ("neg", ty, self.elab_arith(syn.args[0], ty, leaf=True))
         if k == "postfix" and syn.args[0] == "⁻¹":
-            if ty not in ("ℚ", "ℝ"):
+            if ty not in ("ℚ", "ℝ", "ℂ"):
                 raise ElabError(f"failed to synthesize\n  Inv {_ascii(ty, self.env)}", syn.start, syn.end)
             return ("inv", ty, self.elab_arith(syn.args[1], ty, leaf=True))
         own = self.synth_leaf_type(syn) if leaf else None
@@ -971,6 +1121,8 @@ class Elaborator:
             if op in _ARITH_SYN or op == "^":
                 aty = self._tree_type(syn, expected if expected in NUM_TYPES else None) or "ℕ"
                 return self.elab_arith(syn, aty), aty
+            if op == "::":
+                return self._elab_cons(syn, expected)
             return self.elab_prop(syn), "Prop"
         if k == "postfix" and syn.args[0] == "⁻¹":
             ity = self._tree_type(syn, expected if expected in NUM_TYPES else None) or "ℝ"
@@ -1014,6 +1166,8 @@ class Elaborator:
             aty = self._tree_type(syn.args[0], expected if expected in NUM_TYPES else None) or "ℕ"
             if aty == "ℕ":
                 raise ElabError("failed to synthesize\n  Lattice ℕ", syn.start, syn.end)
+            if aty == "ℂ":
+                raise ElabError("failed to synthesize\n  Lattice ℂ", syn.start, syn.end)
             return ("abs", aty, self.elab_arith(syn.args[0], aty)), aty
         if k == "app":
             head, args = syn.args
@@ -1023,6 +1177,11 @@ class Elaborator:
                     return self._elab_local_app(head, args, self.lctx[name])
                 if name == "abs" and len(args) == 1:
                     return self.elab_term(Syn("abs", (args[0],), syn.start, syn.end), expected)
+                if name in ("min", "max") and len(args) == 2 and name not in self.env.decls:
+                    # `Min.min a b`/`Max.max a b` of one linear order: written `min a b`, opaque but to
+                    # the tactics that know it (omega's `Int.min_def`, positivity's `evalMin`/`evalMax`)
+                    mty = self._lattice_type(args, expected)
+                    return ("app", ("const", name), tuple(self.elab_arith(a, mty) for a in args)), mty
                 if name == "Finset.card" and len(args) == 1 and self.env.mathlib:
                     set_term, _ = self._elab_finset(args[0])
                     return ("app", ("const", "Finset.card"), (set_term,)), "ℕ"
@@ -1060,6 +1219,70 @@ class Elaborator:
         if k == "sorry" or (k == "ident" and syn.args[0] == "sorry"):
             return ("sorry",), expected
         raise ElabError(_unsupported(syn), syn.start, syn.end)
+
+    def elab_value(self, syn: Syn, ty: Term) -> Term:
+        """Elaborate ``syn`` as a value of the type term ``ty``: a number type, ``Prop``, or a function type
+        (``fun x => …``, ``(· + 1)``, or a local of that type)."""
+        if ty[0] == "type" and ty[1] in NUM_TYPES:
+            return self.elab_arith(syn, str(ty[1]))
+        if ty == PROP:
+            return self.elab_prop(syn)
+        if ty[0] == "arrow":
+            inner = syn
+            while inner.kind == "paren":
+                inner = inner.args[0]
+            if inner.kind == "binder" and inner.args[0] == "fun":
+                return self.elab_fun(inner, ty)
+            t, got = self.elab_term(syn, None)
+            if got == "?fn" and inner.kind == "ident" and self._local_type(inner.args[0]) == ty:
+                return t
+            raise ElabError(_unsupported(syn), syn.start, syn.end)
+        return self.elab_term(syn, str(ty[1]) if ty[0] == "type" else None)[0]
+
+    def elab_fun(self, syn: Syn, ty: Term) -> Term:
+        """``fun x y => body`` against the function type ``ty`` (Lean's ``elabFunBinders`` with the expected
+        type): each binder takes the next domain of ``ty`` (a binder's own type must be that domain) and the
+        body is elaborated at what is left. The binders are bound variables of the ``fun`` terms."""
+        _, groups, body = syn.args
+        binders: list[tuple[Token, Term]] = []
+        for names_toks, ty_syn, pred_op, _ in groups:
+            if pred_op is not None:
+                raise ElabError(_unsupported(syn), syn.start, syn.end)
+            for tok in names_toks:
+                if ty[0] != "arrow":
+                    raise ElabError(
+                        f"function expected, the expected type is\n  {_show(ty)}", tok.start, tok.end
+                    )
+                dom = ty[1]
+                if ty_syn is not None and self.elab_type(ty_syn) != dom:
+                    raise ElabError(
+                        f"type mismatch: the binder `{tok.text}` does not have type {_show(dom)}",
+                        tok.start,
+                        tok.end,
+                    )
+                binders.append((tok, dom))
+                ty = ty[2]
+        saved: dict[str, Term | None] = {}
+        saved_fv: dict[str, str] = {}
+        try:
+            for tok, dom in binders:
+                name = tok.text
+                if name not in saved:
+                    saved[name] = self.lctx.get(name)
+                    if name in self.fvars:
+                        saved_fv[name] = self.fvars.pop(name)  # the binder shadows the local inside
+                self.lctx[name] = dom
+            out = self.elab_value(body, ty)
+        finally:
+            for name, old in saved.items():
+                if old is None:
+                    self.lctx.pop(name, None)
+                else:
+                    self.lctx[name] = old
+            self.fvars.update(saved_fv)
+        for tok, dom in reversed(binders):
+            out = ("fun", tok.text, dom, out)
+        return out
 
     def _elab_local_app(self, head: Syn, args: tuple[Syn, ...], ty: Term) -> tuple[Term, str | None]:
         name = head.args[0]
@@ -1229,13 +1452,12 @@ def parse_signature_ex(
     return hyps, target, is_type
 
 
-def _parse_signature(
-    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
-) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
-    lctx: dict[str, Term] = {}
-    fvars: dict[str, str] = {}
-    el = Elaborator(env, lctx, fvars)
-    hyps: list[tuple[str, Term, bool]] = []
+_BinderGroup = tuple[Token, list[Token], Syn | None]
+
+
+def _signature_syntax(ts: TokenStream, allow_no_type: bool) -> tuple[list[_BinderGroup], Syn | None]:
+    """The binder groups ``(x y : T)``, ``{x}``, ``⦃x : T⦄`` and the syntax of the type after ``:``."""
+    groups: list[_BinderGroup] = []
     while ts.tok.kind == "sym" and ts.tok.text in ("(", "{", "⦃", "[") and not ts.at_stop():
         open_tok = ts.advance()
         close = {"(": ")", "{": "}", "⦃": "⦄", "[": "]"}[open_tok.text]
@@ -1248,37 +1470,251 @@ def _parse_signature(
             names.append(ts.advance())
         if not names:
             raise ts.unexpected("identifier")
-        if not ts.is_sym(":"):
+        ty_syn: Syn | None = None
+        if ts.is_sym(":"):
+            ts.advance()
+            saved = ts.stop_col
+            ts.stop_col = -1
+            ty_syn = parse_term(ts, 0)
+            ts.stop_col = saved
+        elif not ts.is_sym(close):
             raise ts.unexpected("':'")
-        ts.advance()
-        saved = ts.stop_col
-        ts.stop_col = -1
-        ty_syn = parse_term(ts, 0)
-        ts.stop_col = saved
         ts.expect_sym(close)
-        ty = el.elab_type(ty_syn)
+        groups.append((open_tok, names, ty_syn))
+    target: Syn | None = None
+    if ts.is_sym(":"):
+        ts.advance()
+        target = parse_term(ts, 0)
+    elif not allow_no_type:
+        raise ts.unexpected("':'")
+    return groups, target
+
+
+def _parse_signature(
+    ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
+) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
+    groups, target_syn = _signature_syntax(ts, allow_no_type)
+    auto: list[Token] = []
+    while True:
+        try:
+            return _elab_signature(groups, target_syn, env, auto)
+        except ElabError as e:
+            tok = _auto_bound_candidate(e, env, groups, target_syn, auto)
+            if tok is None:
+                raise
+            auto.append(tok)
+
+
+def _auto_bound_candidate(
+    e: ElabError, env: Env, groups: list[_BinderGroup], target: Syn | None, auto: list[Token]
+) -> Token | None:
+    """The name an ``Unknown identifier`` error of a signature is about, when Lean would bind it as an
+    auto-bound implicit instead (``autoImplicit``, on by default): a name Lean's strict rule accepts
+    (``isValidAutoBoundImplicitName``: one character, then digits, subscripts, ``_`` or ``'``). Lean's
+    default ``relaxedAutoImplicit`` binds any unbound atomic name, but a longer one may be a constant Lean
+    knows and the simulator does not (``min``, ``id``), so the simulator binds only these; under an ``open``
+    a short name may be a constant of the namespace (``I`` under ``open Complex``), so none then."""
+    if env.options.get("autoImplicit", True) in (False, "false") or env.opens:
+        return None
+    msg = e.message
+    if not msg.startswith("Unknown identifier `"):
+        return None
+    name = msg[len("Unknown identifier `") :].split("`", 1)[0]
+    if not name or not _AUTO_BOUND_SUFFIX.fullmatch(name[1:]) or not name[0].isalpha():
+        return None
+    if name in _AUTO_BOUND_NEVER or any(t.text == name for t in auto):
+        return None
+    if any(tok.text == name for _, names, _ in groups for tok in names):
+        return None  # a binder of that name comes later: not modelled
+    return Token("ident", name, e.start, e.end, 0, 0, False)
+
+
+#: What may follow the first character of an auto-bound implicit's name (Lean's ``isValidAutoBoundSuffix``).
+_AUTO_BOUND_SUFFIX = __import__("re").compile(r"[0-9_'\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a\u2c7c]*")
+#: Single letters that are notations or keywords rather than names.
+_AUTO_BOUND_NEVER = frozenset({"λ", "Π", "Σ", "ℕ", "ℤ", "ℚ", "ℝ", "ℂ"})
+
+
+def _elab_signature(
+    groups: list[_BinderGroup], target_syn: Syn | None, env: Env, auto: list[Token]
+) -> tuple[list[tuple[str, Term, bool]], Term | None, bool]:
+    """Elaborate a signature's binders and type; ``auto`` are its auto-bound implicits (they come first,
+    as Lean adds them in front of the binders)."""
+    untyped = [tok for _, names, ty in groups if ty is None for tok in names]
+    fixed = _infer_signature_types(groups, target_syn, env, auto) if auto or untyped else {}
+    lctx: dict[str, Term] = {}
+    fvars: dict[str, str] = {}
+    el = Elaborator(env, lctx, fvars)
+    hyps: list[tuple[str, Term, bool]] = []
+    for tok in auto:
+        fid = new_fvar(tok.text)
+        auto_ty = type_term(fixed[tok.text])
+        hyps.append((fid, auto_ty, False))
+        lctx[tok.text] = auto_ty
+        fvars[tok.text] = fid
+    for open_tok, names, ty_syn in groups:
+        ty = el.elab_type(ty_syn) if ty_syn is not None else None
         for tok in names:
             # each binder is a new local; a repeated name shadows the older one (shown `h₀✝`)
+            bty = ty if ty is not None else type_term(fixed[tok.text])
             fid = new_fvar(tok.text)
-            hyps.append((fid, ty, open_tok.text == "("))
-            lctx[tok.text] = ty
+            hyps.append((fid, bty, open_tok.text == "("))
+            lctx[tok.text] = bty
             fvars[tok.text] = fid
     target: Term | None = None
     is_type_target = False
-    if ts.is_sym(":"):
-        ts.advance()
-        syn = parse_term(ts, 0)
-        if el.is_type_syntax(syn):
-            target = el.elab_type(syn)
+    if target_syn is not None:
+        if el.is_type_syntax(target_syn):
+            target = el.elab_type(target_syn)
             is_type_target = True
         else:
-            target = el.elab_prop(syn)
-    elif not allow_no_type:
-        raise ts.unexpected("':'")
+            target = el.elab_prop(target_syn)
     return hyps, target, is_type_target
 
 
+def _infer_signature_types(
+    groups: list[_BinderGroup], target_syn: Syn | None, env: Env, auto: list[Token]
+) -> dict[str, str]:
+    """The types of the signature's auto-bound implicits and untyped binders (``{m}``), as Lean's unifier
+    and default instances fix them over the whole header: the one type their typed uses agree on, else ℕ
+    (the default instance of a numeral) where a use sits in an arithmetic or relation tree with an integer
+    numeral. Anything else (no use that types it, a use as a proposition or a function, a decimal or a
+    negation that the default ℕ would not take) is refused: the simulator cannot be sure of Lean's reading.
+
+    Raises:
+        ElabError: the refusal (or an elaboration error of the signature).
+    """
+    toks = [*auto, *(t for _, names, ty in groups if ty is None for t in names)]
+    where = {t.text: t for t in toks}
+    flex = [t.text for t in toks]
+    parts: list[Syn] = [ty for _, _, ty in groups if ty is not None]
+    if target_syn is not None:
+        parts.append(target_syn)
+    # the binders' own types, for the typed uses of the names (a binder of a name still untyped stays so)
+    probe = Elaborator(env, {name: type_term(f"?{name}") for name in flex}, {})
+    for _, names, ty_syn in groups:
+        if ty_syn is not None:
+            try:
+                bty: Term | None = probe.elab_type(ty_syn)
+            except (ElabError, ParseError):
+                bty = None
+            for tok in names:
+                if bty is not None and tok.text not in flex:
+                    probe.lctx[tok.text] = bty
+    probe.flex.clear()  # what elaborating the types guessed for the names is no evidence
+    out: dict[str, str] = {}
+    todo = list(flex)
+    while todo:
+        left: list[str] = []
+        for name in todo:
+            found: set[str] = set()
+            numeral = False
+            for part in parts:
+                probe._prescan(part, name, found)
+                numeral = numeral or _numeral_beside(part, name, probe)
+                if _prop_operand(part, name):
+                    found.add("Prop")  # an operand of `∧ ∨ ¬ ↔` (`And : Prop → Prop → Prop`, …)
+            if found == {"Prop"}:
+                out[name] = "Prop"
+            elif len(found) == 1 and next(iter(found)) in NUM_TYPES:
+                out[name] = next(iter(found))
+            elif not found and numeral:
+                out[name] = "ℕ"
+            elif found:
+                raise ElabError(
+                    f"the simulator cannot be sure how Lean elaborates the type of `{name}` (its uses "
+                    f"suggest {' and '.join(sorted(found))}); outside the simulator's Lean subset",
+                    where[name].start,
+                    where[name].end,
+                )
+            else:
+                left.append(name)
+                continue
+            probe.lctx[name] = type_term(out[name])  # a use beside it types the others (one unifier)
+        if len(left) == len(todo):
+            raise ElabError(
+                f"the simulator cannot be sure how Lean elaborates the type of `{left[0]}` (its uses suggest "
+                "nothing: Lean makes it a universe-polymorphic implicit); outside the simulator's Lean subset",
+                where[left[0]].start,
+                where[left[0]].end,
+            )
+        todo = left
+    return out
+
+
+def _prop_operand(syn: Syn, name: str) -> bool:
+    """Whether ``name`` is an operand of ``∧``, ``∨``, ``↔`` or ``¬`` in ``syn`` (where Lean's unifier makes it
+    a proposition; a binder type or a side of ``→`` only makes it some ``Sort u``)."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        operands: tuple[Syn, ...] = ()
+        if u.kind == "binop" and u.args[0] in ("∧", "∨", "↔"):
+            operands = (u.args[1], u.args[2])
+        elif u.kind == "not":
+            operands = (u.args[0],)
+        for op in operands:
+            while op.kind == "paren":
+                op = op.args[0]
+            if op.kind == "ident" and op.args[0] == name:
+                return True
+        if u.kind == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
+            continue  # shadowed inside
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
+
+
+def _numeral_beside(syn: Syn, name: str, el: Elaborator) -> bool:
+    """Whether ``name`` is a leaf of an arithmetic or relation tree of ``syn`` that has an integer numeral
+    leaf and no leaf that keeps Lean's default instance ℕ from applying (a decimal, a negation)."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if u.kind == "binop" and (u.args[0] in _ARITH_SYN or u.args[0] in _REL_SYN or u.args[0] == "^"):
+            leaves: list[Syn] = []
+            el._collect_leaves(u.args[1], leaves)
+            if u.args[0] != "^":
+                el._collect_leaves(u.args[2], leaves)
+            if any(x.kind == "ident" and x.args[0] == name for x in leaves):
+                if _has_kind(u, "neg") or any(
+                    x.kind == "num" and not isinstance(x.args[0], int) for x in leaves
+                ):
+                    return False
+                if any(x.kind == "num" for x in leaves):
+                    return True
+        if u.kind == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
+            continue  # shadowed inside
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
+
+
+def _has_kind(syn: Syn, kind: str) -> bool:
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if u.kind == kind:
+            return True
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
+
+
 _OPNAME = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod"}
+
+
+def _unsupported_complex(what: str) -> str:
+    return f"the simulator does not support `{what}` on ℂ (outside its Lean subset)"
 
 
 def _ascii(ty: str, env: Env) -> str:
@@ -1303,7 +1739,18 @@ def syn_text(syn: Syn) -> str:
     if k == "paren":
         return f"({syn_text(syn.args[0])})"
     if k == "app":
-        return " ".join([syn_text(syn.args[0])] + [syn_text(a) for a in syn.args[1]])
+        return " ".join(
+            [syn_text(syn.args[0])]
+            + [
+                f"({syn_text(a)})" if a.kind in ("binder", "app", "binop") else syn_text(a)
+                for a in syn.args[1]
+            ]
+        )
+    if k == "binder" and syn.args[0] == "fun":
+        names = " ".join(tok.text.replace("✝", "") for grp in syn.args[1] for tok in grp[0])
+        return f"fun {names} => {syn_text(syn.args[2])}"
+    if k == "proj":
+        return f"{syn_text(syn.args[0])}.{syn.args[1]}"
     return k
 
 

@@ -27,7 +27,7 @@ kind                   re-checked by the kernel / trusted
                        non-negative combination is a constant contradiction) and there is one; trusts the
                        translation of the goal's facts into the certificate's constraints (``tac_arith``'s
                        preprocessing)
-``PolyIdentity``       the target is ``a = b`` in ℕ/ℤ/ℚ/ℝ and both sides normalise to one polynomial
+``PolyIdentity``       the target is ``a = b`` in ℕ/ℤ/ℚ/ℝ/ℂ and both sides normalise to one polynomial
 ``ProofTerm(syn)``     the proof checker checked ``syn`` against the target in this call and left no goal
                        (trusts the proof checker, which is the check)
 ``Applied``            ``apply e``'s instantiated conclusion has no metavariable and unifies with the
@@ -71,7 +71,7 @@ from lean_gym.sim.arith import ArithBudgetExceeded, Certificate, EvalTooExpensiv
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.evaluate import decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal, canonical_goal
-from lean_gym.sim.polyconv import DOMAIN, Conv
+from lean_gym.sim.polyconv import RING_TYPES, Conv
 from lean_gym.sim.proofs import Checked, issued
 from lean_gym.sim.syntax import Syn
 from lean_gym.sim.tactics import KernelRefusal, SealFrame, TacticContext, _kernel_key, seal
@@ -238,6 +238,7 @@ Justification = (
 )
 
 _REL = frozenset({"=", "≠", "<", "≤", ">", "≥", "∣"})
+_CONNECTIVES = frozenset({"¬", "∧", "∨", "→", "↔"})
 
 
 def _any(t: Term) -> bool:
@@ -261,7 +262,8 @@ DECISION_PROCEDURES: dict[str, Callable[[Term], bool]] = {
     "gcongr": _any,  # monotonicity side goals discharged by its own search
     "norm_num": _any,  # norm_num's extensions (evaluation of divisibility, primes, …)
     "abel": _any,  # commutative-group normal forms decided equal
-    "grind": _any,  # the simulator's grind: case splits closed by its own arithmetic
+    "grind": _any,  # the simulator's grind (tac_grind): E-matching instances and case splits, each branch refuted
+    # by cutsat, linarith, or a Gröbner basis whose ideal-membership certificate it re-expands (groebner)
     "decide_revert": _any,  # `decide +revert`: the reverted goal evaluated true
     "linear_combination": _any,  # goal − Σ cᵢ·hᵢ is a ring identity (coefficients may be polynomials)
 }
@@ -285,7 +287,7 @@ def _reflexive(t: Term, ctx: TacticContext) -> bool:
     if h == "↔":
         return defeq(t[1], t[2])
     if h in ("=", "≤", "≥"):
-        return defeq(t[2], t[3]) or (h == "=" and _quiet(lambda: rfl_closes(t, ctx), ctx))
+        return defeq(t[2], t[3]) or (h == "=" and _quiet(lambda: rfl_closes(t, ctx, kernel=True), ctx))
     return False
 
 
@@ -326,11 +328,14 @@ def _false_fact(t: Term, goal: Goal, ctx: TacticContext) -> bool:
         return True
     if c[0] == "→" and c[2] == FALSE and (c[1] == TRUE or (c[1][0] == "=" and c[1][2] == c[1][3])):
         return True  # ¬True, a ≠ a, ¬(a = a)
-    return t[0] in _REL and _quiet(lambda: decide_closed(t, ctx, allow_fields=True) is False, ctx)
+    # a closed relation, or a connective of closed relations (`2 ≤ 1 ∧ 1 = 1`), that the evaluator decides
+    return (t[0] in _REL or t[0] in _CONNECTIVES) and _quiet(
+        lambda: decide_closed(t, ctx, allow_fields=True) is False, ctx
+    )
 
 
 def _poly_identity(t: Term, ctx: TacticContext) -> bool:
-    if t[0] != "=" or t[1] not in DOMAIN:
+    if t[0] != "=" or t[1] not in RING_TYPES:
         return False
 
     def same() -> bool:
@@ -381,7 +386,7 @@ def _check(goal: Goal, j: object, ctx: TacticContext, frame: SealFrame | None) -
     if isinstance(j, TrueIntro):
         return None if canon(target) == TRUE else "the target is not True"
     if isinstance(j, Decide):
-        ok = _quiet(lambda: decide_closed(target, ctx, allow_fields=j.fields) is True, ctx)
+        ok = _quiet(lambda: decide_closed(target, ctx, allow_fields=j.fields, kernel=True) is True, ctx)
         return None if ok else "the target does not evaluate to true"
     if isinstance(j, Linear):
         if not j.certificates:

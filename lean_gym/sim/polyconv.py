@@ -14,20 +14,38 @@ from typing import cast as cast_domain
 from lean_gym.sim.arith import (
     Constraint,
     Domain,
+    EvalTooExpensive,
     Poly,
     binop,
     div_mod_constraints,
     nat_sub_cases,
 )
 from lean_gym.sim.evaluate import eval_term
-from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits
+from lean_gym.sim.terms import MAX_NUMERAL_DIGITS, Term, mk_num, numeral_fits, subst
 
 if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
 
-__all__ = ["DOMAIN", "MAX_POW", "Conv", "poly_to_term", "to_constraint"]
+__all__ = [
+    "DOMAIN",
+    "MAX_POW",
+    "OMEGA_GROUND_POW_BITS",
+    "RING_TYPES",
+    "Conv",
+    "ground_mod",
+    "poly_to_term",
+    "reducible_key",
+    "to_constraint",
+]
 
 DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+"""The ordered number types: what linarith, omega and positivity read."""
+RING_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ", "ℂ")
+"""The commutative (semi)rings ``ring``/``ring_nf`` normalise: ``ℂ`` too, which has no order (a field of
+characteristic zero: ``ℚ``'s constants embed, ``/`` and ``⁻¹`` are a field's)."""
+
+
+_MIN_MAX = (("const", "min"), ("const", "max"))
 
 
 def _dom(ty: str) -> Domain:
@@ -35,6 +53,66 @@ def _dom(ty: str) -> Domain:
 
 
 MAX_POW = 64
+
+
+OMEGA_GROUND_POW_BITS = 1 << 24
+"""The largest ground value (in bits) that omega's ground evaluation builds: Lean's omega evaluates ground
+terms with GMP (``groundNat?``/``groundInt?`` in ``src/Lean/Elab/Tactic/Omega/OmegaM.lean``), which builds
+``5 ^ 999999`` (2.3 million bits) at once (SATP's minimal proof of mathd_numbertheory_328 is ``omega`` on
+``5 ^ 999999 % 7 = 6``); the simulator computes the remainder without building the number, and refuses a
+term whose value would be larger than about seven times that (weaker than Lean, never stronger)."""
+
+
+def ground_mod(t: Term, m: int, ctx: TacticContext | None = None) -> int | None:
+    """The value of the ground ℕ/ℤ term ``t`` modulo ``m > 0`` (Lean's ``%``: ``Nat.mod``, ``Int.emod``), the
+    number Lean's omega gets by evaluating ``t`` exactly (``groundNat?``), computed without building ``t``:
+    numerals, casts from ℕ, ``+``, ``*``, ``^`` by a ground exponent (modular exponentiation) and, in ℤ,
+    negation; ``None`` for anything else (ℕ's truncated ``-`` and ``/``, which no remainder determines, a
+    variable) and for a term whose value has more than :data:`OMEGA_GROUND_POW_BITS` bits."""
+    r = _ground_mod(t, m, ctx)
+    return None if r is None else r[0]
+
+
+def _ground_mod(t: Term, m: int, ctx: TacticContext | None) -> tuple[int, int] | None:
+    """``(t mod m, b)`` with ``b`` an upper bound on the bit length of ``t``'s value."""
+    if ctx is not None:
+        ctx.tick(1)
+    h = t[0]
+    if t[1] not in ("ℕ", "ℤ"):
+        return None
+    if h == "num":
+        v = int(t[2])
+        return v % m, abs(v).bit_length()
+    if h == "cast" and t[2] in ("ℕ", "ℤ"):
+        return _ground_mod(t[3], m, ctx)  # Nat.cast: the same value (groundInt? reads through it)
+    if h in ("+", "*"):
+        x = _ground_mod(t[2], m, ctx)
+        y = None if x is None else _ground_mod(t[3], m, ctx)
+        if x is None or y is None:
+            return None
+        if h == "+":
+            r, bits = (x[0] + y[0]) % m, max(x[1], y[1]) + 1
+        else:
+            r, bits = (x[0] * y[0]) % m, x[1] + y[1]
+        return None if bits > OMEGA_GROUND_POW_BITS else (r, bits)
+    if h == "neg" and t[1] == "ℤ":
+        x = _ground_mod(t[2], m, ctx)
+        return None if x is None else ((-x[0]) % m, x[1])
+    if h == "^":
+        x = _ground_mod(t[2], m, ctx)
+        try:
+            e = eval_term(t[3], ctx, False)
+        except EvalTooExpensive:
+            return None
+        if x is None or not isinstance(e, int) or e < 0:
+            return None
+        bits = x[1] * e if x[1] > 1 else x[1]  # 0 ^ e and 1 ^ e stay one bit
+        if bits > OMEGA_GROUND_POW_BITS:
+            return None
+        if ctx is not None:
+            ctx.tick(1 + e.bit_length())
+        return pow(x[0], e, m), bits
+    return None
 
 
 class Conv:
@@ -54,10 +132,24 @@ class Conv:
         self.facts: list[Constraint] = []
         self.disjunctions: list[tuple[tuple[Constraint, ...], ...]] = []
         self._seen: set[Term] = set()
+        # `b ^ e % m` of a ground power by modular exponentiation (the `omega` tactic: see
+        # :data:`OMEGA_GROUND_POW_BITS`)
+        self.ground_pow_mod = mode == "omega"
+        # omega atoms of an ℕ problem that Lean's omega knows no sign of: it reads an ℕ fact over ℤ, where
+        # `↑(x / y)` becomes the atom `↑x / ↑y` and `↑(2 ^ i)` the atom `(↑2) ^ i`, with no fact about them
+        self.signless: set[Any] = set()
+        self._reducible: bool | None = None  # whether the environment has an `abbrev` (computed once)
         # Lean's omega reads ground numerals only (``groundInt?``): it never unfolds a definition
         self._unfold = mode != "omega"
+        # omega's `splitMinMax` option (on by default): `min`/`max` split into their two cases
+        self.split_min_max = True
 
     def atom(self, t: Term, nat: bool) -> Poly:
+        if self.mode in ("ring", "linarith") and self.ctx is not None:
+            if self._reducible is None:
+                self._reducible = any(d.reducible for d in self.ctx.env.decls.values())
+            if self._reducible:
+                t = _unfold_reducible(t, self.ctx)
         if nat:
             self.nat_atoms.add(t)
         return Poly.var(t)
@@ -121,7 +213,7 @@ class Conv:
                     return self.atom(("^", t[1], t[2], poly_to_term(rest, "ℕ")), nat)
             return self.atom(t, nat)
         if h == "/":
-            if ty in ("ℚ", "ℝ"):
+            if ty in ("ℚ", "ℝ", "ℂ"):
                 return self.poly(t[2]) * self.inv(t[3])
             return self._divmod(t, nat)
         if h == "%":
@@ -132,6 +224,11 @@ class Conv:
             return self.inv(t[2])
         if h == "abs":
             return self.atom(t, False)  # Lean's linarith knows nothing about |a| (it needs abs_nonneg)
+        if h == "app" and t[1] in _MIN_MAX and len(t[2]) == 2 and self.mode == "omega":
+            return self._omega_min_max(t)
+        if h == "app" and t[1] == ("const", "Nat.succ") and len(t[2]) == 1 and self.mode == "omega":
+            # Lean's omega front end reads `n.succ` as `n + 1` (`Int.ofNat_succ`, its `succ?`)
+            return self.poly(t[2][0]) + Poly.const(Fraction(1))
         if h == "app" and t[1] == ("const", "Nat.factorial"):
             v = eval_term(t, self.ctx)
             if v is not None:
@@ -148,6 +245,32 @@ class Conv:
                 return self.poly(d.value)
         return self.atom(t, nat)
 
+    def _omega_min_max(self, t: Term) -> Poly:
+        """Lean's omega on ``min a b``/``max a b`` (on ℕ through ``Int.ofNat_min``/``ofNat_max``): with
+        ``splitMinMax``, ``Int.min_def`` makes it ``if a ≤ b then a else b``, an atom with the two cases
+        (``ite_disjunction``); without, an atom with ``min a b ≤ a, b`` (``Int.min_le_left``/``right``) or
+        ``a, b ≤ max a b``. Either way the atom is no cast: it has no sign of its own."""
+        m = self.atom(t, False)
+        self.signless.add(t)
+        if t in self._seen:
+            return m
+        self._seen.add(t)
+        a, b = self.poly(t[2][0]), self.poly(t[2][1])
+        is_min = t[1] == ("const", "min")
+        if self.split_min_max:
+            first, second = (a, b) if is_min else (b, a)
+            self.disjunctions.append(
+                (
+                    (Constraint.le(a, b), Constraint.eq(m, first)),
+                    (Constraint.lt(b, a), Constraint.eq(m, second)),
+                )
+            )
+        elif is_min:
+            self.facts.extend((Constraint.le(m, a), Constraint.le(m, b)))
+        else:
+            self.facts.extend((Constraint.le(a, m), Constraint.le(b, m)))
+        return m
+
     def _omega_pow(self, t: Term, nat: bool) -> Poly:
         """Lean's omega on ``b ^ k``: ground values evaluate, ``b ^ (k + 1)`` with a ground base ``b`` is
         ``b * b ^ k`` (``Int.pow_succ``), and anything else is an atom (``x ^ 2`` included)."""
@@ -160,18 +283,54 @@ class Conv:
             return self._omega_pow(("^", t[1], base, e[2]), nat) * Fraction(bv)
         if bv is not None and e[0] == "app" and e[1] == ("const", "Nat.succ") and len(e[2]) == 1:
             return self._omega_pow(("^", t[1], base, e[2][0]), nat) * Fraction(bv)
+        if bv is not None:
+            self.signless.add(t)
         return self.atom(t, nat)
+
+    def _pow_modulus(self, k: Term) -> bool:
+        """Whether Lean's omega knows ``0 ≤ x % k < k`` for the atom ``x % k`` (``analyzeAtom``): ``k`` is
+        ``b ^ e`` with ``b`` a positive numeral literal, or the cast to ℤ of such a power of ℕ."""
+        if k[0] == "cast" and k[1] == "ℤ" and k[2] == "ℕ":
+            k = k[3]
+        if k[0] != "^":
+            return False
+        b = k[2]
+        if b[0] == "cast" and b[2] == "ℕ":
+            b = b[3]
+        return b[0] == "num" and type(b[2]) is int and b[2] > 0
 
     def _divmod(self, t: Term, nat: bool) -> Poly:
         a, b = t[2], t[3]
         bv = eval_term(b, self.ctx, self._unfold)
-        av = eval_term(a, self.ctx, self._unfold)
+        try:
+            av = eval_term(a, self.ctx, self._unfold)
+        except EvalTooExpensive:
+            # a numeral too large to build, `5 ^ 999999`: Lean's omega evaluates the ground term with big
+            # numbers (`groundNat?`), and its remainder by a numeral is the number `ground_mod` computes;
+            # linarith and ring leave `a % b` an atom (their simprocs refuse such powers: `Nat.reducePow`
+            # checks the exponent), and so does everything here that cannot be evaluated exactly
+            if self.ground_pow_mod and t[0] == "%" and isinstance(bv, int) and bv > 0:
+                r = ground_mod(a, bv, self.ctx)
+                if r is not None:
+                    return Poly.const(Fraction(r))
+            if self.mode == "omega":
+                raise
+            return self.atom(t, nat)
         if av is not None and bv is not None:
             v = binop(t[0], av, bv, _dom(self.ty))
             return Poly.const(Fraction(v))
         if bv == 1 and t[0] == "/":
             return self.poly(a)
         p = self.atom(t, nat)
+        if self.mode == "omega" and bv is None and t not in self._seen:
+            self._seen.add(t)
+            if t[0] == "%" and self._pow_modulus(b):
+                # Int.emod_nonneg and Int.emod_lt_of_pos, with `0 < b ^ e` from a positive literal base
+                self.facts.extend((Constraint.le(0, p), Constraint.lt(p, self.poly(b))))
+            elif t[0] == "%" and a[0] == "cast" and a[2] == "ℕ":
+                self.facts.append(Constraint.le(0, p))  # Int.emod_ofNat_nonneg: `(↑x : ℤ) % k`
+            elif t[0] == "/":
+                self.signless.add(t)
         if self.mode == "omega" and bv is not None and t not in self._seen:
             self._seen.add(t)
             q_atom = ("/", t[1], a, b)
@@ -218,6 +377,12 @@ class Conv:
                 return self.atom(prod, frm == "ℕ")
             return lhs + rhs if h == "+" else lhs * rhs if h == "*" else lhs - rhs
         if self.mode == "omega" and frm == "ℕ" and to == "ℤ":
+            if h == "app" and a[1] in _MIN_MAX and len(a[2]) == 2:
+                # ↑(min a b) = min ↑a ↑b (Int.ofNat_min, Int.ofNat_max)
+                return self.poly(("app", a[1], tuple(("cast", to, frm, x) for x in a[2])))
+            if h == "app" and a[1] == ("const", "Nat.succ") and len(a[2]) == 1:
+                # ↑(n.succ) = ↑n + 1 (Int.ofNat_succ, omega's `handleNatCast`)
+                return self.cast(("cast", to, frm, a[2][0])) + Poly.const(Fraction(1))
             if h in ("/", "%"):
                 # ↑(a / b) = ↑a / ↑b and ↑(a % b) = ↑a % ↑b (Int.natCast_ediv, Int.natCast_mod: on naturals
                 # ℤ's Euclidean division is ℕ's), as Lean's omega frontend pushes the cast
@@ -244,6 +409,36 @@ class Conv:
         return self.atom(t, frm == "ℕ")
 
 
+def reducible_key(t: Term, ctx: TacticContext) -> Term:
+    """``t`` with every reducible definition (``abbrev``) unfolded: what Mathlib's ``ring``, ``linarith``
+    and ``nlinarith`` compare atoms by (``AtomM`` at ``.reducible`` transparency), so that ``wrapped x`` with
+    ``abbrev wrapped (z : ℤ) := z`` is the atom ``x``. An atom's unfolded body stays one atom: Lean
+    compares atoms, it does not read them again as sums or products."""
+    if not any(d.reducible for d in ctx.env.decls.values()):
+        return t
+    return _unfold_reducible(t, ctx)
+
+
+def _unfold_reducible(t: Term, ctx: TacticContext) -> Term:
+    h = t[0]
+    if h in ("var", "fvar", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h in ("app", "const"):
+        head = t[1] if h == "app" else t
+        args = tuple(_unfold_reducible(a, ctx) for a in t[2]) if h == "app" else ()
+        if head[0] == "const":
+            d = ctx.lookup(head[1])
+            if d is not None and d.reducible and d.value is not None and len(args) == len(d.binders):
+                body = d.value
+                for (fid, _, _), a in zip(d.binders, args):
+                    body = subst(body, fid, a)
+                return _unfold_reducible(body, ctx)
+        return ("app", t[1], args) if h == "app" else t
+    if h in ("∀", "∃", "fun"):
+        return (h, t[1], t[2], _unfold_reducible(t[3], ctx))
+    return tuple(_unfold_reducible(c, ctx) if type(c) is tuple else c for c in t)
+
+
 def to_constraint(rel: Term, conv: Conv) -> Constraint | None:
     """``a R b`` (R in ``< ≤ > ≥ = ≠``) at ``conv``'s type as a constraint, else ``None``."""
     h = rel[0]
@@ -254,29 +449,41 @@ def to_constraint(rel: Term, conv: Conv) -> Constraint | None:
 
 
 def poly_to_term(p: Poly, ty: str) -> Term:
-    """A term for polynomial ``p`` at type ``ty`` (atoms are the terms they came from)."""
+    """A term for polynomial ``p`` at type ``ty`` (atoms are the terms they came from).
+
+    A negative rational coefficient is written as Mathlib's ring_nf writes it, ``-n / d`` (``rat_rawCast_neg``
+    then ``int_rawCast_neg``: ``(-n) / d``), which neither ``mul_neg`` nor ``add_neg`` rewrites, so it stays a
+    coefficient that is added (``x + x * (-1 / 4)``, ``-1 / 4 + x``); a negative integer one is subtracted
+    (``x - y * 3``, by ``mul_neg`` and ``add_neg``)."""
     items = sorted(p.terms().items(), key=lambda mc: _mono_key(mc[0]))
     out: Term | None = None
     for m, c in items:
         c = Fraction(c)
-        neg = c < 0
+        neg = c < 0 and c.denominator == 1
         a = -c if neg else c
         factors: list[Term] = []
         for atom, e in m:
             base = _atom_term(atom, ty)
             factors.append(base if e == 1 else ("^", ty, base, mk_num("ℕ", e)))
+        coeff = _coeff_term(a, ty)
         mono: Term | None = None
         for f in factors:
             mono = f if mono is None else ("*", ty, mono, f)
         if mono is None:
-            mono = mk_num(ty, a)
+            mono = coeff
         elif a != 1:
-            mono = ("*", ty, mono, mk_num(ty, a))
+            mono = ("*", ty, mono, coeff)
         if out is None:
             out = ("neg", ty, mono) if neg else mono
         else:
             out = ("-" if neg else "+", ty, out, mono)
     return out if out is not None else ("num", ty, 0)
+
+
+def _coeff_term(a: Fraction, ty: str) -> Term:
+    if a < 0:
+        return ("/", ty, ("neg", ty, ("num", ty, -a.numerator)), ("num", ty, a.denominator))
+    return mk_num(ty, a)
 
 
 def _mono_key(m: Any) -> tuple:

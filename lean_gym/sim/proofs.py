@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from lean_gym.sim.elab import Decl, ElabError
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import Syn
-from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, pretty, subst, type_term, user_name
-from lean_gym.sim.unify import defeq, fresh_mvar, instantiate, match
+from lean_gym.sim.terms import FALSE, TRUE, Term, beta, is_prop_type, pretty, subst, type_term, user_name
+from lean_gym.sim.unify import defeq, fresh_mvar, instantiate, match, resolve_type_name
 
 if TYPE_CHECKING:
     from lean_gym.sim.tactics import TacticContext
@@ -138,6 +138,10 @@ class Instance:
         ]
         self.conclusion = _retype(tel.conclusion, self.tymap)
         self.mvars: list[tuple[str, Binder]] = []
+        # arguments elaborated with their `_` left open (see `ProofChecker.infer_open`): what each proves
+        # and the argument's expected type, re-checked once the goal has fixed the open metavariables
+        self.opened: list[tuple[Term, Term]] = []
+        self.open_mvars: dict[str, str] = {}  # open metavariable -> the argument's name (for the error)
 
     def next_binder(self) -> Binder:
         return self.pending[0]
@@ -158,8 +162,8 @@ class Instance:
         """A type a type variable was instantiated at that the lemma does not hold for, or ``None``."""
         a = self.asg if asg is None else asg
         for mv, allowed in self.allowed.items():
-            v = a.get(mv)
-            if isinstance(v, str) and allowed and v not in allowed:
+            v = resolve_type_name(mv, a)
+            if not v.startswith("?") and allowed and v not in allowed:
                 return v
         return None
 
@@ -347,7 +351,7 @@ class ProofChecker:
     def _rfl_ok(self, eq: Term) -> bool:
         from lean_gym.sim.evaluate import rfl_closes
 
-        return rfl_closes(eq, self.ctx)
+        return rfl_closes(eq, self.ctx, kernel=True)  # the `rfl` term: `isDefEq` at default transparency
 
     def _mismatch(self, syn: Syn, got: Term, expected: Term) -> str:
         at = self.goal.ascii
@@ -494,9 +498,11 @@ class ProofChecker:
             raise ElabError("failed to find hypothesis of the given type", syn.start, syn.end)
         if k == "ident":
             return self._infer_app(syn, syn, (), expected)
+        if k == "proj":
+            return self._infer_app(syn, syn, (), expected)
         if k == "app":
             head = syn.args[0]
-            if head.kind in ("ident", "paren"):
+            if head.kind in ("ident", "paren", "proj"):
                 return self._infer_app(syn, head, syn.args[1], expected)
         if k == "explicit":
             return self.infer(syn.args[0], expected)
@@ -512,6 +518,10 @@ class ProofChecker:
         if head.kind == "paren":
             p = self.infer(head.args[0])
             return prop_telescope(p), "term"
+        if head.kind == "proj":
+            # `(e).1`: the field of what `e` proves, as for a name's field (`h.1`)
+            base, field_ = head.args
+            return self._field_telescope(self._partial_telescope(base), field_, _syn_text(base), head), "term"
         name = head.args[0]
         tel = self._resolve(name, head)
         if tel is None:
@@ -555,6 +565,10 @@ class ProofChecker:
         tb = self._resolve(base, head)
         if tb is None:
             return None
+        return self._field_telescope(tb, field_, base, head)
+
+    def _field_telescope(self, tb: Telescope, field_: str, base: str, head: Syn) -> Telescope:
+        """The telescope of the field ``field_`` of a proof of ``tb`` (``h.1``, ``h.mp``, ``h.trans``)."""
         if any(b.explicit for b in tb.binders):
             # Lean only projects once the remaining arguments are implicit (`abs_lt.mp`, not `sq_abs.symm`)
             raise ElabError(
@@ -599,10 +613,52 @@ class ProofChecker:
             head.end,
         )
 
-    def _infer_app(self, syn: Syn, head: Syn, args: tuple[Syn, ...], expected: Term | None) -> Term:
+    def _partial_telescope(self, base: Syn) -> Telescope:
+        """What ``base`` proves as a telescope, its implicit arguments left open: the base of a projection
+        ``(e).1`` (Lean elaborates ``e`` with its implicit arguments postponed, so the field's use fixes them:
+        ``(div_eq_iff hb).1 h``)."""
+        while base.kind == "paren":
+            base = base.args[0]
+        if base.kind in ("ident", "proj"):
+            return self._head_telescope(base)[0]
+        if base.kind != "app" or base.args[0].kind not in ("ident", "paren", "proj"):
+            return prop_telescope(self.infer(base))
+        inst, holes = self._apply_args(base, base.args[0], base.args[1])
+        if holes:
+            raise ElabError(_unsupported_proof(base), base.start, base.end)
+        bad = inst.check_types()
+        if bad is not None:
+            # a type its arguments fixed that the lemma does not hold at (`div_eq_iff` at ℤ)
+            raise ElabError(
+                f"failed to synthesize an instance for `{bad}` (the lemma does not apply to this type)",
+                base.start,
+                base.end,
+            )
+        open_mvars = {mv for mv, _ in inst.mvars if mv not in inst.asg}
+        binders = [
+            Binder(mv, _mvars_to_vars(instantiate(b.type, inst.asg), open_mvars), False)
+            for mv, b in inst.mvars
+            if mv in open_mvars
+        ]
+        binders += [
+            Binder(b.name, _mvars_to_vars(instantiate(b.type, inst.asg), open_mvars), b.explicit)
+            for b in inst.pending
+        ]
+        concl = _mvars_to_vars(instantiate(inst.conclusion, inst.asg), open_mvars)
+        tyvars = tuple((ty, allowed) for ty, allowed in inst.allowed.items() if ty not in inst.asg)
+        return Telescope(tuple(binders), concl, tyvars)
+
+    def _apply_args(
+        self, syn: Syn, head: Syn, args: tuple[Syn, ...], open_args: bool = False
+    ) -> tuple[Instance, list[tuple[str, Binder]]]:
+        """The telescope of ``head`` instantiated with the arguments ``args``, and the ``_`` holes among them.
+
+        With ``open_args``, a proof argument whose expected type has metavariables may leave its own ``_``
+        open (:meth:`infer_open`); the caller re-checks ``inst.opened`` once the use fixes them."""
         tel, _ = self._head_telescope(head)
         inst = Instance(tel)
         holes: list[tuple[str, Binder]] = []
+        deferred: list[tuple[str, Binder, Syn]] = []
         for arg in args:
             # implicit binders first
             while inst.pending and not inst.next_binder().explicit:
@@ -620,7 +676,18 @@ class ProofChecker:
                 holes.append((m[1], b))
                 continue
             if b.is_prop:
-                if _has_mvars(btype):
+                if _has_mvars(btype) and open_args:
+                    # Lean postpones the argument; its open `_` are unified now and fixed by the use
+                    got, open_terms, open_types = self.infer_open(arg)
+                    flex = frozenset(open_terms) | frozenset(open_types)
+                    if not match(btype, got, inst.asg, flex=flex):
+                        raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
+                    if flex:
+                        inst.opened.append((got, btype))
+                        inst.open_mvars.update(open_terms)
+                        inst.allowed.update(open_types)
+                    inst.assign_next(("proof",))
+                elif _has_mvars(btype):
                     got = self.infer(arg)
                     if not match(btype, got, inst.asg):
                         raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
@@ -628,9 +695,58 @@ class ProofChecker:
                 else:
                     self.check(arg, btype)
                     inst.assign_next(("proof",))
+            elif btype[0] == "arrow" and _has_type_mvars(btype):
+                # a function whose type the other arguments fix (`congrArg (· + 1) h`): Lean postpones it;
+                # it is elaborated once they are
+                m = inst.mvar_next()
+                deferred.append((m[1], b, arg))
             else:
                 val = self._elab_data_arg(arg, btype, inst)
                 inst.assign_next(val)
+        for mv, b, arg in deferred:
+            btype = instantiate(b.type, inst.asg)
+            if _has_type_mvars(btype):
+                raise ElabError(
+                    "typeclass instance problem is stuck, it is often due to metavariables",
+                    arg.start,
+                    arg.end,
+                )
+            inst.asg[mv] = self.el.elab_value(arg, btype)
+        if deferred:
+            # the function applied in the statement is reduced (beta, definitional)
+            inst.conclusion = beta(instantiate(inst.conclusion, inst.asg))
+            inst.pending = [
+                Binder(x.name, beta(instantiate(x.type, inst.asg)), x.explicit) for x in inst.pending
+            ]
+        return inst, holes
+
+    def infer_open(self, syn: Syn) -> tuple[Term, dict[str, str], dict[str, frozenset[str]]]:
+        """What ``syn`` proves, an application whose ``_`` data arguments (and implicit ones) may stay
+        open: Lean postpones them and its unifier fixes them from the use (``apply le_trans _ (le_refl _)``
+        gets ``le_refl ?a : ?a ≤ ?a`` and the goal fixes ``?a``).
+
+        Returns:
+            The proposition (with metavariables), the open term metavariables (name → the argument's
+            name) and the open type variables (name → the types the lemma holds at). The caller unifies
+            them (:func:`~lean_gym.sim.unify.match` with ``flex``) and re-checks the instantiated
+            proposition against the argument's expected type.
+        """
+        while syn.kind == "paren":
+            syn = syn.args[0]
+        opened: tuple[dict[str, str], dict[str, frozenset[str]]] = ({}, {})
+        if syn.kind == "app" and syn.args[0].kind in ("ident", "paren", "proj"):
+            return self._infer_app(syn, syn.args[0], syn.args[1], None, opened), *opened
+        return self.infer(syn), *opened
+
+    def _infer_app(
+        self,
+        syn: Syn,
+        head: Syn,
+        args: tuple[Syn, ...],
+        expected: Term | None,
+        opened: tuple[dict[str, str], dict[str, frozenset[str]]] | None = None,
+    ) -> Term:
+        inst, holes = self._apply_args(syn, head, args, open_args=opened is None)
         # remaining binders: implicit and explicit are left as ∀/→ (Lean keeps explicit ones)
         while inst.pending and not inst.next_binder().explicit:
             inst.mvar_next()
@@ -652,8 +768,34 @@ class ProofChecker:
                 syn.end,
             )
         result = instantiate(concl, inst.asg)
+        for mv, name in inst.open_mvars.items():
+            if _has_mvars(instantiate(("mvar", mv), inst.asg)):
+                raise ElabError(
+                    f"don't know how to synthesize placeholder for argument '{name}'\ncontext:\n{self.goal.pretty()}",
+                    syn.start,
+                    syn.end,
+                )
+        for got, want in inst.opened:
+            # an argument elaborated open proves, instantiated, exactly the type it was expected to have
+            g, w = instantiate(got, inst.asg), instantiate(want, inst.asg)
+            if _has_mvars(g) or _has_mvars(w) or not defeq(g, w):
+                raise ElabError(
+                    f"don't know how to synthesize placeholder\ncontext:\n{self.goal.pretty()}",
+                    syn.start,
+                    syn.end,
+                )
+        if opened is not None:
+            # data arguments and type variables left open for the caller's unifier (`infer_open`)
+            for mv, b in inst.mvars:
+                if mv not in inst.asg and not b.is_prop:
+                    opened[0][mv] = user_name(b.name)
+            for ty, allowed in inst.allowed.items():
+                if ty not in inst.asg:
+                    opened[1][ty] = allowed
         for mv, b in inst.mvars:
             if mv not in inst.asg:
+                if opened is not None and mv in opened[0]:
+                    continue
                 if b.is_prop and any(mv == h for h, _ in holes):
                     raise ElabError(
                         f"don't know how to synthesize placeholder for argument '{user_name(b.name)}'\ncontext:\n{self.goal.pretty()}",
@@ -678,12 +820,20 @@ class ProofChecker:
                         syn.end,
                     )
         for mv, b in holes:
-            if inst.asg.get(mv) is None:
+            if inst.asg.get(mv) is None and not (opened is not None and mv in opened[0]):
                 raise ElabError(
                     f"don't know how to synthesize placeholder for argument '{user_name(b.name)}'",
                     syn.start,
                     syn.end,
                 )
+        if opened is not None and (opened[0] or opened[1]):
+            if _mvar_names(result) - set(opened[0]) - set(opened[1]):
+                raise ElabError(
+                    f"don't know how to synthesize implicit arguments\ncontext:\n{self.goal.pretty()}",
+                    syn.start,
+                    syn.end,
+                )
+            return result
         if _has_mvars(result):
             raise ElabError(
                 f"don't know how to synthesize implicit arguments\ncontext:\n{self.goal.pretty()}",
@@ -714,6 +864,8 @@ class ProofChecker:
             if tname == "Prop":
                 return self.el.elab_prop(arg)
             return self.el.elab_term(arg, tname)[0]
+        if btype[0] == "arrow":
+            return self.el.elab_value(arg, btype)
         return self.el.elab_term(arg, None)[0]
 
     def _app_mismatch(self, arg: Syn, got: Term, want: Term, inst: Instance) -> str:
@@ -756,6 +908,27 @@ class _Span:  # the span of a nested `by` block, for error positions
         self.end = end
 
 
+def _mvar_names(t: Term) -> set[str]:
+    """The metavariables of ``t``: term metavariables and type metavariables (``?…`` type names)."""
+    out: set[str] = set()
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        if u[0] == "mvar":
+            out.add(u[1])
+            continue
+        if u[0] == "app":
+            stack.append(u[1])
+            stack.extend(u[2])
+            continue
+        for c in u[1:]:
+            if type(c) is tuple:
+                stack.append(c)
+            elif type(c) is str and c.startswith("?"):
+                out.add(c)
+    return out
+
+
 def _has_mvars(t: Term) -> bool:
     stack = [t]
     while stack:
@@ -782,7 +955,6 @@ _CORE_CONSTANTS = frozenset(
 #: Lean core constants the simulator does not model: it says so rather than call them unknown.
 _CORE_UNMODELLED = frozenset(
     {
-        "congrArg",
         "congrFun",
         "congr",
         "Eq.symm",
@@ -827,6 +999,22 @@ _CORE_UNMODELLED = frozenset(
         "Nat.lt_trans",
     }
 )
+
+
+def _has_type_mvars(t: Term) -> bool:
+    """Whether the type term ``t`` mentions a type metavariable (``("type", "?α1")``)."""
+    if t[0] == "type":
+        return str(t[1]).startswith("?")
+    return any(type(c) is tuple and _has_type_mvars(c) for c in t[1:])
+
+
+def _mvars_to_vars(t: Term, names: set[str]) -> Term:
+    """``t`` with the metavariables ``names`` turned into variables of the same names (binders again)."""
+    if not names or type(t) is not tuple:
+        return t
+    if t[0] == "mvar":
+        return ("var", t[1]) if t[1] in names else t
+    return tuple(_mvars_to_vars(c, names) if type(c) is tuple else c for c in t)
 
 
 def _syn_text(syn: Syn) -> str:

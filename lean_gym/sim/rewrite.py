@@ -81,7 +81,12 @@ def rule_equation(goal: Goal, rev: bool, term: Syn, ctx: TacticContext) -> tuple
             raise TacticError(
                 "the simulator does not unfold definitions with `rw`; use `simp only [f]` or `unfold f`"
             )
-    if head.kind == "ident" and not args and goal.hyp(head.args[0]) is None and "." not in head.args[0]:
+    if (
+        head.kind == "ident"
+        and not args
+        and goal.hyp(head.args[0]) is None
+        and goal.hyp(head.args[0].split(".", 1)[0]) is None  # `h.1`, `h.symm`: a term, not a constant
+    ):
         d = ctx.lookup(head.args[0])
         if d is not None and d.kind in ("theorem", "axiom"):
             ctx.axioms.update(d.axioms)

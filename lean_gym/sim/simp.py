@@ -18,20 +18,32 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-from lean_gym.sim.arith.normnum import nat_prime, real_sqrt
+from lean_gym.sim.arith.normnum import (
+    nat_fib,
+    nat_log,
+    nat_min_fac,
+    nat_prime,
+    prime_factors_list,
+    real_rpow,
+    real_sqrt,
+)
 from lean_gym.sim.elab import ElabError
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close, close_from
+from lean_gym.sim.kernel import Rewrote, close, close_from
 from lean_gym.sim.proofs import Instance, ProofChecker, decl_telescope, prop_telescope
+from lean_gym.sim.simp_arith import IntArithUnmodelled, is_arith_target, simp_arith_step
+from lean_gym.sim.simp_nat import nat_offset_simproc
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
     FALSE,
+    LIST_NIL,
     TRUE,
     NumeralTooLarge,
     Term,
     free_vars,
     is_prop_type,
+    list_cons,
     mk_num,
     pretty,
     subst,
@@ -42,7 +54,6 @@ from lean_gym.sim.unify import canon, instantiate, match
 __all__ = [
     "SimpSet",
     "add_simp_arg",
-    "cast_normalize",
     "parse_simp_args",
     "push_neg_term",
     "run_simp_variant",
@@ -52,6 +63,8 @@ __all__ = [
 RewriteRule = tuple[Term, Term, "Instance | None"]  # lhs pattern, rhs, instance (mvars)
 
 _NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
+_FIELD_TYPES = ("ℚ", "ℝ", "ℂ")
+_COMPLEX_I: Term = ("const", "Complex.I")
 
 
 def _is_num(t: Term, v: int | None = None) -> bool:
@@ -72,6 +85,8 @@ class SimpSet:
 
     __slots__ = (
         "_fvs",
+        "arith",
+        "arith_under",
         "conds",
         "ctx",
         "default",
@@ -80,6 +95,7 @@ class SimpSet:
         "literal_facts",
         "perm",
         "rules",
+        "simprocs",
         "steps",
         "unfold",
     )
@@ -96,6 +112,9 @@ class SimpSet:
         self.literal_facts: set[str] = set()  # names of LITERAL_FACTS given to this call
         self.conds: dict[int, tuple[Term, ...]] = {}  # a conditional rule's premises, by rule index
         self.discharging = 0  # how deep the discharger is nested now
+        self.arith = False  # Lean's `Simp.Config.arith` (`simp +arith`): the `Nat.Linear` simprocs
+        self.arith_under = False  # the term being simplified is an operand of a linear term/constraint
+        self.simprocs = True  # Lean's default simprocs (`norm_num1` runs no simp: none)
 
     def rule_fvs(self) -> set[str]:
         """Free variable names of every rule (hypotheses mention locals; lemma rules have none)."""
@@ -147,7 +166,10 @@ def simp_term(t: Term, ss: SimpSet, memo: dict[Term, Term] | None = None, depth:
     """
     if memo is None:
         memo = {}
-    got = memo.get(t)
+    # with `arith`, an operand of a linear term or constraint is not normalised on its own (Lean's
+    # `parentIsTarget`, which marks that result uncached): it is remembered apart
+    key = ("§arith-operand", t) if ss.arith_under else t
+    got = memo.get(key)
     if got is not None:
         return got
     if depth > 200:
@@ -162,11 +184,22 @@ def simp_term(t: Term, ss: SimpSet, memo: dict[Term, Term] | None = None, depth:
         if nxt == cur:
             break
         cur = nxt
-    memo[t] = cur
+    memo[key] = cur
     return cur
 
 
 def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> Term:
+    if not ss.arith:
+        return _simp_children_of(t, ss, memo, depth)
+    saved = ss.arith_under
+    ss.arith_under = is_arith_target(t)
+    try:
+        return _simp_children_of(t, ss, memo, depth)
+    finally:
+        ss.arith_under = saved
+
+
+def _simp_children_of(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> Term:
     h = t[0]
     if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
         if h == "const" and t[1] in ss.unfold:
@@ -174,11 +207,10 @@ def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> 
             if d is not None and d.value is not None:
                 return d.value
         return t
-    if h in ("∀", "∃"):
+    if h in ("∀", "∃", "fun"):
         # a hypothesis rule speaks about free variables: never let a binder of the same name capture them
+        # (simp rewrites a `fun`'s body too, by congruence and funext, as under `∀`)
         return under_binder(t, ss.rule_fvs(), lambda b: simp_term(b, ss, memo, depth + 1))
-    if h == "fun":
-        return t
     if h == "app":
         args = tuple(simp_term(a, ss, memo, depth + 1) for a in t[2])
         return ("app", t[1], args)
@@ -203,24 +235,28 @@ def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> 
     return tuple(out) if changed else t
 
 
-def _mvars_of(t: Term, out: list[str]) -> list[str]:
-    if t[0] == "mvar":
-        out.append(t[1])
-    elif t[0] == "app":
-        _mvars_of(t[1], out)
-        for a in t[2]:
-            _mvars_of(a, out)
-    else:
-        for c in t[1:]:
-            if type(c) is tuple:
-                _mvars_of(c, out)
-    return out
-
-
 def _is_permutation(lhs: Term, rhs: Term) -> bool:
-    """``a * b = b * a``-style rules: same head and the same metavariables, each once."""
-    ml, mr = _mvars_of(lhs, []), _mvars_of(rhs, [])
-    return lhs[0] == rhs[0] and sorted(ml) == sorted(mr) and len(set(ml)) == len(ml)
+    """``a * b = b * a``-style rules, which simp uses for ordered rewriting only: Lean's ``isPerm``, the two
+    sides are the same term up to unifying metavariables with metavariables (``?a + 1 ≤ ?b`` and
+    ``?a ≤ ?b + 1`` are not: the first argument is an application on one side, a metavariable on the other)."""
+    asg: dict[str, str] = {}
+
+    def walk(m: str) -> str:
+        while m in asg:
+            m = asg[m]
+        return m
+
+    def same(a: object, b: object) -> bool:
+        if type(a) is tuple and type(b) is tuple:
+            if a and b and a[0] == "mvar" and b[0] == "mvar":
+                x, y = walk(a[1]), walk(b[1])
+                if x != y:
+                    asg[x] = y
+                return True
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return a == b
+
+    return same(lhs, rhs)
 
 
 def _rewrite_root(t: Term, ss: SimpSet) -> Term:
@@ -233,7 +269,7 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
                 return rhs
             continue
         asg = dict(inst.asg)
-        if match(lhs, t, asg) and inst.check_types(asg) is None:
+        if match(lhs, t, asg, offsets=True, reducible=True) and inst.check_types(asg) is None:
             _tick(ss)
             out = instantiate(rhs, asg)
             from lean_gym.sim.proofs import _has_mvars
@@ -245,6 +281,16 @@ def _rewrite_root(t: Term, ss: SimpSet) -> Term:
             if not _has_mvars(out):
                 return out
     r = _builtin_rules(t, ss)
+    if r is None and ss.arith:
+        # Lean's `postDefault`: `simpArith` after the simp lemmas and simprocs
+        try:
+            r = simp_arith_step(t, ss.arith_under)
+        except IntArithUnmodelled:
+            raise TacticError(
+                "simp's `arith` on ℤ (Lean's `Int.Linear` normalisation) is outside the simulator's Lean subset"
+            ) from None
+        if r is not None:
+            _tick(ss)
     return t if r is None else r
 
 
@@ -262,6 +308,7 @@ def _discharge(premises: tuple[Term, ...], asg: dict[str, Term | str], ss: SimpS
     if ss.discharging >= MAX_DISCHARGE_DEPTH:
         return False
     ss.discharging += 1
+    under, ss.arith_under = ss.arith_under, False  # a premise is simplified as a term of its own
     try:
         for prem in premises:
             q = instantiate(prem, asg)
@@ -269,6 +316,7 @@ def _discharge(premises: tuple[Term, ...], asg: dict[str, Term | str], ss: SimpS
                 return False
     finally:
         ss.discharging -= 1
+        ss.arith_under = under
     return True
 
 
@@ -279,6 +327,9 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
         fact = literal_fact(t, ss.literal_facts)
         if fact is not None:
             return fact
+    fact = list_fact(t, LIST_SIMP_LEMMAS if default else ss.literal_facts)
+    if fact is not None:
+        return fact
     # --- ground arithmetic: simprocs on ℕ/ℤ literals always; norm_num evaluates every type
     if ss.eval_fields and h == "app" and t[1] == ("const", "Nat.sqrt") and len(t[2]) == 1:
         # Mathlib's norm_num extension `Mathlib.Tactic.NormNum.NatSqrt`; only norm_num has it (`Nat.sqrt` is
@@ -320,7 +371,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
                 else:
                     raise
             if v is not None:
-                rt = ty if ty in _NUM_TYPES else _app_type(t)
+                # ℂ's rational constants too, under norm_num (a characteristic-zero division ring)
+                rt = ty if ty in _NUM_TYPES or ty == "ℂ" else _app_type(t)
                 if rt is not None:
                     try:
                         n = mk_num(rt, v)
@@ -331,13 +383,30 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
                         return None
                     if n != t:
                         return n
-    if h in ("=", "≠", "<", "≤", ">", "≥", "∣") and t[1] in _NUM_TYPES:
+    if h in ("=", "≠", "<", "≤", ">", "≥", "∣") and (
+        t[1] in _NUM_TYPES or (t[1] == "ℂ" and h in ("=", "≠") and ss.eval_fields)
+    ):
         if t[1] in ("ℕ", "ℤ") or ss.eval_fields:
             from lean_gym.sim.evaluate import decide_closed
 
             r = decide_closed(t, ss.ctx, allow_fields=ss.eval_fields)
             if r is not None:
                 return TRUE if r else FALSE
+    if ss.simprocs and h in ("=", "≠", "≤", "≥", "-") and len(t) == 4 and t[1] == "ℕ":
+        # Lean core's ℕ offset simprocs (`Nat.reduceEqDiff`, `reduceLeDiff`, `reduceSubDiff`)
+        offset = nat_offset_simproc(t)
+        if offset is not None:
+            return offset
+    if (
+        ss.simprocs
+        and h == "app"
+        and t[1] == ("const", "Nat.primeFactorsList")
+        and len(t[2]) == 1
+        and ss.ctx.env.mathlib
+    ):
+        factors = _primes_of(t[2][0], ss)
+        if factors is not None:
+            return factors
     if not default:
         # `simp only` still closes reflexive goals
         if h == "=" and canon(t[2]) == canon(t[3]):
@@ -360,8 +429,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("≤", a[1], a[3], a[2])
         if a[0] == "≤" and a[1] in _NUM_TYPES:
             return ("<", a[1], a[3], a[2])
-        if a[0] == "=":
-            return ("≠", a[1], a[2], a[3])
+    if h == "≠":
+        return ("¬", ("=", t[1], t[2], t[3]))  # `ne_eq`, a simp lemma: Lean's simp normal form is `¬a = b`
     # --- arithmetic identities
     if h in ("=", "≤", "≥") and canon(t[2]) == canon(t[3]):
         return TRUE
@@ -377,6 +446,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return t[2]
         if canon(t[2]) == canon(t[3]):
             return ("num", t[1], 0)
+        if t[1] == "ℕ" and _is_num(t[2], 0):
+            return t[2]  # Nat.zero_sub
     if h == "*":
         if _is_num(t[3], 1):
             return t[2]
@@ -398,6 +469,29 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return ("num", t[1], 1)
         if _is_num(t[2], 0) and t[3][0] == "num" and t[3][2] != 0:
             return ("num", t[1], 0)  # zero_pow (`n ≠ 0` by norm_num)
+    if h in ("^", "*") and t[2] == _COMPLEX_I and (_is_num(t[3], 2) if h == "^" else t[3] == _COMPLEX_I):
+        return ("neg", "ℂ", ("num", "ℂ", 1))  # Complex.I_sq, Complex.I_mul_I (@[simp])
+    if h == "*" and t[1] != "ℕ" and (t[2][0] == "neg" or t[3][0] == "neg"):
+        # neg_mul, mul_neg (@[simp], Mathlib/Algebra/Ring/Defs.lean): `-a * b = -(a * b)`, `a * -b = -(a * b)`
+        if t[2][0] == "neg":
+            return ("neg", t[1], ("*", t[1], t[2][2], t[3]))
+        return ("neg", t[1], ("*", t[1], t[2], t[3][2]))
+    if h == "/" and t[1] in _FIELD_TYPES and _is_num(t[2], 1):
+        return ("inv", t[1], t[3])  # one_div (@[simp], Mathlib/Algebra/Group/Basic.lean): `1 / a = a⁻¹`
+    if h == "inv" and t[1] in _FIELD_TYPES and t[2][0] == "inv":
+        return t[2][2]  # inv_inv (@[simp])
+    if h == "=" and t[1] in _FIELD_TYPES:
+        if _is_num(t[2], 1) and t[3][0] == "inv":
+            return ("=", t[1], t[3][2], t[2])  # one_eq_inv (@[simp]): `1 = a⁻¹ ↔ a = 1`
+        if _is_num(t[3], 1) and t[2][0] == "inv":
+            return ("=", t[1], t[2][2], t[3])  # inv_eq_one (@[simp]): `a⁻¹ = 1 ↔ a = 1`
+    if h == "app" and t[1] == ("const", "Real.rpow") and len(t[2]) == 2:
+        # Real.one_rpow, Real.rpow_zero, Real.rpow_one (@[simp], Mathlib/Analysis/SpecialFunctions/Pow/Real.lean)
+        base, ex = t[2]
+        if _is_num(base, 1) or _is_num(ex, 0):
+            return ("num", "ℝ", 1)
+        if _is_num(ex, 1):
+            return base
     if h == "neg" and t[2][0] == "neg":
         return t[2][2]
     if h == "neg" and _is_num(t[2], 0):
@@ -447,6 +541,8 @@ def _builtin_rules(t: Term, ss: SimpSet) -> Term | None:
             return (h, t[1], a[2], b[2])
         if h == "≤" and t[1] == "ℕ" and _is_num(a, 0):
             return TRUE  # zero_le
+        if h == "≤" and t[1] == "ℕ" and _is_num(b, 0):
+            return ("=", "ℕ", a, b)  # Nat.le_zero_eq
     if h == "<" and t[1] == "ℕ" and _is_num(t[3], 0):
         return FALSE  # not_lt_zero'
     if h in ("<", "≤") and t[1] in ("ℤ", "ℚ", "ℝ"):
@@ -523,12 +619,72 @@ def _nn_nat_prime(t: Term, ss: SimpSet) -> Term | None:
     return TRUE if r else FALSE
 
 
+def _nn_nat_fn(t: Term, ss: SimpSet) -> Term | None:
+    """``Nat.minFac n``, ``Nat.log b n``, ``Nat.fib n`` of numerals: Mathlib's ``evalMinFac``
+    (``NormNum/Prime.lean``), ``evalNatLog`` (``NormNum/NatLog.lean``), ``evalNatFib`` (``NormNum/NatFib.lean``)."""
+    args = [_numeral(a) for a in t[2]]
+    if any(a is None or a[0] != "ℕ" or not isinstance(a[1], int) for a in args):
+        return None
+    vals = [int(a[1]) for a in args if a is not None]
+    f = t[1][1]
+    r: int | None
+    if f == "Nat.minFac" and len(vals) == 1:
+        r = nat_min_fac(vals[0], ss.ctx.tick)
+    elif f == "Nat.log" and len(vals) == 2:
+        ss.ctx.tick(max(vals[1].bit_length(), 1))
+        r = nat_log(vals[0], vals[1])
+    elif f == "Nat.fib" and len(vals) == 1 and vals[0] <= 20_000:
+        ss.ctx.tick(vals[0] + 1)
+        r = nat_fib(vals[0])
+    else:
+        r = None
+    if r is None:
+        return None
+    _tick(ss)
+    return _to_numeral("ℕ", r, ss)
+
+
+def _primes_of(n: Term, ss: SimpSet) -> Term | None:
+    """Mathlib's simproc ``Nat.primeFactorsList_ofNat`` (``Mathlib/Tactic/NormNum/Factors.lean``, in the
+    default simp set): ``Nat.primeFactorsList`` of a numeral is the list literal of its prime factors."""
+    v = _lit_nat(n)
+    if v is None:
+        return None
+    got = prime_factors_list(v, ss.ctx.tick)
+    if got is None:
+        return None
+    _tick(ss)
+    out: Term = LIST_NIL
+    for p in reversed(got):
+        out = list_cons(("num", "ℕ", p), out)
+    return out
+
+
+def _lit_nat(t: Term) -> int | None:
+    return t[2] if t[0] == "num" and t[1] == "ℕ" and type(t[2]) is int else None
+
+
 def _nn_real_sqrt(t: Term, ss: SimpSet) -> Term | None:
     """``√x`` of a numeral: Mathlib's ``evalRealSqrt`` (``Mathlib/Tactic/NormNum/RealSqrt.lean``)."""
     got = _numeral(t[2][0]) if len(t[2]) == 1 else None
     if got is None or got[0] != "ℝ":
         return None
     r = real_sqrt(got[1])
+    if r is None:
+        return None
+    _tick(ss)
+    return _to_numeral("ℝ", r, ss)
+
+
+def _nn_real_rpow(t: Term, ss: SimpSet) -> Term | None:
+    """``a ^ b`` on ℝ of numerals: Mathlib's ``evalRPow`` (``Mathlib/Analysis/SpecialFunctions/Pow/Real.lean``,
+    see :func:`lean_gym.sim.arith.normnum.real_rpow`)."""
+    if len(t[2]) != 2:
+        return None
+    a, b = _numeral(t[2][0]), _numeral(t[2][1])
+    if a is None or b is None or a[0] != "ℝ" or b[0] != "ℝ":
+        return None
+    r = real_rpow(a[1], b[1])
     if r is None:
         return None
     _tick(ss)
@@ -593,7 +749,11 @@ def _body_type(f: Term) -> str | None:
 
 _NORM_NUM_EXTENSIONS: dict[str, Callable[[Term, SimpSet], Term | None]] = {
     "Nat.Prime": _nn_nat_prime,
+    "Nat.minFac": _nn_nat_fn,
+    "Nat.log": _nn_nat_fn,
+    "Nat.fib": _nn_nat_fn,
     "Real.sqrt": _nn_real_sqrt,
+    "Real.rpow": _nn_real_rpow,
     "Int.floor": _nn_int_floor,
     "Finset.sum": _nn_bigop,
     "Finset.prod": _nn_bigop,
@@ -675,15 +835,20 @@ def _logic_core(t: Term) -> Term | None:
 
 
 def parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[str] | None, bool, set[str]]:
-    """``simp only [rules] at loc`` → (only, rules, locations, star, config-ignored names)."""
+    """``simp only [rules] at loc`` → (only, rules, locations, star, flags): the flags are the options the
+    simulator honours, ``-failIfUnchanged`` and ``+arith`` (``+arith`` also from ``(config := { arith := true
+    })``)."""
     from lean_gym.sim.tactics import _parse_location
 
     ts = syn.stream(1)
     only = False
     star = False
+    flags: set[str] = set()
     if ts.is_sym("("):
-        # (config := ...) — accepted and ignored (documented)
+        # (config := { … }): `arith := true|false` is honoured, every other field accepted and ignored
+        # (documented)
         depth = 0
+        window: list[str] = []  # the last three tokens: `arith`, `:=`, `true`
         while ts.tok.kind != "eof":
             t = ts.advance()
             if t.text == "(":
@@ -692,15 +857,24 @@ def parse_simp_args(syn: TacSyntax) -> tuple[bool, list[tuple[bool, Syn]], list[
                 depth -= 1
                 if depth == 0:
                     break
-    flags: set[str] = set()
+            window = [*window[-2:], t.text]
+            if window[:2] == ["arith", ":="] and window[2] in ("true", "false"):
+                flags.discard("+arith")
+                if window[2] == "true":
+                    flags.add("+arith")
     while (ts.is_sym("+") or ts.is_sym("-")) and ts.peek(1).kind == "ident":
-        # `simp -failIfUnchanged` (Lean's optConfig): only the options the simulator honours are accepted
+        # `simp -failIfUnchanged`, `simp +arith` (Lean's optConfig): only the options the simulator honours
+        # are accepted
         sign = ts.advance().text
         opt = ts.advance()
-        if opt.text != "failIfUnchanged":
+        if opt.text not in ("failIfUnchanged", "arith"):
             raise TacticError(
                 f"simp's `{sign}{opt.text}` is outside the simulator's Lean subset", opt.start, opt.end
             )
+        if opt.text == "arith":
+            flags.discard("+arith")
+            if sign == "-":
+                continue
         flags.add(sign + opt.text)
     if ts.is_word("only"):
         ts.advance()
@@ -763,6 +937,68 @@ LITERAL_FACTS = frozenset(
         "Nat.cast_ofNat",
     }
 )
+
+
+#: Core definitions the simulator represents by a built-in head, and the library lemma that states the
+#: definition's equation (what `simp [Ne]` rewrites with: Lean's `Ne.eq_1 : Ne a b = ¬a = b`).
+BUILTIN_DEF_EQUATIONS: dict[str, str] = {"Ne": "ne_eq"}
+
+#: Core simp lemmas about constants that no term the simulator elaborates contains (``id``: the simulator
+#: does not elaborate ``id x``). Naming one in a simp call is accepted, as Lean accepts it, and it never
+#: rewrites anything (in Lean it could only rewrite a term the simulator refuses to read).
+UNREPRESENTED_SIMP_LEMMAS = frozenset({"id_eq", "id_def"})
+
+
+#: Simp lemmas about lists and the digits of numerals (``@[simp]`` in Mathlib/Data/Nat/Digits/Defs.lean, and
+#: Lean core's generated ``List.cons.injEq``): in the default set, and in ``simp only`` where named. The
+#: conditional ``Nat.digits_of_two_le_of_pos`` (``2 ≤ b → 0 < n → digits b n = n % b :: digits b (n / b)``)
+#: rewrites a numeral ``n`` in a numeral base, where simp's discharger decides both premises on literals.
+LIST_SIMP_LEMMAS = frozenset(
+    {
+        "Nat.digits_of_two_le_of_pos",
+        "Nat.digits_add_two_add_one",
+        "Nat.digits_zero",
+        "Nat.ofDigits_nil",
+        "Nat.ofDigits_singleton",
+        "List.cons.injEq",
+    }
+)
+
+
+def list_fact(t: Term, names: set[str] | frozenset[str]) -> Term | None:
+    """What the list and digit lemmas among ``names`` (:data:`LIST_SIMP_LEMMAS`) rewrite ``t`` to; the
+    distinctness of ``[]`` and ``a :: l`` always (Lean core's ``reduceCtorEq``, a default simproc that
+    ``simp only`` keeps)."""
+    h = t[0]
+    if h == "=" and isinstance(t[1], str) and t[1].startswith("List "):
+        a, b = t[2], t[3]
+        ca, cb = _is_cons(a), _is_cons(b)
+        if (ca and b == LIST_NIL) or (cb and a == LIST_NIL):
+            return FALSE  # reduceCtorEq
+        if ca and cb and "List.cons.injEq" in names:
+            elem = t[1].split(" ", 1)[1]
+            return ("∧", ("=", elem, a[2][0], b[2][0]), ("=", t[1], a[2][1], b[2][1]))
+        return None
+    if h != "app" or t[1][0] != "const":
+        return None
+    f, args = t[1][1], t[2]
+    if f == "Nat.digits" and len(args) == 2 and args[0][0] == "num" and args[1][0] == "num":
+        b, n = args[0][2], args[1][2]
+        if n == 0 and "Nat.digits_zero" in names:
+            return LIST_NIL
+        if b >= 2 and n > 0 and ({"Nat.digits_of_two_le_of_pos", "Nat.digits_add_two_add_one"} & names):
+            return list_cons(("num", "ℕ", n % b), ("app", t[1], (args[0], ("num", "ℕ", n // b))))
+        return None
+    if f == "Nat.ofDigits" and len(args) == 2:
+        if args[1] == LIST_NIL and "Nat.ofDigits_nil" in names:
+            return ("num", "ℕ", 0)
+        if _is_cons(args[1]) and args[1][2][1] == LIST_NIL and "Nat.ofDigits_singleton" in names:
+            return args[1][2][0]
+    return None
+
+
+def _is_cons(t: Term) -> bool:
+    return t[0] == "app" and t[1] == ("const", "List.cons") and len(t[2]) == 2
 
 
 def literal_fact(t: Term, names: set[str]) -> Term | None:
@@ -839,8 +1075,19 @@ def add_simp_arg(ss: SimpSet, goal: Goal, rev: bool, term: Syn, ctx: TacticConte
         if d is None and name in LITERAL_FACTS:
             ss.literal_facts.add(name)
             return
+        if name in LIST_SIMP_LEMMAS:
+            ss.literal_facts.add(name)
+            if d is not None:
+                ctx.axioms.update(d.axioms)
+            return
         if d is None and name in CORE_SIMPROCS:
             return  # a default simproc: `simp only` runs it anyway, as the simulator evaluates ℕ/ℤ literals
+        if d is None and name in BUILTIN_DEF_EQUATIONS:
+            # a core definition the simulator writes as a built-in head (`Ne a b` is `a ≠ b`): simp unfolds it
+            # by its equation lemma (`Ne.eq_1 : Ne a b = ¬a = b`), which the library states as a theorem
+            d = ctx.lookup(BUILTIN_DEF_EQUATIONS[name])
+        if d is None and name in UNREPRESENTED_SIMP_LEMMAS:
+            return  # a core simp lemma about a constant no elaborated term contains: it never rewrites
         if d is not None and d.kind in ("theorem", "axiom"):
             ctx.axioms.update(d.axioms)
             inst = Instance(decl_telescope(d))
@@ -868,8 +1115,10 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
     start = goal
     eval_fields = variant in ("norm_num", "norm_num1")
     ss = SimpSet(ctx, default=not only and variant != "norm_num1", eval_fields=eval_fields)
+    ss.arith = "+arith" in flags
     if variant == "norm_num1":
         ss.default = False
+        ss.simprocs = False
     for rev, term in rules:
         add_simp_arg(ss, goal, rev, term, ctx)
     if star:
@@ -934,7 +1183,18 @@ def _simp_goal(goal: Goal, syn: TacSyntax, ctx: TacticContext, variant: str) -> 
     return [goal]
 
 
-@builtin("simp", "simp!", "simp_arith", "dsimp", "simp_rw", "norm_num", "norm_num1", "simp_all", "simp_all!")
+@builtin("simp_arith", "simp_arith!", "simp_all_arith", "simp_all_arith!")
+def _simp_arith_deprecated(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Lean core's ``evalSimpArith`` and its siblings (``src/Lean/Elab/Tactic/SimpArith.lean``): the tactic
+    is deprecated and fails, suggesting ``simp +arith`` (the suggestion, an info message, is not printed)."""
+    base = syn.name.replace("_arith", "")
+    raise TacticError(
+        f"`{syn.name}` has been deprecated. It was a shorthand for `{base} +arith +decide`, but most of the "
+        "time, `+decide` was redundant since simprocs have been implemented."
+    )
+
+
+@builtin("simp", "simp!", "dsimp", "simp_rw", "norm_num", "norm_num1", "simp_all", "simp_all!")
 def _simp_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     name = syn.name
     if name == "simp_all" or name == "simp_all!":
@@ -957,10 +1217,11 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         syn.start,
         toks[using_at - 1].end if using_at is not None else syn.end,
     )
-    only, rules, locs, _star, _ = parse_simp_args(head)
+    only, rules, locs, _star, flags = parse_simp_args(head)
     if locs is not None:
         raise TacticError("simpa does not take a location")
     ss = SimpSet(ctx, default=not only)
+    ss.arith = "+arith" in flags
     for rev, term in rules:
         add_simp_arg(ss, goal, rev, term, ctx)
     ctx.use_axiom("propext")
@@ -977,6 +1238,7 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             raise TacticError(f"simpa failed: no `using` term and no hypothesis `this`\n\n{goal.pretty()}")
         p = this
     ss2 = SimpSet(ctx, default=not only)
+    ss2.arith = ss.arith
     for rev, term2 in rules:
         add_simp_arg(ss2, goal, rev, term2, ctx)
     q = simp_term(p, ss2, {})
@@ -998,10 +1260,12 @@ def _simpa(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 
 def _simp_rw(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    _, rules, locs, _, _ = parse_simp_args(syn)
+    _, rules, locs, _, flags = parse_simp_args(syn)
     if locs is not None:
         # the rules rewrite only the goal here: with `at h` that would close goals Lean leaves open
         raise TacticError("`simp_rw … at …` is outside the simulator's Lean subset")
+    if "+arith" in flags:
+        raise TacticError("`simp_rw` with `arith` is outside the simulator's Lean subset")
     start = goal
     for i, (rev, term) in enumerate(rules):
         ss = SimpSet(ctx, default=False)
@@ -1028,7 +1292,8 @@ def _changed(old: Term, new: Term, rewrote: bool) -> bool:
 
 
 def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    only, rules, _, _, _ = parse_simp_args(syn)
+    only, rules, _, _, flags = parse_simp_args(syn)
+    arith = "+arith" in flags
     ctx.use_axiom("propext")
     progress = False
     goal0 = goal  # Lean elaborates the `[…]` arguments once, in the initial context
@@ -1041,6 +1306,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             if p is None:
                 continue
             ss = SimpSet(ctx, default=not only)
+            ss.arith = arith
             for rev, term in rules:
                 add_simp_arg(ss, goal0, rev, term, ctx)
             for n2, q in goal.props():
@@ -1054,6 +1320,7 @@ def _simp_all(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 goal = goal.remove_hyp(name) if new == TRUE else goal.replace_hyp(name, new)
         ctx.tick(len(goal.hyps))
         ss = SimpSet(ctx, default=not only)
+        ss.arith = arith
         for rev, term in rules:
             add_simp_arg(ss, goal0, rev, term, ctx)
         for _, q in goal.props():
@@ -1143,15 +1410,20 @@ def _push_neg(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 # ---------------------------------------------------------------------------------------------- casts
 
 
-def _push_cast(t: Term, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
+def _push_cast(t: Term, le: frozenset[Term] = frozenset()) -> Term:
     """``push_cast``: casts moved to the leaves. ``le`` holds the ℕ facts ``b ≤ a`` given as simp arguments
-    (``zify [hab]``), under which ``Nat.cast_sub`` moves ``↑(a - b)`` to ``↑a - ↑b``."""
+    (``zify [hab]``), under which ``Nat.cast_sub`` moves ``↑(a - b)`` to ``↑a - ↑b``, and the ℕ/ℤ facts
+    ``n ∣ m`` (as ``("∣", n, m)``), under which ``Nat.cast_div_charZero``/``Int.cast_div_charZero`` move
+    ``↑(m / n)`` into ℚ or ℝ as ``↑m / ↑n`` (``qify [hab]``: simp's discharger proves the premise with the
+    simp argument)."""
     h = t[0]
     if h == "cast":
         to, frm, a = t[1], t[2], _push_cast(t[3], le)
         ha = a[0]
         if ha == "num":
             return ("num", to, a[2])
+        if ha == "/" and frm in ("ℕ", "ℤ") and to in ("ℚ", "ℝ") and ("∣", a[3], a[2]) in le:
+            return ("/", to, _push_cast(("cast", to, frm, a[2]), le), _push_cast(("cast", to, frm, a[3]), le))
         if ha in ("+", "*") or (ha == "-" and (frm != "ℕ" or (a[3], a[2]) in le)):
             return (ha, to, _push_cast(("cast", to, frm, a[2]), le), _push_cast(("cast", to, frm, a[3]), le))
         if ha == "neg":
@@ -1170,69 +1442,6 @@ def _push_cast(t: Term, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
     return tuple(_push_cast(c, le) if type(c) is tuple else c for c in t)
 
 
-def _uncast(t: Term, frm: str) -> Term | None:
-    """``t`` (at a larger type) as a term of type ``frm`` when it is built from casts of ``frm`` terms."""
-    h = t[0]
-    if h == "cast" and t[2] == frm:
-        return t[3]
-    if h == "num":
-        # only a literal that is a value of ``frm`` moves (Nat.cast_ofNat): never `0.5` into ℕ or ℤ
-        v = Fraction(t[2])
-        if (frm in ("ℕ", "ℤ") and v.denominator != 1) or (frm == "ℕ" and v < 0):
-            return None
-        return ("num", frm, t[2] if frm in ("ℚ", "ℝ") else v.numerator)
-    if h in ("+", "*") or (h == "-" and frm != "ℕ"):
-        a, b = _uncast(t[2], frm), _uncast(t[3], frm)
-        if a is None or b is None:
-            return None
-        return (h, frm, a, b)
-    if h == "^":
-        a = _uncast(t[2], frm)
-        return None if a is None else ("^", frm, a, t[3])
-    if h == "neg" and frm != "ℕ":
-        a = _uncast(t[2], frm)
-        return None if a is None else ("neg", frm, a)
-    return None
-
-
-def _cast_sources(t: Term, out: set[str]) -> None:
-    if t[0] == "cast":
-        out.add(t[2])
-        return
-    if t[0] == "app":
-        for a in t[2]:
-            _cast_sources(a, out)
-        return
-    for c in t[1:]:
-        if type(c) is tuple:
-            _cast_sources(c, out)
-
-
-def _norm_cast_rel(t: Term) -> Term:
-    h = t[0]
-    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in ("ℤ", "ℚ", "ℝ"):
-        a, b = _push_cast(t[2]), _push_cast(t[3])
-        srcs: set[str] = set()
-        _cast_sources(a, srcs)
-        _cast_sources(b, srcs)
-        if len(srcs) == 1:
-            frm = next(iter(srcs))
-            ua, ub = _uncast(a, frm), _uncast(b, frm)
-            if ua is not None and ub is not None:
-                return (h, frm, ua, ub)
-        return (h, t[1], a, b)
-    if h in ("∧", "∨", "→", "↔"):
-        return (h, _norm_cast_rel(t[1]), _norm_cast_rel(t[2]))
-    if h == "¬":
-        return ("¬", _norm_cast_rel(t[1]))
-    return t
-
-
-def cast_normalize(t: Term) -> Term:
-    """``norm_cast``'s normal form: casts pushed in, then relations between casts moved to the source type."""
-    return _norm_cast_rel(_push_cast(t))
-
-
 def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
     h = t[0]
     if h in ("=", "≠", "<", "≤", ">", "≥") and (
@@ -1240,6 +1449,10 @@ def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) 
     ):
         frm = t[1]
         return (h, to, _push_cast(("cast", to, frm, t[2]), le), _push_cast(("cast", to, frm, t[3]), le))
+    if h == "∣" and t[1] == "ℕ" and to == "ℤ":
+        # zify's `natCast_dvd` (`a ∣ b ↔ (a : ℤ) ∣ (b : ℤ)`, @[zify_simps] in Mathlib/Tactic/Zify.lean);
+        # qify and rify have no such lemma
+        return (h, to, _push_cast(("cast", to, "ℕ", t[2]), le), _push_cast(("cast", to, "ℕ", t[3]), le))
     if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] == to and le:
         return (h, to, _push_cast(t[2], le), _push_cast(t[3], le))
     if h in ("∧", "∨", "→", "↔"):
@@ -1249,14 +1462,17 @@ def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) 
     return t
 
 
-def _nat_le_facts(facts: list[Term]) -> frozenset[tuple[Term, Term]]:
-    """The pairs ``(b, a)`` of the ℕ facts ``b ≤ a`` (or ``a ≥ b``, ``b < a``) among ``facts``."""
-    out: set[tuple[Term, Term]] = set()
+def _nat_le_facts(facts: list[Term]) -> frozenset[Term]:
+    """The pairs ``(b, a)`` of the ℕ facts ``b ≤ a`` (or ``a ≥ b``, ``b < a``) among ``facts``, and the
+    triples ``("∣", n, m)`` of the ℕ/ℤ facts ``n ∣ m`` (the premises of push_cast's conditional lemmas)."""
+    out: set[Term] = set()
     for f in facts:
         if f[0] in ("≤", "<") and f[1] == "ℕ":
             out.add((f[2], f[3]))
         elif f[0] in ("≥", ">") and f[1] == "ℕ":
             out.add((f[3], f[2]))
+        elif f[0] == "∣" and f[1] in ("ℕ", "ℤ"):
+            out.add(("∣", f[2], f[3]))
     return frozenset(out)
 
 
@@ -1264,20 +1480,41 @@ def _closed_by_rfl(t: Term) -> bool:
     return (t[0] == "↔" and t[1] == t[2]) or (t[0] == "=" and t[2] == t[3])
 
 
+def _with_rules(fn: Callable[[Term], Term], ss: SimpSet) -> Callable[[Term], Term]:
+    """``fn`` and the rewrite rules of ``ss`` alternated to a fixpoint: one simp call's two lemma sets."""
+
+    def both(t: Term) -> Term:
+        for _ in range(8):
+            new = simp_term(fn(t), ss)
+            if new == t:
+                break
+            t = new
+        return t
+
+    return both
+
+
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
-    """``norm_cast``, ``push_cast``, ``zify``, ``qify`` and ``rify``."""
+    """``push_cast``, ``zify``, ``qify`` and ``rify`` (``norm_cast`` is Lean core's ``derive``: :mod:`lean_gym.sim.tac_cast`)."""
     from lean_gym.sim.tactics import _parse_location
 
-    start = goal
     ts = syn.stream(1)
     facts: list[Term] = []
+    # the simp arguments are simp lemmas of the same simp call (Mathlib's `push_cast [h]`, `zify [h]`):
+    # rewrite rules beside the cast lemmas; an ℕ fact `b ≤ a` among them also discharges `Nat.cast_sub`
+    extra = SimpSet(ctx, default=False)
     if name in ("zify", "qify", "rify", "push_cast") and ts.is_sym("["):
         from lean_gym.sim.proofs import ProofChecker
 
         ts.advance()
         while not ts.is_sym("]") and ts.tok.kind != "eof":
+            rev = ts.is_sym("←")
+            if rev:
+                ts.advance()
             try:
-                facts.append(ProofChecker(goal, ctx).infer(parse_term(ts, 0)))
+                arg = parse_term(ts, 0)
+                add_simp_arg(extra, goal, rev, arg, ctx)
+                facts.append(ProofChecker(goal, ctx).infer(arg))
             except (ElabError, TacticError):
                 # a simp lemma the simulator does not know: it is not used (weaker than Lean)
                 while ts.tok.kind != "eof" and not ts.is_sym(",") and not ts.is_sym("]"):
@@ -1289,15 +1526,15 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     locs = _parse_location(ts)
     le = _nat_le_facts(facts)
     fn: Callable[[Term], Term]
-    if name == "norm_cast":
-        fn = cast_normalize
-    elif name == "push_cast":
+    if name == "push_cast":
         fn = lambda t: _push_cast(t, le)  # noqa: E731
     elif name in ("zify", "qify", "rify"):
         to = {"zify": "ℤ", "qify": "ℚ", "rify": "ℝ"}[name]
         fn = lambda t: _zify_rel(t, to, le)  # noqa: E731
     else:
         raise TacticError(f"`{name}` is outside the simulator's subset")
+    if extra.rules or extra.unfold:
+        fn = _with_rules(fn, extra)
     changed = False
     if locs is None or "⊢" in locs or locs == ["*"]:
         new = fn(goal.target)
@@ -1319,16 +1556,9 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
             goal = goal.replace_hyp(n, new)
             changed = True
     ctx.use_standard_axioms()
-    if name == "norm_cast":
-        from lean_gym.sim.tactics import _hyp_closes
-
-        fid = _hyp_closes(goal, goal.target)
-        if fid is not None:
-            return close_from(start, goal, Hyp(fid), ctx)
-        from lean_gym.sim.evaluate import rfl_closes
-
-        if goal.target[0] == "=" and rfl_closes(goal.target, ctx):
-            return close_from(start, goal, Refl(), ctx)
-    if not changed and name in ("norm_cast", "push_cast"):
-        return [goal]
+    if not changed and name in ("zify", "qify", "rify"):
+        # Mathlib's `zify` is the macro `simp -decide only [zify_simps, push_cast, …] at loc`
+        # (Mathlib/Tactic/Zify.lean; `qify`, `rify` alike), and simp fails when it changes nothing;
+        # `push_cast` (`failIfUnchanged := false`) returns its goal unchanged
+        raise TacticError("simp made no progress")
     return [goal]

@@ -370,6 +370,7 @@ _BINOPS: dict[str, tuple[int, int, str]] = {
     "≥": (50, 51, "≥"),
     ">=": (50, 51, "≥"),
     "∣": (50, 51, "∣"),
+    "::": (67, 67, "::"),  # `infixr:67 " :: " => List.cons` (Lean core)
     "+": (65, 66, "+"),
     "-": (65, 66, "-"),
     "*": (70, 71, "*"),
@@ -435,12 +436,14 @@ _TYPE_TOKENS = {"ℕ": "ℕ", "ℤ": "ℤ", "ℚ": "ℚ", "ℝ": "ℝ", "ℂ": "
 class TokenStream:
     """A cursor over tokens with Lean's column-based layout stop (``stop_col``)."""
 
-    __slots__ = ("i", "stop_col", "toks")
+    __slots__ = ("cdots", "i", "stop_col", "toks")
 
     def __init__(self, toks: list[Token], stop_col: int = -1) -> None:
         self.toks = toks
         self.i = 0
         self.stop_col = stop_col
+        # the `·` placeholders met inside the innermost `(…)` being parsed (None outside parentheses)
+        self.cdots: list[Token] | None = None
 
     @property
     def tok(self) -> Token:
@@ -493,7 +496,7 @@ def _can_start_arg(ts: TokenStream) -> bool:
     if t.kind == "ident":
         return t.text not in _KEYWORDS or t.text == "this"
     if t.kind == "sym":
-        return t.text in _ARG_START_SYMS or t.text in _TYPE_TOKENS
+        return t.text in _ARG_START_SYMS or t.text in _TYPE_TOKENS or (t.text == "·" and ts.cdots is not None)
     return False
 
 
@@ -654,7 +657,7 @@ def _parse_leading(ts: TokenStream) -> Syn:
             head = _parse_arg(ts)
             return _parse_app(ts, head)
         if s == "·":
-            if not _inside_brackets(ts):
+            if ts.cdots is None:
                 # Lean parses `·` as a term and its elaborator refuses it outside parentheses
                 # (`elabBadCDot`, Lean/Elab/BuiltinNotation.lean; MathlibTest/Use.lean at 44e8fc60, line 262)
                 raise ParseError(
@@ -662,7 +665,11 @@ def _parse_leading(ts: TokenStream) -> Syn:
                     t.start,
                     t.end,
                 )
-            raise ParseError("unexpected token '·'; expected term", t.start, t.end)
+            # a placeholder of the enclosing `(…)`, which becomes `fun x₁ … xₙ => …` (Lean's `expandCDot?`)
+            ts.advance()
+            cdot = _cdot_name(len(ts.cdots))
+            ts.cdots.append(t)
+            return _parse_app(ts, Syn("ident", (cdot,), t.start, t.end))
         if s == "?":
             ts.advance()
             name = ts.advance()
@@ -687,21 +694,6 @@ def _parse_show(ts: TokenStream) -> Syn:
     return Syn("show", (body, ty), t.start, body.end)
 
 
-def _inside_brackets(ts: TokenStream) -> bool:
-    """Whether an opening bracket before the current token is still open (``(f ·)``, ``⟨·, 1⟩``)."""
-    depth = 0
-    for tok in reversed(ts.toks[: ts.i]):
-        if tok.kind != "sym":
-            continue
-        if tok.text in (")", "⟩", "]", "}"):
-            depth += 1
-        elif tok.text in ("(", "⟨", "[", "{"):
-            if depth == 0:
-                return True
-            depth -= 1
-    return False
-
-
 def _parse_app(ts: TokenStream, head: Syn) -> Syn:
     args: list[Syn] = []
     while _can_start_arg(ts):
@@ -723,6 +715,11 @@ def _parse_arg(ts: TokenStream) -> Syn:
         if t.text in _TYPE_TOKENS:
             ts.advance()
             return Syn("ident", (t.text,), t.start, t.end)
+        if t.text == "·" and ts.cdots is not None:
+            ts.advance()
+            name = _cdot_name(len(ts.cdots))
+            ts.cdots.append(t)
+            return Syn("ident", (name,), t.start, t.end)
         if t.text == "↑":
             ts.advance()
             a = _parse_arg(ts)
@@ -734,6 +731,7 @@ def _parse_arg(ts: TokenStream) -> Syn:
         if t.text == "(":
             ts.advance()
             saved = ts.stop_col
+            saved_cdots, ts.cdots = ts.cdots, []
             ts.stop_col = -1
             try:
                 if ts.is_sym(")"):
@@ -744,20 +742,23 @@ def _parse_arg(ts: TokenStream) -> Syn:
                     ts.advance()
                     ty = parse_term(ts, 0)
                     close = ts.expect_sym(")")
-                    return Syn("ascr", (inner, ty), t.start, close.end)
+                    node = Syn("ascr", (inner, ty), t.start, close.end)
+                    return _cdot_function(node, ts.cdots)
                 if ts.is_sym(","):
                     elems = [inner]
                     while ts.is_sym(","):
                         ts.advance()
                         elems.append(parse_term(ts, 0))
                     close = ts.expect_sym(")")
-                    return Syn("tuple", tuple(elems), t.start, close.end)
+                    return _cdot_function(Syn("tuple", tuple(elems), t.start, close.end), ts.cdots)
                 close = ts.expect_sym(")")
+                paren = _cdot_function(Syn("paren", (inner,), t.start, close.end), ts.cdots)
             finally:
                 ts.stop_col = saved
-            return Syn("paren", (inner,), t.start, close.end)
+                ts.cdots = saved_cdots
+            return _parse_projections(ts, paren)
         if t.text == "⟨":
-            return _parse_separated(ts, "⟩", "anon")
+            return _parse_projections(ts, _parse_separated(ts, "⟩", "anon"))
         if t.text == "‹":
             ts.advance()
             inner = parse_term(ts, 0)
@@ -766,6 +767,43 @@ def _parse_arg(ts: TokenStream) -> Syn:
         if t.text == "[":
             return _parse_separated(ts, "]", "listlit")  # a list literal `[a, b, c]` (Lean's `«term[_]»`)
     raise ts.unexpected("term")
+
+
+def _cdot_name(k: int) -> str:
+    """The name of the ``k``-th ``·`` placeholder's binder: hygienic (``x✝``, as Lean prints it), so that
+    no name the user can write refers to it."""
+    return "x✝" if k == 0 else f"x✝{k}"
+
+
+def _cdot_function(paren: Syn, cdots: list[Token] | None) -> Syn:
+    """``(· + 1)`` is ``fun x => x + 1`` (Lean's ``expandCDot?``: the placeholders of one pair of
+    parentheses, left to right, are the binders); ``paren`` as it is when it has none."""
+    if not cdots:
+        return paren
+    names = [
+        Token("ident", _cdot_name(k), tok.start, tok.end, tok.line, tok.col, False)
+        for k, tok in enumerate(cdots)
+    ]
+    body = paren.args[0] if paren.kind == "paren" else paren
+    return Syn("binder", ("fun", ((names, None, None, None),), body), paren.start, paren.end)
+
+
+def _parse_projections(ts: TokenStream, base: Syn) -> Syn:
+    """``(e).1``, ``(e).mp``, ``⟨a, b⟩.2``: Lean's trailing ``proj`` parser (``checkNoWsBefore >> "." >>
+    checkNoWsBefore >> (fieldIdx <|> rawIdent)``), left-associated: a ``proj`` node ``(base, field)``.
+    A name's own fields (``h.1``, ``h.mp``) are part of the name's token."""
+    while True:
+        dot = ts.tok
+        if not (dot.kind == "sym" and dot.text == "." and dot.start == base.end):
+            return base
+        field = ts.peek()
+        if field.start != dot.end or field.kind not in ("num", "ident"):
+            return base
+        ts.advance()
+        ts.advance()
+        # a name after `.` may carry more fields (`(e).mp.trans`): each is its own projection
+        for part in field.text.split("."):
+            base = Syn("proj", (base, part), base.start, field.end)
 
 
 def _parse_separated(ts: TokenStream, closer: str, kind: str) -> Syn:

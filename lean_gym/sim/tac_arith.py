@@ -34,7 +34,6 @@ from lean_gym.sim.arith import (
 from lean_gym.sim.arith import omega as _omega
 from lean_gym.sim.arith.errors import WorkBudget
 from lean_gym.sim.arith.normnum import log_numeral_sign
-from lean_gym.sim.arith.poly import atom_sort_key
 from lean_gym.sim.evaluate import _bound_of, decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import (
@@ -48,7 +47,7 @@ from lean_gym.sim.kernel import (
     close,
     close_from,
 )
-from lean_gym.sim.polyconv import DOMAIN, Conv, poly_to_term, to_constraint
+from lean_gym.sim.polyconv import DOMAIN, RING_TYPES, Conv, poly_to_term, reducible_key, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
@@ -227,15 +226,19 @@ def _linarith_failed(goal: Goal, neg: Term | None) -> str:
 
 
 def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
-    """Syntactic squares ``t ^ 2`` and ``t * t`` (Mathlib's nlinarith preprocessing)."""
+    """Syntactic squares ``t ^ 2`` and ``t * t`` (Mathlib's nlinarith preprocessing; the two factors of
+    ``t * t`` are compared as atoms are, up to reducible definitions)."""
     out: list[Poly] = []
     seen: set[Term] = set()
     stack = list(terms)
+    ctx = conv.ctx
     while stack:
         u = stack.pop()
         h = u[0]
         if (h == "^" and u[3][0] == "num" and u[3][2] == 2 and u[1] == conv.ty) or (
-            h == "*" and u[2] == u[3] and u[1] == conv.ty
+            h == "*"
+            and u[1] == conv.ty
+            and (u[2] == u[3] or (ctx is not None and reducible_key(u[2], ctx) == reducible_key(u[3], ctx)))
         ):
             if u[2] not in seen:
                 seen.add(u[2])
@@ -251,7 +254,9 @@ def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
 MAX_SPLIT_NE = 4
 
 
-def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) -> list[Goal]:
+def _arith_run(
+    goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool, mathlib: bool = True
+) -> list[Goal]:
     args = _extra_facts(goal, syn, ctx)
     extra = list(args.facts)
     target = goal.target
@@ -276,6 +281,11 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
             raise TacticError(lambda: _linarith_failed(goal, None))
     if args.split_hypotheses:
         context, extra = _split_conjunctions(context), _split_conjunctions(extra)
+    if mathlib:  # Mathlib's preprocessing (grind's linarith module, in Lean core, has no norm_num)
+        context = [_cancel_denoms_norm_num(q, ctx) for q in context]
+        extra = [_cancel_denoms_norm_num(q, ctx) for q in extra]
+        if goal_rel is not None:
+            goal_rel = _cancel_denoms_norm_num(goal_rel, ctx)
     if goal_rel is None:
         types = []
         for q in [*context, *extra]:
@@ -310,6 +320,41 @@ def _arith_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, nonlinear: bool) 
         else:
             return close(goal, Linear(tuple(certs)), ctx)
     raise TacticError(lambda: _linarith_failed(goal, neg_shown))
+
+
+def _cancel_denoms_norm_num(q: Term, ctx: TacticContext) -> Term:
+    """Mathlib's linarith preprocessing ``cancelDenoms`` on one comparison: when it mentions a division, an
+    inverse or a decimal over ℚ/ℝ, ``CancelDenoms.derive`` first runs norm_num's core on it
+    (``Mathlib.Meta.NormNum.deriveSimp`` with no simp lemma: closed subterms are evaluated, norm_num's
+    extensions included, so ``√1000000 - 1000000 ^ 3⁻¹`` is ``900``;
+    ``Mathlib/Tactic/CancelDenoms/Core.lean``, ``derive``; ``Mathlib/Tactic/Linarith/Preprocessing.lean``,
+    ``cancelDenoms``). Other comparisons are left as they are, their applications atoms."""
+    if q[0] == "¬":
+        inner = _cancel_denoms_norm_num(q[1], ctx)
+        return q if inner is q[1] else ("¬", inner)
+    if q[0] not in ("<", "≤", ">", "≥", "=") or q[1] not in ("ℚ", "ℝ"):
+        return q
+    if not (_has_division(q[2]) or _has_division(q[3])):
+        return q
+    from lean_gym.sim.simp import SimpSet, simp_term
+
+    core = SimpSet(ctx, default=False, eval_fields=True)  # norm_num's extensions, no simp lemma
+    a, b = simp_term(q[2], core), simp_term(q[3], core)
+    return q if a is q[2] and b is q[3] else (q[0], q[1], a, b)
+
+
+def _has_division(t: Term) -> bool:
+    """Whether ``t`` contains ``/``, ``⁻¹`` or a decimal literal (``HDiv``, ``Inv``, ``OfScientific``)."""
+    h = t[0]
+    if h in ("/", "inv"):
+        return True
+    if h == "num":
+        return isinstance(t[2], Fraction) and t[2].denominator != 1
+    if h == "app":
+        return _has_division(t[1]) or any(_has_division(a) for a in t[2])
+    if h in ("∀", "∃", "fun"):
+        return False
+    return any(type(c) is tuple and _has_division(c) for c in t[1:])
 
 
 def _has_comparison(props: Iterable[Term], ty: str) -> bool:
@@ -424,6 +469,12 @@ def _linarith_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return _arith_run(goal, syn, ctx, nonlinear=False)
 
 
+def linarith_core(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Linear arithmetic over ordered fields without Mathlib's norm_num preprocessing: what Lean core's
+    ``grind`` has in its ``linarith`` module (the same Positivstellensatz certificates over atoms)."""
+    return _arith_run(goal, syn, ctx, nonlinear=False, mathlib=False)
+
+
 @builtin("nlinarith", "nlinarith!")
 def _nlinarith_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return _arith_run(goal, syn, ctx, nonlinear=True)
@@ -442,10 +493,10 @@ def ring_equal(a: Term, b: Term, ty: str, ctx: TacticContext) -> bool:
 
 def _ring_closes(t: Term, ctx: TacticContext) -> bool:
     """Whether ``t`` is an equation of commutative-ring normal forms that are equal (``ring1``)."""
-    if t[0] == "=" and t[1] in DOMAIN:
+    if t[0] == "=" and t[1] in RING_TYPES:
         ctx.tick(30)
         if ring_equal(t[2], t[3], t[1], ctx):
-            if t[1] in ("ℚ", "ℝ"):
+            if t[1] in ("ℚ", "ℝ", "ℂ"):
                 ctx.use_standard_axioms()
             return True
     return False
@@ -485,20 +536,38 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
         args = []
         for a in t[2]:
             a = _nf_inside(a, ctx, depth + 1)
-            if a[0] in _ARITH_HEADS and a[1] in DOMAIN:
+            if a[0] in _ARITH_HEADS and a[1] in RING_TYPES:
                 a = poly_to_term(Conv(a[1], "ring", ctx).poly(a), a[1])
             args.append(a)
         return ("app", t[1], tuple(args))
-    if h in ("∀", "∃", "fun"):
+    if h == "fun":
+        # ring_nf rewrites under binders (it is a simp call): a function's body is normalised, its bound
+        # variable an atom (`fun x => x * x ^ 2` is `fun x => x ^ 3`)
+        body = _nf_inside(t[3], ctx, depth + 1)
+        if body[0] in _ARITH_HEADS and body[1] in DOMAIN:
+            body = poly_to_term(Conv(body[1], "ring", ctx).poly(body), body[1])
+        return ("fun", t[1], t[2], body)
+    if h in ("∀", "∃"):
         return t  # under a binder: left as written (weaker than ring_nf, which works there too)
+    if h not in _ARITH_HEADS:
+        # an atom of `ring` (`a % b`, `|a|`, `↑a`, a relation): its ring subterms are normalised in place
+        # (Mathlib's `ring_nf` rewrites every maximal ring subterm: `24 * x % 1199` is `x * 24 % 1199`)
+        return tuple(_nf_child(c, ctx, depth + 1) if type(c) is tuple else c for c in t)
     return tuple(_nf_inside(c, ctx, depth + 1) if type(c) is tuple else c for c in t)
+
+
+def _nf_child(t: Term, ctx: TacticContext, depth: int) -> Term:
+    t = _nf_inside(t, ctx, depth)
+    if t[0] in _ARITH_HEADS and t[1] in RING_TYPES:
+        return poly_to_term(Conv(t[1], "ring", ctx).poly(t), t[1])
+    return t
 
 
 def ring_nf_term(t: Term, ctx: TacticContext) -> Term:
     """``ring_nf`` on one expression (conversion mode): a ring expression to its normal form, a
     proposition as the tactic rewrites it (an equation of propositions with equal sides is ``True``)."""
     h = t[0]
-    if h in _ARITH_HEADS and t[1] in DOMAIN:
+    if h in _ARITH_HEADS and t[1] in RING_TYPES:
         return poly_to_term(Conv(t[1], "ring", ctx).poly(_nf_inside(t, ctx)), t[1])
     if h == "=" and t[1] == "Prop":
         a, b = ring_nf_term(t[2], ctx), ring_nf_term(t[3], ctx)
@@ -510,7 +579,13 @@ def ring_nf_term(t: Term, ctx: TacticContext) -> Term:
 
 def _normalize_rel(t: Term, ctx: TacticContext) -> Term:
     h = t[0]
-    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in DOMAIN:
+    if h in ("=", "≠") and t[1] == "?fn":
+        # an equation of functions: both sides normalised inside, then `eq_self` up to bound names
+        fa, fb = _nf_inside(t[2], ctx), _nf_inside(t[3], ctx)
+        if canon(fa) == canon(fb):
+            return TRUE if h == "=" else FALSE
+        return (h, t[1], fa, fb)
+    if h in ("=", "≠", "<", "≤", ">", "≥") and t[1] in RING_TYPES:
         conv = Conv(t[1], "ring", ctx)
         a, b = conv.poly(_nf_inside(t[2], ctx)), conv.poly(_nf_inside(t[3], ctx))
         if h in ("=", "≠") and a == b:
@@ -605,6 +680,8 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
         return None
     h = e[0]
     ty = e[1] if h not in ("var", "fvar", "const", "app") else None
+    if ty == "ℂ":
+        return None  # positivity's rules are an ordered field's: ℂ has no order (`z * z + 1` is 0 at `I`)
     v = eval_term(e, ctx, unfold=False)
     if v is not None:
         return "pos" if v > 0 else "nonneg" if v == 0 else "nonzero"
@@ -747,7 +824,36 @@ def _pos_finset_prod(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str
     return None if got is None else _sign(got[0], got[1], ctx, depth + 1)
 
 
+def _pos_min(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalMin``: positive if both are, non-negative if both are at least that, non-zero if
+    both are non-zero (or one positive, one non-zero)."""
+    a, b = (_sign(x, goal, ctx, depth + 1) for x in e[2])
+    if a == "pos" and b == "pos":
+        return "pos"
+    if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
+        return "nonneg"
+    if a in ("pos", "nonzero") and b in ("pos", "nonzero"):
+        return "nonzero"
+    return None
+
+
+def _pos_max(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
+    """Mathlib's ``evalMax``: what the first argument gives if it is positive or non-negative, else what the
+    second gives; non-zero only if both are non-zero."""
+    a = _sign(e[2][0], goal, ctx, depth + 1)
+    if a in ("pos", "nonneg"):
+        return a
+    b = _sign(e[2][1], goal, ctx, depth + 1)
+    if b in ("pos", "nonneg"):
+        return b
+    if b == "nonzero" and a == "nonzero":
+        return "nonzero"
+    return None
+
+
 _POSITIVITY_EXTENSIONS: dict[str, Callable[[Term, Goal, TacticContext, int], str | None]] = {
+    "min": _pos_min,
+    "max": _pos_max,
     "Real.sqrt": _pos_real_sqrt,
     "Real.exp": _pos_real_exp,
     "Real.log": _pos_real_log,
@@ -767,6 +873,8 @@ def _type_of(e: Term, goal: Goal) -> str | None:
         return t[1] if t is not None and t[0] == "type" else None
     if e[0] in ("num", "+", "-", "*", "/", "%", "^", "neg", "abs", "cast", "inv"):
         return e[1]
+    if e[0] == "app" and e[1] in (("const", "min"), ("const", "max")) and len(e[2]) == 2:
+        return _type_of(e[2][0], goal) or _type_of(e[2][1], goal)
     return None
 
 
@@ -818,6 +926,8 @@ def _positivity(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     h = t[0]
     want = None
     e = None
+    if h in ("<", "≤", ">", "≥", "≠") and t[1] == "ℂ":
+        raise TacticError("not a positivity goal")  # Mathlib's positivity needs an ordered semiring
     if h in ("<", "≤") and eval_term(t[2]) == 0:
         want, e = ("pos" if h == "<" else "nonneg"), t[3]
     elif h in (">", "≥") and eval_term(t[3]) == 0:
@@ -981,8 +1091,35 @@ def _cutsat_tac(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return _omega_run(goal, syn, ctx, complete=True)
 
 
+def _omega_options(syn: TacSyntax) -> bool:
+    """``omega (config := { splitMinMax := b })`` or ``omega ±splitMinMax``: whether ``min``/``max`` split
+    (Lean's ``OmegaConfig``, on by default); its other options are outside the simulator's subset."""
+    toks = syn.toks[1:]
+    texts = [t.text for t in toks]
+    if not texts:
+        return True
+    if len(texts) == 2 and texts[0] in ("+", "-") and texts[1] == "splitMinMax":
+        return texts[0] == "+"
+    if texts[:4] == ["(", "config", ":=", "{"] and texts[-2:] == ["}", ")"]:
+        body, split = texts[4:-2], True
+        for i in range(0, len(body), 4):
+            field = body[i : i + 3]
+            sep = body[i + 3 : i + 4]
+            if field[:2] != ["splitMinMax", ":="] or len(field) != 3 or field[2] not in ("true", "false"):
+                break
+            if sep not in ([], [","]):
+                break
+            split = field[2] == "true"
+        else:
+            return split
+    raise TacticError(
+        "these omega options are outside the simulator's Lean subset", toks[0].start, toks[-1].end
+    )
+
+
 def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -> list[Goal]:
-    if len(syn.toks) > 1:
+    split_min_max = _omega_options(syn) if not complete else True
+    if complete and len(syn.toks) > 1:
         raise TacticError(f"unexpected token '{syn.toks[1].text}'", syn.toks[1].start, syn.toks[1].end)
     goal_facts = _omega_goal_facts(goal.target)
     if goal_facts is None:
@@ -997,6 +1134,10 @@ def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -
     ty = "ℤ" if "ℤ" in types else "ℕ"
     # ℕ facts are read as ℤ facts about ℕ-valued atoms (omega's own preprocessing)
     conv = Conv(ty, "omega", ctx)
+    # Lean's omega evaluates ground powers (`groundNat?`); grind's cutsat normalises with simp's
+    # `Nat.reducePow`, which stops at exponent 256 (`exponentiation.threshold`)
+    conv.ground_pow_mod = not complete
+    conv.split_min_max = split_min_max
     hyps: list[Constraint] = []
     disj: list[tuple[tuple[Constraint, ...], ...]] = []
     for p in facts:
@@ -1016,7 +1157,8 @@ def _omega_run(goal: Goal, syn: TacSyntax, ctx: TacticContext, complete: bool) -
         raise TacticError(_omega_fail(goal, True))
     nat_atoms = set(conv.nat_atoms)
     if ty == "ℕ":
-        nat_atoms |= _all_atoms(hyps, disj)
+        # every ℕ atom is a cast `↑t` to Lean's omega, with `0 ≤ ↑t`, except those it rewrites further
+        nat_atoms = (nat_atoms | _all_atoms(hyps, disj)) - conv.signless
     ctx.tick(100 + 20 * len(hyps))
     sized = ctx.search_budget(100, 20_000, 5)
     meter = WorkBudget(sized.value)
@@ -1167,7 +1309,7 @@ def _decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         t = _revert_all(goal)
     elif _free_locals(t, goal):
         raise _free_variables_error(t, goal)
-    r = decide_closed(t, ctx)
+    r = decide_closed(t, ctx, kernel=True)
     if r is True:
         return close(goal, _decided(goal, t), ctx)
     if r is False:
@@ -1184,7 +1326,7 @@ def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]
         t = _revert_all(goal)
     elif _free_locals(t, goal):
         raise _free_variables_error(t, goal)
-    r = decide_closed(t, ctx)
+    r = decide_closed(t, ctx, kernel=True)
     if r is True:
         ctx.use_axiom("Lean.ofReduceBool")
         return close(goal, _decided(goal, t), ctx)
@@ -1198,7 +1340,7 @@ def _native_decide(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]
 @builtin("rfl", "eq_self_iff_true", "exact rfl", "ac_rfl")
 def _rfl(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     t = goal.target
-    if t[0] in ("=", "≤", "≥", "↔") and rfl_closes(t, ctx):
+    if t[0] in ("=", "≤", "≥", "↔") and rfl_closes(t, ctx, kernel=True):
         return close(goal, Refl(), ctx)
     if t[0] == "=":
         at = goal.ascii
@@ -1262,7 +1404,9 @@ def _interval_cases_term(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list
     if ts.tok.kind == "ident" and ts.peek(1).kind == "eof" and hname is None:
         return None
     e, ty = ctx.elaborator(goal).elab_term(parse_term(ts, 0), None)
-    if e[0] == "fvar" or ty not in ("ℕ", "ℤ"):
+    if (e[0] == "fvar" and hname is None) or ty not in ("ℕ", "ℤ"):
+        # a variable without `h :` is substituted (below); with it, Mathlib generalizes it (`generalizeHyp`)
+        # as any term: the variable stays, each case has its value for it and `h : x = v`
         return None
     if ts.tok.kind != "eof":
         raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
@@ -1345,7 +1489,8 @@ class _GCongr:
     when it fails. The lemmas: ``add_le_add(_left/_right)``, ``add_lt_add_left/right``,
     ``sub_le_sub(_left/_right)``, ``sub_lt_sub_left/right`` (not on ℕ), ``mul_le_mul``,
     ``mul_le_mul_of_nonneg_left/right``, ``mul_lt_mul_of_pos_left/right``, ``div_le_div_of_nonneg_right``,
-    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``neg_le_neg``,
+    ``div_lt_div_of_pos_right``, ``pow_le_pow_left``, ``pow_le_pow_right``, ``Real.rpow_le_rpow``,
+    ``Real.rpow_le_rpow_of_exponent_le``, ``neg_le_neg``,
     ``neg_lt_neg``, the casts' ``cast_le``/``cast_lt``, and ``→`` between two relations
     (``a ≤ b → c ≤ d`` from ``c ≤ a`` and ``b ≤ d``). A subset of Mathlib's lemmas, so never stronger.
     """
@@ -1415,6 +1560,15 @@ class _GCongr:
             if a[2] == b[2]:
                 self.side.append(("≤", ty, ("num", ty, 1), a[2]))
                 return self.step(rel, "ℕ", a[3], b[3], d) or True
+            return False
+        if h == "app" and a[1] == ("const", "Real.rpow") and rel == "≤" and len(a[2]) == len(b[2]) == 2:
+            (x, y), (x2, z) = a[2], b[2]
+            if x == x2:  # Real.rpow_le_rpow_of_exponent_le (hx : 1 ≤ x) (hyz : y ≤ z), @[gcongr]
+                self.side.append(("≤", "ℝ", ("num", "ℝ", 1), x))
+                return self.step("≤", "ℝ", y, z, d) or True
+            if y == z:  # Real.rpow_le_rpow (h : 0 ≤ x) (h₁ : x ≤ y) (h₂ : 0 ≤ z), @[gcongr]
+                self.side.extend((("≤", "ℝ", ("num", "ℝ", 0), x), ("≤", "ℝ", ("num", "ℝ", 0), y)))
+                return self.step("≤", "ℝ", x, x2, d) or True
             return False
         if h == "neg":
             return self.step(rel, ty, b[2], a[2], d) or True
@@ -1564,6 +1718,14 @@ def _bound_structural(start: Goal, goal: Goal, syn: TacSyntax, ctx: TacticContex
 _BOUND_AESOP = (
     "aesop (config := { enableSimp := false, warnOnNonterminal := false }) (rule_sets := [-default])"
     " (add unsafe 10% (by norm_num)) (add unsafe 5% (by linarith))"
+    # its `min`/`max` rules: norm apply, safe apply 4, and the unsafe 50% guessing rules
+    " (add norm apply min_le_right) (add norm apply min_le_left) (add norm apply le_max_left)"
+    " (add norm apply le_max_right)"
+    " (add safe 4 apply le_min) (add safe 4 apply max_le) (add safe 4 apply lt_min) (add safe 4 apply max_lt)"
+    " (add unsafe 50% apply le_max_of_le_left) (add unsafe 50% apply le_max_of_le_right)"
+    " (add unsafe 50% apply lt_max_of_lt_left) (add unsafe 50% apply lt_max_of_lt_right)"
+    " (add unsafe 50% apply min_le_of_left_le) (add unsafe 50% apply min_le_of_right_le)"
+    " (add unsafe 50% apply min_lt_of_left_lt) (add unsafe 50% apply min_lt_of_right_lt)"
 )
 
 
@@ -1590,197 +1752,14 @@ def _bound_search(start: Goal, goal: Goal, ctx: TacticContext) -> list[Goal]:
     return [] if fwd is start else close(start, Subproof((fwd,)), ctx)
 
 
-# ------------------------------------------------------------------------------------------ field_simp
-
-
-def _nonzero(d: Term, goal: Goal, ctx: TacticContext) -> bool:
-    v = eval_term(d, ctx)
-    if v is not None:
-        return v != 0
-    for _, p in goal.props():
-        if p[0] == "≠" and ((p[2] == d and eval_term(p[3]) == 0) or (p[3] == d and eval_term(p[2]) == 0)):
-            return True
-    s = _sign(d, goal, ctx)
-    return s in ("pos", "nonzero")
-
-
 # ------------------------------------------------------------------------------------- casts (norm_cast)
 
 
-@builtin("norm_cast", "push_cast", "zify", "qify", "rify", "lift")
+@builtin("push_cast", "zify", "qify", "rify", "lift")
 def _casts(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     from lean_gym.sim.simp import run_simp_variant
 
     return run_simp_variant(goal, syn, ctx, syn.name)
 
 
-__all__ += ["DOMAIN", "hyp_constraints", "ring_equal", "ring_nf_term", "sign_of"]
-
-
-# ---------------------------------------------------------------------------------------------- grind
-
-
-@builtin("grind")
-def _grind(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    """Lean core's ``grind`` (SATP's calls and minimal proofs use ``grind only [L]``), modelled by the part
-    of it the simulator has and nothing more: its linear solvers (``cutsat`` for ℕ/ℤ, which decides linear
-    integer arithmetic, :func:`_cutsat_tac`, and the ``linarith`` module for ordered fields, with case
-    splits on ``≠``), its commutative-ring normaliser on the target, field normalisation of denominators
-    known non-zero, and its ring solver's use of the linear equations of the context (:func:`_grind_ring`).
-    Congruence closure, E-matching and nonlinear Gröbner steps are not modelled, so it proves less than
-    Lean's ``grind``.
-
-    The lemmas of ``only [L, …]`` are read and not used (what is proved without them Lean's ``grind``
-    proves with them too); the simulator cannot tell whether ``L`` exists in Mathlib.
-    """
-    ts = syn.stream(1)
-    if ts.tok.kind == "ident" and ts.tok.text == "only":
-        ts.advance()
-    if ts.is_sym("["):
-        depth = 0
-        while ts.tok.kind != "eof":
-            if ts.is_sym("["):
-                depth += 1
-            elif ts.is_sym("]"):
-                depth -= 1
-                if depth == 0:
-                    ts.advance()
-                    break
-            ts.advance()
-        else:
-            raise TacticError("unexpected end of input; expected ']'", syn.end, syn.end)
-    if ts.tok.kind != "eof":
-        raise TacticError(f"unexpected token '{ts.tok.text}'", ts.tok.start, ts.tok.end)
-    bare = TacSyntax(syn.name, syn.toks[:1], syn.src, syn.start, syn.toks[0].end)
-    if _ring_closes(goal.target, ctx):
-        return close(goal, PolyIdentity(), ctx)
-    if _grind_split(goal, bare, ctx, 0) or _grind_ring(goal, ctx):
-        return close(goal, Decided("grind"), ctx)
-    cleared = _grind_fields(goal, bare, ctx)
-    if cleared is not None and (_grind_split(cleared, bare, ctx, 0) or _grind_ring(cleared, ctx)):
-        return close(goal, Decided("grind"), ctx)
-    raise TacticError("`grind` failed")
-
-
-_GRIND_RING_PIVOTS = 16
-
-
-def _grind_ring(goal: Goal, ctx: TacticContext) -> bool:
-    """Whether grind's commutative-ring solver proves the target ``a = b`` over ℚ/ℝ from the equations of
-    the context: ``a − b`` reduces to 0 modulo them. Lean core's ring module computes a Gröbner basis of
-    the equations (``Lean/Meta/Tactic/Grind/Arith/CommRing``; ``tests/lean/run/grind_ring_*.lean``); the
-    simulator reduces only by the linear ones, each solved for one atom and substituted everywhere (the
-    Gröbner basis steps whose pivot is linear: Gaussian elimination), with nonlinear equations rechecked
-    after each substitution (one may become linear), at most :data:`_GRIND_RING_PIVOTS` pivots. An
-    equation that reduces to a non-zero constant proves the goal (the context is contradictory)."""
-    t = goal.target
-    if t[0] != "=" or t[1] not in ("ℚ", "ℝ"):
-        return False
-    ty = t[1]
-    conv = Conv(ty, "ring", ctx)
-    try:
-        target = conv.poly(t[2]) - conv.poly(t[3])
-        pending = [conv.poly(p[2]) - conv.poly(p[3]) for _, p in goal.props() if p[0] == "=" and p[1] == ty]
-    except ArithBudgetExceeded:
-        return False
-    pending = [q for q in pending if not q.is_zero()]
-    for _ in range(_GRIND_RING_PIVOTS):
-        if target.is_zero():
-            return True
-        if any(q.is_const() for q in pending):
-            return True
-        lin = next((q for q in pending if q.is_linear()), None)
-        if lin is None:
-            return False
-        ctx.tick(10 * (len(pending) + 1))
-        pending.remove(lin)
-        atom = max((m[0][0] for m in lin.monomials() if m), key=atom_sort_key)
-        coeff = lin.coeff(((atom, 1),))
-        value = (lin - Poly.var(atom) * coeff) / -coeff
-        target = target.substitute(atom, value)
-        pending = [r for q in pending if not (r := q.substitute(atom, value)).is_zero()]
-    return target.is_zero()
-
-
-_GRIND_SPLITS = 3
-
-
-def _grind_split(goal: Goal, bare: TacSyntax, ctx: TacticContext, depth: int) -> bool:
-    """Whether grind's linear solvers close ``goal``: ``omega`` (cutsat), ``linarith``, after splitting
-    up to three disequalities ``a ≠ b`` of ordered types into ``a < b`` and ``b < a`` (grind case-splits
-    on them; linarith alone ignores them)."""
-    for solver in (_cutsat_tac, _linarith_tac):
-        snap = ctx.snapshot()
-        try:
-            solver(goal, bare, ctx)
-            return True
-        except TacticError:
-            ctx.restore(snap)
-    if depth >= _GRIND_SPLITS:
-        return False
-    for name, p in goal.props():
-        if p[0] == "¬" and p[1][0] == "=":
-            p = ("≠", *p[1][1:])  # `a ≠ b` unfolds to `¬a = b` (`Ne`): grind reads both alike
-        if p[0] == "≠" and p[1] in DOMAIN:
-            ty, a, b = p[1], p[2], p[3]
-            lo, hi = goal.replace_hyp(name, ("<", ty, a, b)), goal.replace_hyp(name, ("<", ty, b, a))
-            return _grind_split(lo, bare, ctx, depth + 1) and _grind_split(hi, bare, ctx, depth + 1)
-    return False
-
-
-def _grind_fields(goal: Goal, bare: TacSyntax, ctx: TacticContext) -> Goal | None:
-    """Equations over ℚ/ℝ with their denominators multiplied out, for the denominators ``d`` that grind
-    knows are not zero (a numeral, a hypothesis, positivity, or ``d = 0`` refuted by its linear solvers
-    with disequality splits): ``a / d = c`` becomes ``a = c * d``, as grind's field normalisation does
-    (``x * x⁻¹ = 1`` when ``x ≠ 0``). ``None`` when nothing changes."""
-    changed = False
-    out = goal
-    eqs = [(n, p) for n, p in goal.props() if p[0] == "=" and p[1] in ("ℚ", "ℝ")]
-    if goal.target[0] == "=" and goal.target[1] in ("ℚ", "ℝ"):
-        eqs.append(("", goal.target))
-    known: dict[Term, bool] = {}
-    for name, p in eqs:
-        ty = p[1]
-        conv = Conv(ty, "ring", ctx)
-        try:
-            a, b = conv.poly(p[2]), conv.poly(p[3])
-        except ArithBudgetExceeded:
-            continue
-        for d in _inverse_atoms(a, b):
-            if d not in known:
-                refute = goal.add_hyp("h✝", ("=", ty, d, ("num", ty, 0))).with_target(FALSE)
-                known[d] = _nonzero(d, goal, ctx) or _grind_split(refute, bare, ctx, 0)
-            if known[d]:
-                a, b = _multiply_out(a, b, ("inv", d), conv.poly(d))
-                changed = True
-        new = ("=", ty, poly_to_term(a, ty), poly_to_term(b, ty))
-        out = out.with_target(new) if name == "" else out.replace_hyp(name, new)
-    if changed:
-        ctx.use_standard_axioms()
-    return out if changed else None
-
-
-def _inverse_atoms(*polys: Poly) -> list[Term]:
-    out: list[Term] = []
-    for p in polys:
-        for m in p.terms():
-            for atom, _ in m:
-                if isinstance(atom, tuple) and atom[0] == "inv" and atom[1] not in out:
-                    out.append(atom[1])
-    return out
-
-
-def _multiply_out(a: Poly, b: Poly, inv_atom: Term, dp: Poly) -> tuple[Poly, Poly]:
-    """``a = b`` times ``dᴷ`` (``K`` the highest power of ``d⁻¹`` in either), each ``d⁻¹ʲ · dᴷ`` replaced by
-    ``dᴷ⁻ʲ``: exact when ``d ≠ 0``, and an equivalence (``dᴷ ≠ 0``)."""
-    k = max((dict(m).get(inv_atom, 0) for p in (a, b) for m in p.terms()), default=0)
-
-    def times(p: Poly) -> Poly:
-        out = Poly.zero()
-        for m, c in p.terms().items():
-            rest = dict(m)
-            j = rest.pop(inv_atom, 0)
-            out = out + Poly.from_terms([(rest, c)]) * (dp ** (k - j))
-        return out
-
-    return times(a), times(b)
+__all__ += ["DOMAIN", "hyp_constraints", "linarith_core", "ring_equal", "ring_nf_term", "sign_of"]

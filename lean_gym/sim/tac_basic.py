@@ -22,14 +22,13 @@ from lean_gym.sim.kernel import (
     Justification,
     ProofTerm,
     Refl,
-    Rewrote,
     Subproof,
     TrueIntro,
     close,
-    close_from,
+    close_cases,
+    mark,
 )
 from lean_gym.sim.proofs import (
-    TERM_MACROS,
     Binder,
     Instance,
     ProofChecker,
@@ -38,7 +37,7 @@ from lean_gym.sim.proofs import (
     prop_telescope,
 )
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
-from lean_gym.sim.tac_rcases import clear_local, subst_eq
+from lean_gym.sim.tac_rcases import Pat, clear_local, destruct_hyp, parse_rcases_pat, subst_eq
 from lean_gym.sim.tactics import (
     SorryRecord,
     TacSyntax,
@@ -49,11 +48,16 @@ from lean_gym.sim.tactics import (
     _parse_location,
     _rename_inaccessible,
     builtin,
+    run_block,
 )
 from lean_gym.sim.terms import (
     FALSE,
+    NUM_TYPES,
     TRUE,
     Term,
+    beta,
+    const_names,
+    free_vars,
     is_prop_type,
     pretty,
     replace_const,
@@ -61,7 +65,7 @@ from lean_gym.sim.terms import (
     type_term,
     user_name,
 )
-from lean_gym.sim.unify import canon, defeq, instantiate, match
+from lean_gym.sim.unify import canon, defeq, instantiate, match, resolve_type_name
 
 __all__ = ["apply_telescope"]
 
@@ -124,7 +128,12 @@ def _assumption(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     raise TacticError(lambda: "Tactic `assumption` failed\n\n" + goal.pretty())
 
 
-def _contradiction_found(goal: Goal) -> Contradiction | None:
+def _contradiction_found(goal: Goal, ctx: TacticContext | None = None) -> Contradiction | None:
+    """How Lean core's ``contradiction`` closes ``goal`` (``Meta/Tactic/Contradiction.lean``): a ``False``
+    hypothesis, ``¬p`` beside ``p``, ``¬True``, ``a ≠ a``, and (``Contradiction.Config.useDecide``, on by
+    default) a hypothesis without locals whose ``decide`` reduces to ``false`` by ``whnf`` at default
+    transparency (:func:`_decidable_by_whnf`: closed ℕ/ℤ relations and the connectives between them; ℚ and
+    ℝ comparisons and quantifiers are left, never more than Lean)."""
     props = [(n, t) for n, t in goal.hyps if is_prop_type(t)]
     canons = {canon(t): n for n, t in props}
     for n, t in props:
@@ -137,12 +146,36 @@ def _contradiction_found(goal: Goal) -> Contradiction | None:
             return Contradiction(n)
         if c[0] == "→" and c[2] == FALSE and c[1][0] == "=" and c[1][2] == c[1][3]:
             return Contradiction(n)
+    if ctx is not None:
+        from lean_gym.sim.evaluate import decide_closed
+
+        for n, t in props:
+            if not free_vars(t) and _decidable_by_whnf(t) and decide_closed(t, ctx) is False:
+                return Contradiction(n)
     return None
+
+
+def _decidable_by_whnf(t: Term) -> bool:
+    """Whether ``t`` has a ``Decidable`` instance that ``whnf`` evaluates: an ``=``, ``≠``, order or ``∣``
+    between closed ℕ/ℤ terms (``Nat.decEq``, ``Nat.decLe``, ``Int.decLt``, … reduce on literals), ``True``,
+    ``False``, and ``¬``, ``∧``, ``∨``, ``→``, ``↔`` of such (core's ``instDecidableNot``/``And``/``Or``/
+    ``forall_prop_decidable``/``Iff``). An ``=`` between propositions has no such instance, and ℚ/ℝ
+    comparisons are classical or irreducible, so ``decide`` does not reduce there."""
+    h = t[0]
+    if t in (TRUE, FALSE):
+        return True
+    if h in ("=", "≠", "<", "≤", ">", "≥", "∣"):
+        return t[1] in ("ℕ", "ℤ")
+    if h == "¬":
+        return _decidable_by_whnf(t[1])
+    if h in ("∧", "∨", "→", "↔"):
+        return _decidable_by_whnf(t[1]) and _decidable_by_whnf(t[2])
+    return False
 
 
 @builtin("contradiction")
 def _contradiction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    found = _contradiction_found(goal)
+    found = _contradiction_found(goal, ctx)
     if found is not None:
         return close(goal, found, ctx)
     raise TacticError(lambda: "Tactic `contradiction` failed\n\n" + goal.pretty())
@@ -174,14 +207,14 @@ def _trivial_closes(goal: Goal, ctx: TacticContext, depth: int) -> Justification
     fid = _hyp_closes(goal, t)
     if fid is not None:
         return Hyp(fid)
-    if t[0] == "=" and rfl_closes(t, ctx):
+    if t[0] == "=" and rfl_closes(t, ctx, kernel=True):
         return Refl()
     if t[0] == "∧" and depth > 0:
         left, right = goal.with_target(t[1]), goal.with_target(t[2])
         jl = _trivial_closes(left, ctx, depth - 1)
         jr = _trivial_closes(right, ctx, depth - 1) if jl is not None else None
         return None if jl is None or jr is None else Subproof(((left, jl), (right, jr)))
-    return Decide() if decide_closed(t, ctx) is True else None
+    return Decide() if decide_closed(t, ctx, kernel=True) is True else None
 
 
 # ----------------------------------------------------------------------------------- constructors
@@ -220,9 +253,38 @@ def _left_right(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal.with_target(t[1] if syn.name == "left" else t[2]).with_tag("h")]
 
 
+def _discharger_arg(syn: TacSyntax, ts: TokenStream) -> tuple[int, int] | None:
+    """``(discharger := tacs)`` or ``(disch := tacs)`` at ``ts`` (Lean's ``Parser.Tactic.discharger``): the
+    source range of ``tacs``, with ``ts`` moved past the ``)``; ``None`` (``ts`` unmoved) when there is none."""
+    toks = ts.toks
+    i = ts.i
+    if not (
+        ts.is_sym("(")
+        and toks[i + 1].kind == "ident"
+        and toks[i + 1].text in ("discharger", "disch")
+        and toks[i + 2].text == ":="
+    ):
+        return None
+    depth, j = 0, i
+    while toks[j].kind != "eof":
+        x = toks[j]
+        if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
+            depth += 1
+        elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
+            depth -= 1
+            if depth == 0:
+                break
+        j += 1
+    if toks[j].kind == "eof" or j == i + 3:
+        raise TacticError("unexpected token; expected tactic", toks[i + 2].end, toks[i + 2].end)
+    ts.i = j + 1
+    return toks[i + 3].start, toks[j - 1].end
+
+
 @builtin("exists", "use", "use!", "existsi")
 def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    disch = _discharger_arg(syn, ts) if syn.name in ("use", "use!") else None
     terms = [parse_term(ts, 0)]
     while ts.is_sym(","):
         ts.advance()
@@ -231,18 +293,25 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     g = goal
     for i, w in enumerate(terms):
         t = g.target
+        if t[0] != "∃" and syn.name in ("use", "use!"):
+            # Mathlib's `useLoop` on a goal that is no `∃` (`use n` on `ℕ`, `use 42, h` past the witness):
+            # the constructor where its type has one and it is the last goal, else `refine` with the argument
+            return _use_args(goal, g, terms[i:], syn, disch, ctx)
         if t[0] != "∃":
-            if i > 0 and syn.name in ("use", "use!"):
-                raise TacticError("too many arguments supplied to `use`")  # Mathlib/Tactic/Use.lean
             raise TacticError(f"{syn.name} failed: the goal is not an existential\n\n{g.pretty()}")
         ty = t[2]
         if ty[0] == "type" and ty[1] in ("ℕ", "ℤ", "ℚ", "ℝ"):
             val = el.elab_arith(w, ty[1])
+        elif ty[0] == "arrow":
+            val = el.elab_value(w, ty)  # a function witness: `fun x => …`, `(· + 1)`
         else:
             val = el.elab_term(w, ty[1] if ty[0] == "type" else None)[0]
-        g = g.with_target(subst(t[3], t[1], val))
+        # a function witness applied in the body is reduced (`(fun x => x) 1` is `1`: beta, definitional)
+        g = g.with_target(beta(subst(t[3], t[1], val)))
     if syn.name == "existsi":
         return [g]  # Mathlib's `existsi` is `refine ⟨e, …, ?_⟩`: it never closes what is left
+    if disch is not None:
+        return _run_use_discharger(goal, g, syn, disch, ctx)
     if syn.name in ("use", "use!"):
         # `use!` also applies constructors eagerly (pairs, structures): on the simulator's `∃` chains it
         # fills the same witnesses, and runs the same discharger
@@ -251,6 +320,187 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         j = _trivial_closes(g, ctx, 2)
     # the witnesses turned the goal into `g` (trusted), which `j` closes
     return [g] if j is None else close(goal, Subproof(((g, j),)), ctx)
+
+
+def _use_args(
+    goal: Goal, g: Goal, args: list[Syn], syn: TacSyntax, disch: tuple[int, int] | None, ctx: TacticContext
+) -> list[Goal]:
+    """The arguments of ``use`` from the first goal that is no ``∃`` on (``g``: the goal the witnesses left,
+    or ``goal`` itself): Mathlib's ``useLoop`` (``Mathlib/Tactic/Use.lean``). Each argument goes to the goal
+    in front; when that goal is the last one (``use!``: any goal, after trying ``refine`` first), ``use``
+    applies its type's constructor where the type has exactly one (``And.intro``, ``Iff.intro``,
+    ``True.intro``, ``Eq.refl``: the goal is replaced by the constructor's fields and the argument goes on to
+    them), else it refines the goal with the argument. So ``use n`` on ``ℕ`` is ``n``, ``use 42, h`` proves
+    ``42 = y`` with ``h``, while ``use 42, rfl`` on ``42 = 42`` is ``too many arguments supplied to `use```:
+    ``Eq.refl`` already closed it. The proposition goals left get the discharger."""
+    eager = syn.name == "use!"
+    work = [g]
+    closed: list[Goal] = []
+    k = 0
+    while k < len(args):
+        if not work:
+            raise TacticError("too many arguments supplied to `use`", args[k].start, args[k].end)
+        cur = work[0]
+        if eager:
+            # `use!` first tries `refine` with the argument, and applies the constructor only when it fails
+            try:
+                _use_refine(cur, args[k], ctx)
+            except (TacticError, ElabError):
+                pass
+            else:
+                work.pop(0)
+                closed.append(cur)
+                k += 1
+                continue
+        if eager or len(work) == 1:
+            fields = _use_constructor(cur, ctx, syn)
+            if fields is not None:
+                work = fields + work[1:]
+                if not fields:
+                    close(cur, Refl() if cur.target[0] == "=" else TrueIntro(), ctx)
+                    closed.append(cur)
+                continue
+        work.pop(0)
+        _use_refine(cur, args[k], ctx)
+        closed.append(cur)
+        k += 1
+    left: list[Goal] = []
+    for w in work:
+        if not is_prop_type(w.target):  # `runUse` runs the discharger on propositions only
+            left.append(w)
+            continue
+        if disch is not None:
+            rest = run_block(syn.src, disch[0], disch[1], [w], ctx)
+            if rest and rest != [w]:
+                raise TacticError(
+                    "`use (discharger := …)` whose discharger leaves new goals is outside the simulator's "
+                    "Lean subset",
+                    syn.start,
+                    syn.end,
+                )
+            (left if rest else closed).append(w)
+            continue
+        j = _use_discharger_closes(w, ctx, 8)
+        if j is None:
+            left.append(w)
+        else:
+            close(w, j, ctx)
+            closed.append(w)
+    if left:
+        return left
+    if closed == [goal]:
+        return []  # the argument refined `goal` itself
+    return close(goal, Subproof(tuple(closed)), ctx)
+
+
+def _use_refine(g: Goal, w: Syn, ctx: TacticContext) -> None:
+    """``refine (w : g)`` with no hole left, closing ``g``: ``w`` checked against the goal (a value of a type,
+    or a proof of a proposition), as ``exact`` does."""
+    if not is_prop_type(g.target):
+        _check_data(g, w, ctx)
+        close(g, DataValue(), ctx)
+        return
+    ProofChecker(g, ctx).check(w, g.target)
+    close(g, ProofTerm(w), ctx)
+
+
+def _use_constructor(g: Goal, ctx: TacticContext, syn: TacSyntax) -> list[Goal] | None:
+    """Mathlib's ``applyTheConstructor`` on ``g``: the goals for its explicit fields when its type (after
+    ``whnf`` at default transparency) is an inductive type with one constructor whose conclusion unifies with
+    it (``[]``: it closed ``g``), ``None`` when it certainly fails (the argument then refines ``g``).
+
+    The simulator answers only where it knows Lean's answer:
+
+    - ``∧``/``↔`` (one constructor, two fields), ``True`` (``True.intro``), ``a = b`` with ``a``, ``b``
+      definitionally equal (``Eq.refl``);
+    - no such type: ``ℕ``, ``ℤ`` (two constructors each), ``Prop``, a local (a proposition variable),
+      function types, implications, negations, ``∀``, ``≠``, ``∨``, ``False``; the order of ℕ (``Nat.le`` has two
+      constructors) and of ℝ (``Real.lt``/``Real.le`` are irreducible, so ``whnf`` stops there); an order on
+      ℤ with a free variable (``Int.NonNeg (b - a)`` does not unify with ``Int.NonNeg (Int.ofNat ?n)``);
+    - ``Eq.refl`` fails: an ``=`` on ℝ of ``Real`` operations whose sides are not the same (``Real.add`` is
+      irreducible), an ``=`` on ℕ/ℤ between two different locals or numerals, or sides that some values of
+      the locals tell apart (definitionally equal terms are equal for every value).
+
+    Anything else (``x + 0 = x`` on ℕ holds by ``whnf``, a closed ℤ order is ``Int.NonNeg.mk``, ``Even n`` is
+    an ``∃``, ℚ and ℝ are structures) is outside its subset: an error, weaker than Lean.
+    """
+    t = g.target
+    h = t[0]
+    if h == "∧":
+        return [g.with_target(t[1]), g.with_target(t[2])]
+    if h == "↔":
+        return [g.with_target(("→", t[1], t[2])), g.with_target(("→", t[2], t[1]))]
+    if t == TRUE or (h == "=" and defeq(t[2], t[3])):
+        return []
+    if h in ("→", "¬", "∨", "∀", "≠") or t == FALSE:
+        return None
+    if (h == "type" and t[1] in ("ℕ", "ℤ", "Prop")) or h in ("fvar", "arrow"):
+        return None  # a function type is no inductive type (`matchConstInduct` fails on a `∀`)
+    if h in ("<", "≤", ">", "≥") and (t[1] in ("ℕ", "ℝ") or (t[1] == "ℤ" and free_vars(t))):
+        return None
+    if h == "=":
+        if t[1] == "ℝ" and all(n.startswith("Real.") for n in const_names(t)):
+            return None
+        if t[1] in ("ℕ", "ℤ") and all(s[0] in ("fvar", "num") for s in t[2:4]):
+            return None  # two different locals or numerals: `whnf` makes neither side the other
+        if _values_differ(t[2], t[3], g, ctx):
+            return None
+    raise TacticError(
+        f"`{syn.name}` with an argument for `{pretty(t, g.ascii)}` is outside the simulator's Lean subset",
+        syn.start,
+        syn.end,
+    )
+
+
+def _values_differ(a: Term, b: Term, g: Goal, ctx: TacticContext) -> bool:
+    """Whether some small values of the number locals of ``a`` and ``b`` give them different values."""
+    from lean_gym.sim.arith import EvalTooExpensive
+    from lean_gym.sim.evaluate import eval_term
+
+    types: dict[str, str] = {}
+    for x in sorted(free_vars(a) | free_vars(b)):
+        ty = g.hyp(x)
+        if ty is None or ty[0] != "type" or ty[1] not in NUM_TYPES:
+            return False
+        types[x] = str(ty[1])
+    for trial in range(4):
+        va, vb = a, b
+        for k, (x, tname) in enumerate(types.items()):
+            v = ("num", tname, (k * 7 + trial * 3 + 1) % 11)
+            va, vb = subst(va, x, v), subst(vb, x, v)
+        try:
+            ea, eb = eval_term(va, ctx), eval_term(vb, ctx)
+        except (EvalTooExpensive, ValueError):  # a value too large to build is no evidence either way
+            return False
+        if ea is None or eb is None:
+            return False
+        if ea != eb:
+            return True
+    return False
+
+
+def _run_use_discharger(
+    goal: Goal, g: Goal, syn: TacSyntax, disch: tuple[int, int], ctx: TacticContext
+) -> list[Goal]:
+    """``use (discharger := tacs) …``: Mathlib's ``runUse`` runs ``tacs`` on the goal the witnesses left (a
+    proposition), in place of ``try with_reducible use_discharger``; ``skip`` leaves it as it is.
+
+    A failure of ``tacs`` is the tactic's failure (``run g discharger`` passes it on). Goals that ``tacs``
+    leaves other than ``g`` itself are dropped by ``runUse`` (``discard``), which the simulator does not
+    model: that is outside its subset.
+    """
+    if not is_prop_type(g.target):
+        return [g]
+    rest = run_block(syn.src, disch[0], disch[1], [g], ctx)
+    if not rest:
+        return close(goal, Subproof((g,)), ctx)
+    if rest == [g]:
+        return [g]
+    raise TacticError(
+        "`use (discharger := …)` whose discharger leaves new goals is outside the simulator's Lean subset",
+        syn.start,
+        syn.end,
+    )
 
 
 def _reducible_form(t: Term) -> Term:
@@ -361,9 +611,14 @@ def _underscores_as_holes(s: Any) -> Any:
 
 
 def apply_telescope(
-    goal: Goal, term: Syn, ctx: TacticContext
+    goal: Goal, term: Syn, ctx: TacticContext, open_args: bool = False
 ) -> tuple[list[Binder], Term, Instance, list[str]]:
-    """Instantiate the head of ``term`` with its explicit arguments; return the remaining binders."""
+    """Instantiate the head of ``term`` with its explicit arguments; return the remaining binders.
+
+    With ``open_args`` (``apply``), a proof argument whose expected type still has metavariables may
+    leave its own ``_`` data arguments open (:meth:`ProofChecker.infer_open`): they are unified with the
+    expected type now and fixed by the goal later; the caller re-checks each such argument
+    (``inst.opened``) once the goal is matched."""
     pc = ProofChecker(goal, ctx)
     head, args = (term, ()) if term.kind != "app" else (term.args[0], term.args[1])
     if head.kind == "paren" and not args:
@@ -393,7 +648,16 @@ def apply_telescope(
             holes.append(m[1])
             continue
         if b.is_prop:
-            if _has_mvars(btype):
+            if _has_mvars(btype) and open_args:
+                got, open_terms, open_types = pc.infer_open(arg)
+                flex = frozenset(open_terms) | frozenset(open_types)
+                if not match(btype, got, inst.asg, flex=flex):
+                    raise ElabError(pc._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
+                if flex:
+                    inst.opened.append((got, btype))
+                    inst.open_mvars.update(open_terms)
+                    inst.allowed.update(open_types)
+            elif _has_mvars(btype):
                 got = pc.infer(arg)
                 if not match(btype, got, inst.asg):
                     raise ElabError(pc._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
@@ -410,7 +674,7 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     term = _term_arg(syn)
     if not is_prop_type(goal.target):
         return _apply_data(goal, term, ctx)
-    pending, concl, inst, holes = apply_telescope(goal, term, ctx)
+    pending, concl, inst, holes = apply_telescope(goal, term, ctx, open_args=True)
     target = goal.target
     target_head = canon(target)[0]
     binder_ids = {b.name for b in pending}
@@ -451,11 +715,26 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         types = [x.type for x in sub_pending]
         if not match(c_inst, target, asg, offsets=True):
             continue
-        # type variables
+        # type variables (an open argument's too, through the unifier's chains)
         for mv, allowed in inst.allowed.items():
-            v = asg.get(mv)
-            if isinstance(v, str) and allowed and v not in allowed:
+            v = resolve_type_name(mv, asg)
+            if not v.startswith("?") and allowed and v not in allowed:
                 raise TacticError(f"failed to synthesize an instance: the lemma does not apply to type {v}")
+        # an argument elaborated with open `_` (Lean's postponed elaboration): every open metavariable is
+        # now fixed, and what the argument proves is, instantiated, exactly the type it was expected to have
+        for mv, name in inst.open_mvars.items():
+            if _has_mvars(instantiate(("mvar", mv), asg)):
+                raise TacticError(
+                    f"don't know how to synthesize placeholder for argument '{name}'\ncontext:\n{goal.pretty()}"
+                )
+        for got, want in inst.opened:
+            g, w = instantiate(got, asg), instantiate(want, asg)
+            if _has_mvars(g) or _has_mvars(w) or canon(g) != canon(w):
+                raise TacticError(
+                    lambda: (
+                        f"Tactic `apply` failed: don't know how to synthesize placeholder\n\n{goal.pretty()}"
+                    )
+                )
         new_goals: list[Goal] = []
         for (mv, b), bty in zip(mv_binders, types):
             if b.is_prop:
@@ -474,13 +753,21 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 )
         for mv in holes:
             if mv not in asg:
+                # a `_` for a proof that nothing fixed becomes a new goal after the others (Lean's
+                # `MVarId.apply`: the unassigned metavariables of the term follow the new ones)
+                hb = next((b for m, b in inst.mvars if m == mv), None)
+                if hb is not None and hb.is_prop:
+                    hole_t = instantiate(hb.type, asg)
+                    if not _unresolved(hole_t):
+                        new_goals.append(goal.with_target(hole_t).with_tag(None))
+                        continue
                 raise TacticError(
                     lambda: (
                         f"Tactic `apply` failed: don't know how to synthesize placeholder\n\n{goal.pretty()}"
                     )
                 )
         for mv, b in inst.mvars:
-            if mv not in asg:
+            if mv not in asg and mv not in holes:
                 raise TacticError(
                     f"Tactic `apply` failed: could not determine the implicit argument `{user_name(b.name)}`\n\n{goal.pretty()}"
                 )
@@ -549,7 +836,68 @@ def _parse_have(syn: TacSyntax) -> tuple[str, Syn | None, Syn | None, TokenStrea
     return name, ty, val, ts
 
 
-@builtin("have", "haveI", "have'", "let", "set")
+def _replace_term(t: Term, old: Term, new: Term) -> Term:
+    """``t`` with every occurrence of ``old`` (a term of locals and constants, which no binder captures)
+    replaced by ``new``, up to syntax."""
+    if t == old:
+        return new
+    return tuple(_replace_term(c, old, new) if type(c) is tuple else c for c in t)
+
+
+@builtin("set")
+def _set(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """Mathlib's ``set x : T := e with h`` (``Mathlib/Tactic/Set.lean``): a local ``x`` for ``e``, ``e``
+    rewritten to ``x`` in the target and every hypothesis (``rewrite … at *``), and ``h : x = e`` (``h : e = x``
+    with ``←``). Lean's ``x`` is a ``let`` whose value tactics may unfold; the simulator's is an opaque local,
+    so only ``h`` links it to ``e`` (weaker, never stronger)."""
+    ts = syn.stream(1)
+    if ts.tok.kind != "ident":
+        raise TacticError(f"unexpected token '{ts.tok.text}'; expected identifier", ts.tok.start, ts.tok.end)
+    name = ts.advance().text
+    el = ctx.elaborator(goal)
+    tname: str | None = None
+    if ts.is_sym(":"):
+        ts.advance()
+        ty_syn = parse_term(ts, 0)
+        ty_t = el.elab_type(ty_syn)
+        if ty_t[0] != "type":
+            raise TacticError("`set` of a proof is outside the simulator's Lean subset", syn.start, syn.end)
+        tname = str(ty_t[1])
+    if not ts.is_sym(":="):
+        raise TacticError("unexpected end of input; expected ':='", syn.end, syn.end)
+    ts.advance()
+    val_syn = parse_term(ts, 0)
+    hname: str | None = None
+    reverse = False
+    if ts.is_word("with"):
+        ts.advance()
+        if ts.is_sym("←") or ts.is_sym("<-"):
+            ts.advance()
+            reverse = True
+        if ts.tok.kind != "ident":
+            raise TacticError("unexpected end of input; expected identifier", syn.end, syn.end)
+        hname = ts.advance().text
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    ety: str | None
+    if tname in NUM_TYPES:
+        e, ety = el.elab_arith(val_syn, str(tname)), tname
+    else:
+        e, got = el.elab_term(val_syn, tname)
+        ety = tname or got
+    if ety is None or ety not in NUM_TYPES:
+        raise TacticError("`set` of a value outside ℕ, ℤ, ℚ, ℝ is outside the simulator's Lean subset")
+    g, xv = goal.add_local(name, type_term(ety))
+    hyps = tuple((n, t if n == xv[1] else _replace_term(t, e, xv)) for n, t in g.hyps)
+    g = Goal(hyps, _replace_term(g.target, e, xv), g.tag, g.ascii)
+    if hname is not None:
+        g = g.add_hyp(hname, ("=", ety, e, xv) if reverse else ("=", ety, xv, e))
+    return [g]
+
+
+@builtin("have", "haveI", "have'", "let")
 def _have(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     name, ty_syn, val, _ = _parse_have(syn)
     el = ctx.elaborator(goal)
@@ -589,6 +937,230 @@ def _show(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     return [goal.with_target(p)]
 
 
+def _has_hole(syn: Syn) -> bool:
+    """Whether ``syn`` has a ``_`` or ``?x`` placeholder anywhere."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if u.kind == "mvar" or (u.kind == "ident" and u.args[0] == "_"):
+            return True
+        for a in u.args:
+            if isinstance(a, Syn):
+                stack.append(a)
+            elif isinstance(a, tuple):
+                stack.extend(x for x in a if isinstance(x, Syn))
+    return False
+
+
+@builtin("change")
+def _change(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``change p`` / ``change p at h …`` (Lean core's ``change``): the target (each hypothesis named) is
+    replaced by ``p``, which must be definitionally equal to it. ``p`` is elaborated against what it replaces,
+    so ``_`` alone is what is there; a pattern with holes inside (``_ + 1 = _``) is unified with it, which the
+    simulator does not model (outside its subset)."""
+    ts = syn.stream(1)
+    if ts.tok.kind == "eof":
+        raise TacticError("unexpected end of input; expected term", syn.end, syn.end)
+    term = parse_term(ts, 0)
+    locs = _parse_location(ts)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    whole_hole = term.kind == "ident" and term.args[0] == "_"
+    if not whole_hole and _has_hole(term):
+        raise TacticError(
+            "`change` with a pattern is outside the simulator's Lean subset", syn.start, syn.end
+        )
+    if locs == ["*"]:
+        raise TacticError("`change … at *` is outside the simulator's Lean subset", syn.start, syn.end)
+
+    def changed(old: Term) -> Term:
+        if whole_hole:
+            return old
+        new = (
+            ctx.elaborator(goal).elab_prop(term)
+            if is_prop_type(old)
+            else ctx.elaborator(goal).elab_type(term)
+        )
+        if not defeq(new, old):
+            raise TacticError(
+                f"'change' tactic failed, pattern\n  {pretty(new, goal.ascii)}\nis not definitionally equal "
+                f"to target\n  {pretty(old, goal.ascii)}"
+            )
+        return new
+
+    g = goal
+    for loc in locs if locs is not None else ["⊢"]:
+        if loc == "⊢":
+            g = g.with_target(changed(g.target))
+            continue
+        ty = g.hyp(loc)
+        if ty is None:
+            raise TacticError(f"unknown identifier '{loc}'")
+        g = g.replace_hyp(loc, changed(ty))
+    return [g]
+
+
+#: ``guard_hyp``/``guard_target`` specifiers (Lean core's ``Init/Guard.lean``): reducible defeq, default
+#: defeq, syntactic equality, alpha equality.
+_GUARD_KINDS = {":": "r", ":~": "d", ":ₛ": "s", ":ₐ": "a", "=": "r", "=~": "d", "=ₛ": "s", "=ₐ": "a"}
+
+
+def _alpha(t: Term, k: int = 0) -> Term:
+    """``t`` with its bound variables renamed by depth (``Expr.eqv`` compares terms up to their names)."""
+    if type(t) is not tuple:
+        return t
+    if t and t[0] in ("∀", "∃", "fun"):
+        return (t[0], "", _alpha(t[2], k), _alpha(subst(t[3], t[1], ("var", f"#{k}")), k + 1))
+    return tuple(_alpha(c, k) if type(c) is tuple else c for c in t)
+
+
+def _reducible(t: Term) -> Term:
+    """``t`` with the reducible definitions unfolded that Lean's reducible ``isDefEq`` sees through:
+    ``a > b`` is ``b < a``, ``a ≥ b`` is ``b ≤ a`` (``GT.gt``, ``GE.ge``), ``a ≠ b`` is ``¬a = b`` (``Ne``)."""
+    if type(t) is not tuple or not t:
+        return t
+    h = t[0]
+    if h in (">", "≥") and len(t) == 4:
+        return ("<" if h == ">" else "≤", t[1], _reducible(t[3]), _reducible(t[2]))
+    if h == "≠" and len(t) == 4:
+        return ("¬", ("=", t[1], _reducible(t[2]), _reducible(t[3])))
+    return tuple(_reducible(c) if type(c) is tuple else c for c in t)
+
+
+def _guard_eq(kind: str, a: Term, b: Term) -> bool:
+    """Lean's ``MatchKind.isEq``, never more permissive: syntactic and alpha equality up to bound names,
+    reducible defeq up to the reducible unfoldings above, default defeq as the simulator's ``defeq`` (which
+    unfolds less than Lean's)."""
+    if kind in ("s", "a"):
+        return _alpha(a) == _alpha(b)
+    if kind == "r":
+        return _alpha(_reducible(a)) == _alpha(_reducible(b))
+    return defeq(a, b)
+
+
+@builtin("guard_hyp")
+def _guard_hyp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``guard_hyp h : t`` (``:~``, ``:ₛ``, ``:ₐ``): checks the type of ``h`` (Lean core's ``evalGuardHyp``);
+    the value forms (``:= v``) are for ``let`` locals, which the simulator has none of."""
+    ts = syn.stream(1)
+    h = ts.tok
+    if h.kind != "ident":
+        raise TacticError(f"unexpected token '{h.text}'; expected term", h.start, h.end)
+    ts.advance()
+    ty = goal.hyp(h.text)
+    if ty is None:
+        raise TacticError(f"Unknown identifier `{h.text}`", h.start, h.end)
+    if ts.tok.kind == "sym" and ts.tok.text in _GUARD_KINDS and ts.tok.text.startswith(":"):
+        kind = _GUARD_KINDS[ts.advance().text]
+        want_syn = parse_term(ts, 0)
+        el = ctx.elaborator(goal)
+        want = el.elab_prop(want_syn) if is_prop_type(ty) else el.elab_type(want_syn)
+        if not _guard_eq(kind, want, ty):
+            raise TacticError(
+                f"hypothesis {h.text} has type\n  {pretty(ty, goal.ascii)}\nnot\n  {pretty(want, goal.ascii)}"
+            )
+    if ts.tok.kind == "sym" and ts.tok.text.startswith(":="):
+        raise TacticError(f"{h.text} is not a let binding", ts.tok.start, ts.tok.end)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    return [goal]
+
+
+@builtin("guard_target")
+def _guard_target(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``guard_target = t`` (``=~``, ``=ₛ``, ``=ₐ``): checks the target (Lean core's ``evalGuardTarget``)."""
+    ts = syn.stream(1)
+    if not (ts.tok.kind == "sym" and ts.tok.text in _GUARD_KINDS and ts.tok.text.startswith("=")):
+        raise TacticError("unexpected token; expected '='", ts.tok.start, ts.tok.end)
+    kind = _GUARD_KINDS[ts.advance().text]
+    want_syn = parse_term(ts, 0)
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    t = goal.target
+    el = ctx.elaborator(goal)
+    want = el.elab_prop(want_syn) if is_prop_type(t) else el.elab_type(want_syn)
+    if not _guard_eq(kind, want, t):
+        raise TacticError(
+            f"target of main goal is\n  {pretty(t, goal.ascii)}\nnot\n  {pretty(want, goal.ascii)}"
+        )
+    return [goal]
+
+
+@builtin("revert")
+def _revert(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``revert x h …`` (Lean core's ``revert``): the locals named, and every local whose type mentions one of
+    them, leave the context and become ``∀``/``→`` binders of the target, in context order."""
+    names = syn.toks[1:]
+    if not names:
+        raise TacticError("unexpected end of input; expected identifier", syn.end, syn.end)
+    chosen: set[str] = set()
+    for tok in names:
+        if tok.kind != "ident":
+            raise TacticError(f"unexpected token '{tok.text}'; expected identifier", tok.start, tok.end)
+        fid = goal.find(tok.text)
+        if fid is None:
+            raise TacticError(f"Unknown identifier `{tok.text}`", tok.start, tok.end)
+        chosen.add(fid)
+    # the dependents come along (Lean's `MVarId.revert` collects the forward dependencies)
+    for fid, ty in goal.hyps:
+        if fid not in chosen and free_vars(ty) & chosen:
+            chosen.add(fid)
+    target = goal.target
+    for fid, ty in reversed(goal.hyps):
+        if fid not in chosen:
+            continue
+        if is_prop_type(ty) and fid not in free_vars(target):
+            target = ("→", ty, target)
+        elif not is_prop_type(ty):
+            x = user_name(fid)
+            target = ("∀", x, ty, subst(target, fid, ("var", x)))
+        else:
+            raise TacticError(
+                f"`revert` of `{user_name(fid)}`, which the target mentions, is outside the simulator's subset"
+            )
+    hyps = tuple((n, t) for n, t in goal.hyps if n not in chosen)
+    return [Goal(hyps, target, goal.tag, goal.ascii)]
+
+
+@builtin("suffices")
+def _suffices(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
+    """``suffices h : t from e`` / ``suffices h : t by tac`` (Lean core's ``suffices``, ``this`` when ``h :``
+    is left out): ``e`` (or ``tac``) proves the goal with ``h : t`` added, and the goal becomes ``t``."""
+    ts = syn.stream(1)
+    name = "this"
+    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
+        name = ts.advance().text
+        ts.advance()
+    if ts.tok.kind == "eof":
+        raise TacticError("unexpected end of input; expected term", syn.end, syn.end)
+    p = ctx.elaborator(goal).elab_prop(parse_term(ts, 0))
+    if ts.is_word("from"):
+        ts.advance()
+        body = parse_term(ts, 0)
+    elif ts.is_word("by"):
+        body = parse_term(ts, 0)
+    else:
+        raise TacticError(
+            "unexpected end of input; expected 'by' or 'from'"
+            if ts.tok.kind == "eof"
+            else f"unexpected token '{ts.tok.text}'; expected 'by' or 'from'",
+            ts.tok.start,
+            ts.tok.end,
+        )
+    if ts.tok.kind != "eof":
+        raise TacticError(
+            f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
+        )
+    ProofChecker(goal.add_hyp(name, p), ctx).check(body, goal.target)
+    return [goal.with_target(p).with_tag(None)]
+
+
 @builtin("specialize")
 def _specialize(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     term = _term_arg(syn)
@@ -607,7 +1179,14 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
     bang = syn.name == "by_contra!"
     name = "this" if bang else "h✝"
-    if ts.tok.kind == "ident":
+    pat: Pat | None = None
+    if bang and ts.tok.kind != "eof" and not ts.is_sym(":"):
+        # Mathlib's `by_contra! pat : ty` takes an rcases pattern (`rcasesPatMed`): it is
+        # `by_contra h; push_neg at h; revert h; rintro pat` (Mathlib/Tactic/ByContra.lean)
+        pat = parse_rcases_pat(ts)
+        if pat.kind == "name" and pat.args[0] != "_":
+            name, pat = pat.args[0], None
+    elif ts.tok.kind == "ident":
         name = ts.advance().text
     t = goal.target
     neg = t[1] if t[0] == "¬" else ("¬", t)
@@ -616,7 +1195,7 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         ts.advance()
         ascribed = ctx.elaborator(goal).elab_prop(parse_term(ts, 0))
     if ts.tok.kind != "eof":
-        raise TacticError(f"`{syn.text}` (an rcases pattern) is outside the simulator's subset", ts.tok.start)
+        raise TacticError(f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start)
     if bang:
         from lean_gym.sim.simp import push_neg_term
 
@@ -631,7 +1210,11 @@ def _by_contra(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 )
             neg = ascribed
     ctx.use_standard_axioms() if t[0] != "¬" else None
-    return [goal.add_hyp(name, neg).with_target(FALSE)]
+    if pat is None:
+        return [goal.add_hyp(name, neg).with_target(FALSE)]
+    since = mark(ctx)
+    g, v = goal.with_target(FALSE).add_local("_h", neg)
+    return destruct_hyp(g, v[1], pat, ctx) or close_cases(goal, since, ctx)
 
 
 def _negation(p: Term) -> Term:
@@ -789,40 +1372,3 @@ def _ext(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     raise TacticError(
         f"Tactic `{syn.name}` failed: no applicable extensionality theorem found for\n  {pretty(goal.target, goal.ascii)}"
     )
-
-
-@builtin("exact_mod_cast", "assumption_mod_cast")
-def _exact_mod_cast(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
-    from lean_gym.sim.simp import cast_normalize
-
-    target = cast_normalize(goal.target)
-    normal = goal.with_target(target)  # what norm_cast makes of the goal (trusted)
-    if syn.name == "assumption_mod_cast":
-        for n, t in goal.hyps:
-            if is_prop_type(t) and defeq(cast_normalize(t), target):
-                return close_from(goal, normal, Rewrote("norm_cast", cast_normalize(t), n), ctx)
-        raise TacticError("assumption_mod_cast failed")
-    got = _check_mod_cast(ProofChecker(goal, ctx), _term_arg(syn), goal.target)
-    # the normalised goal with the term's normalised type as a local (the term's type is the checker's)
-    derived, this = normal.add_local("this", got)
-    return close_from(goal, derived, Rewrote("norm_cast", got, this[1]), ctx)
-
-
-def _check_mod_cast(pc: ProofChecker, term: Syn, expected: Term) -> Term:
-    """``exact_mod_cast e`` and the term ``mod_cast e``: ``e``'s type and ``expected`` agree after norm_cast."""
-    from lean_gym.sim.simp import cast_normalize
-
-    target = cast_normalize(expected)
-    p = pc.infer(term)
-    if defeq(cast_normalize(p), target):
-        return cast_normalize(p)
-    raise TacticError(
-        f"Type mismatch: the normalized type\n  {pretty(cast_normalize(p), pc.goal.ascii)}\ndoes not match the normalized goal\n  {pretty(target, pc.goal.ascii)}"
-    )
-
-
-def _mod_cast_macro(pc: ProofChecker, term: Syn, expected: Term) -> None:
-    _check_mod_cast(pc, term, expected)
-
-
-TERM_MACROS["mod_cast"] = _mod_cast_macro

@@ -24,7 +24,7 @@ from lean_gym.sim.terms import TRUE, Term
 __all__: list[str] = []
 
 _BINARY = frozenset({"+", "-", "*", "/", "%", "^", "=", "≠", "<", "≤", ">", "≥", "∣"})
-_DOMAIN = ("ℕ", "ℤ", "ℚ", "ℝ")
+_DOMAIN = ("ℕ", "ℤ", "ℚ", "ℝ", "ℂ")  # the commutative rings `ring` normalises
 
 
 def _outside(what: str, syn: TacSyntax | None = None) -> TacticError:

@@ -38,7 +38,7 @@ from lean_gym.sim.terms import (
 )
 from lean_gym.sim.unify import defeq
 
-__all__ = ["clear_local", "subst_eq"]
+__all__ = ["Pat", "clear_local", "destruct_hyp", "parse_rcases_pat", "subst_eq"]
 
 
 def _pp(goal: Goal, t: Term) -> str:
@@ -106,6 +106,19 @@ def _parse_pat(ts: TokenStream) -> Pat:
         ts.advance()
         alts.append(_parse_pat_atom(ts))
     return alts[0] if len(alts) == 1 else Pat("alts", tuple(alts))
+
+
+def parse_rcases_pat(ts: TokenStream) -> Pat:
+    """An ``rcasesPatMed`` at ``ts``: patterns separated by ``|`` (``h``, ``⟨a, b⟩``, ``ha | hb``, ``rfl``)."""
+    return _parse_pat(ts)
+
+
+def destruct_hyp(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal]:
+    """Destructure the local ``hname`` of ``goal`` with ``pat``, as ``rcases``/``rintro`` do (the names the
+    pattern leaves unnamed become inaccessible). A case closed on the way (``⟨⟩`` on ``False``) is closed
+    through the kernel; the caller closes ``goal`` with :func:`~lean_gym.sim.kernel.close_cases` when no
+    goal is left."""
+    return _finish_names(_destruct(goal, hname, pat, ctx))
 
 
 def _parse_typed_pat(ts: TokenStream) -> Pat:
@@ -211,6 +224,14 @@ def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal
     if k == "tuple":
         items = list(pat.args)
         if not items:
+            # `⟨⟩` is `cases` with every field unnamed (Lean's `RCases`): an equation is substituted, `False`
+            # has no case, a conjunction or an existential is split into inaccessible fields
+            if ty == FALSE:
+                return close(goal, Contradiction(fid), ctx)
+            if ty[0] == "=" and any(side[0] == "fvar" for side in ty[2:4]):
+                return subst_eq(goal, fid, ctx)
+            if ty[0] in ("∧", "∃"):
+                return _destruct(goal, fid, Pat("tuple", (Pat("name", ("_",)), Pat("name", ("_",)))), ctx)
             return [goal]
         if len(items) == 1:
             return _destruct(goal, fid, items[0], ctx)
@@ -250,8 +271,24 @@ def _destruct(goal: Goal, hname: str, pat: Pat, ctx: TacticContext) -> list[Goal
             return _destruct(g1, v1[1], alts[0], ctx) + _destruct(g2, v2[1], rest, ctx)
         if ty == FALSE:
             return close(goal, Contradiction(fid), ctx)
+        if ty == type_term("ℕ"):
+            return _destruct_nat(goal, fid, alts, ctx)
         return _destruct(goal, fid, alts[0], ctx)
     raise TacticError("rcases: unsupported pattern")
+
+
+def _destruct_nat(goal: Goal, fid: str, alts: list[Pat], ctx: TacticContext) -> list[Goal]:
+    """``rcases n with p₀ | p₁ | …`` on ``n : ℕ`` (Lean's ``RCases.processConstructors``): ``zero`` takes
+    ``p₀`` (it has no field), ``succ`` the rest as the pattern of its field, which splits again when that is
+    an alternative too (``_ | ⟨⟩ | z``: ``0``, ``0 + 1``, ``z + 1 + 1``). ``n`` is replaced in the target and
+    in the hypotheses that mention it, as ``cases`` does."""
+    if alts[0].kind not in ("name", "clear") and not (alts[0].kind == "tuple" and not alts[0].args):
+        raise TacticError("an rcases pattern on `0` with fields is outside the simulator's Lean subset")
+    before = {n for n, _ in goal.hyps}
+    zero, succ = _nat_cases(goal, fid, with_ih=False)
+    field = next(n for n, t in succ.hyps if n not in before and t == type_term("ℕ"))
+    rest = alts[1] if len(alts) == 2 else Pat("alts", tuple(alts[1:]))
+    return [zero, *_destruct(succ, field, rest, ctx)]
 
 
 def clear_local(goal: Goal, fid: str) -> Goal:
@@ -323,6 +360,10 @@ def _target_hyp(goal: Goal, syn: Syn, ctx: TacticContext) -> tuple[Goal, str]:
 @_closing_cases
 def _rcases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
+        # `rcases h : e with pat`: `e` generalized with `h : e = x` (Lean's `generalizeExceptFVar`)
+        goal, inner = _generalized(goal, syn, ts, ctx)
+        return _rcases(goal, inner, ctx)
     term = parse_term(ts, 0)
     pat = Pat("name", ("_",))
     if ts.is_word("with"):
@@ -476,10 +517,45 @@ def _run_alternatives(
     return []
 
 
+def _abstract(t: Term, e: Term, x: Term) -> Term:
+    """``t`` with every occurrence of the closed-over term ``e`` (made of locals and constants) replaced by
+    ``x``, up to syntax (Lean's ``kabstract`` matches up to instances: it finds at least these)."""
+    if t == e:
+        return x
+    if type(t) is not tuple:
+        return t
+    return tuple(_abstract(c, e, x) if type(c) is tuple else c for c in t)
+
+
+def _generalize_target(goal: Goal, hname: str, ts: TokenStream, ctx: TacticContext) -> tuple[Goal, str]:
+    """``h : e`` as a ``cases``/``induction`` target (Lean's ``generalizeExceptFVar``, as
+    ``generalize h : e = x``): a new local ``x`` replaces ``e`` in the target, with ``h : e = x``; the
+    returned id is ``x``'s. The simulator takes natural-number terms ``e`` only."""
+    term = parse_term(ts, 0)
+    e = ctx.elaborator(goal).elab_arith(term, "ℕ")
+    g, xv = goal.add_local("x✝", type_term("ℕ"))
+    g = g.add_hyp(hname, ("=", "ℕ", e, xv)).with_target(_abstract(goal.target, e, xv))
+    return g, xv[1]
+
+
+def _generalized(goal: Goal, syn: TacSyntax, ts: TokenStream, ctx: TacticContext) -> tuple[Goal, TacSyntax]:
+    """``tac h : e rest`` (``ts`` at ``h``) as ``tac x rest`` on the goal where ``e`` is generalized to the new
+    local ``x`` (see :func:`_generalize_target`)."""
+    hname = ts.advance().text
+    ts.advance()
+    goal, fid = _generalize_target(goal, hname, ts, ctx)
+    x_tok = Token("ident", fid, syn.start, syn.start, 0, 0, False)
+    return goal, TacSyntax(syn.name, (syn.toks[0], x_tok, *ts.toks[ts.i : -1]), syn.src, syn.start, syn.end)
+
+
 @builtin("induction", "induction'")
 @_closing_cases
 def _induction(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
+        # `induction' h : e`: generalize `e` (Mathlib's `elabCasesTargets`), then induction on the new local
+        goal, inner = _generalized(goal, syn, ts, ctx)
+        return _induction(goal, inner, ctx)
     if ts.tok.kind != "ident" or goal.hyp(ts.tok.text) is None:
         raise TacticError("the simulator's `induction` takes a variable: `induction n`", syn.start, syn.end)
     x = ts.advance().text
@@ -545,6 +621,9 @@ def _generalizing_refused(goal: Goal, x: str, ts: TokenStream) -> None:
 @_closing_cases
 def _cases(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ts = syn.stream(1)
+    if ts.tok.kind == "ident" and ts.peek().kind == "sym" and ts.peek().text == ":":
+        goal, inner = _generalized(goal, syn, ts, ctx)
+        return _cases(goal, inner, ctx)
     term = parse_term(ts, 0)
     names: list[str] = []
     if term.kind == "ident" and goal.hyp(term.args[0]) == type_term("ℕ"):

@@ -441,6 +441,20 @@ class TacticContext:
     def elaborator(self, goal: Goal) -> Elaborator:
         return Elaborator(self.env, goal.lctx(), goal.fvars())
 
+    @contextlib.contextmanager
+    def uncharged(self) -> Iterator[None]:
+        """Run a block without spending heartbeats or recording memo entries: for the simulator's own
+        re-runs of work Lean does once (the block's procedures keep their own work budgets)."""
+        saved = self.heartbeats, self.memo_frames, self._limit
+        self.memo_frames = []
+        self._limit = 1 << 62
+        outer = set_work_meter(None)
+        try:
+            yield
+        finally:
+            set_work_meter(outer)
+            self.heartbeats, self.memo_frames, self._limit = saved
+
     def snapshot(self) -> tuple[int, int, frozenset[str], bool, bool]:
         return (
             len(self.sorries),
@@ -537,6 +551,7 @@ _PATTERN_TACTICS = {
     "induction'",
     "rintros",
     "match",
+    "by_contra!",
 }
 _COMBINATORS = {
     "first",
@@ -778,7 +793,15 @@ def parse_block(src: Source, start: int, end: int, outer_col: int = -1) -> Node:
     """
     toks = tokenize(src.text, src, start, end)
     bp = BlockParser(src, toks)
-    node = bp.parse_seq(outer_col)
+    first = bp.tok
+    if first.kind == "sym" and first.text == "{":
+        # `by { tacs }`: Lean's `tacticSeqIndentGt` tries `tacticSeqBracketed` first, and only the indented
+        # sequence has the column check, so the `{` may sit at any column (`:=` then `by {` at column 0,
+        # tests/lean/run/induction1.lean); the block is that one bracketed sequence
+        brace = bp._parse_one(-1, ())
+        node = Node("seq", brace.start, brace.end, children=[brace])
+    else:
+        node = bp.parse_seq(outer_col)
     if bp.tok.kind != "eof":
         t = bp.tok
         raise ParseError(f"unexpected token '{t.text}'; expected command", t.start, t.end)
@@ -1164,8 +1187,6 @@ UNMODELLED_CORE_TACTICS = frozenset(
         "rw?",
         "grind",
         "guard_expr",
-        "guard_hyp",
-        "guard_target",
         "with_reducible",
         "with_reducible_and_instances",
         "with_unfolding_all",

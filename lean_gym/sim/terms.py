@@ -50,13 +50,16 @@ __all__ = [
     "ARITH_OPS",
     "FALSE",
     "FVAR_SEP",
+    "LIST_NIL",
     "MAX_NUMERAL_DIGITS",
     "NUM_TYPES",
+    "ORDERED_TYPES",
     "PROP",
     "REL_OPS",
     "TRUE",
     "NumeralTooLarge",
     "Term",
+    "beta",
     "canonical_id",
     "check_numeral",
     "const_names",
@@ -64,6 +67,8 @@ __all__ = [
     "fvar_mark",
     "fvar_serial",
     "is_prop_type",
+    "list_cons",
+    "list_items",
     "mk_num",
     "new_fvar",
     "num_value",
@@ -83,8 +88,11 @@ __all__ = [
 
 Term = tuple[Any, ...]
 
-NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
-NUM_RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3}
+NUM_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ", "ℂ")
+NUM_RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3, "ℂ": 4}
+ORDERED_TYPES = ("ℕ", "ℤ", "ℚ", "ℝ")
+"""The number types with an order: ``ℂ`` has none in Mathlib unless ``open ComplexOrder`` (its partial
+order is a scoped instance), so ``<``, ``≤`` and ``|·|`` on it are not elaborated."""
 ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "^"})
 REL_OPS = frozenset({"=", "≠", "<", "≤", ">", "≥", "∣"})
 LOGIC_BIN = frozenset({"∧", "∨", "→", "↔"})
@@ -272,6 +280,24 @@ def subst(t: Term, name: str, val: Term) -> Term:
     """
     fv = free_vars(val)
     return _subst(t, name, val, fv)
+
+
+def beta(t: Term) -> Term:
+    """``t`` with every application of a ``fun`` to arguments reduced (``(fun x => x + 1) n`` is ``n + 1``):
+    Lean's beta reduction, a definitional equality."""
+    if type(t) is not tuple or not t:
+        return t
+    h = t[0]
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry"):
+        return t
+    if h == "app":
+        f = beta(t[1])
+        args = tuple(beta(a) for a in t[2])
+        while f[0] == "fun" and args:
+            f, args = beta(subst(f[3], f[1], args[0])), args[1:]
+        return f if not args else ("app", f, args)
+    out = tuple(beta(c) if type(c) is tuple else c for c in t)
+    return out if out != t else t
 
 
 def const_names(t: Term) -> set[str]:
@@ -535,7 +561,7 @@ def pretty(t: Term, ascii_types: bool = False, names: dict[str, str] | None = No
     return _pp(t, 0, True, ascii_types, names)
 
 
-_ASCII = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}
+_ASCII = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real", "ℂ": "Complex"}
 
 
 _FIELD_NOTATION = frozenset(
@@ -570,6 +596,26 @@ def _collect_binders_nopred(t: Term, head: str) -> tuple[list[tuple[str, Term]],
     return binders, t
 
 
+LIST_NIL: Term = ("const", "List.nil")
+"""``[]`` (``List.nil``); a list is a chain of :func:`list_cons` ending in it or in a list-valued term."""
+
+
+def list_cons(head: Term, tail: Term) -> Term:
+    """``head :: tail`` (``List.cons``)."""
+    return ("app", ("const", "List.cons"), (head, tail))
+
+
+def list_items(t: Term) -> list[Term] | None:
+    """The elements of a literal list (a ``List.cons`` chain ending in ``[]``), else ``None``."""
+    out: list[Term] = []
+    while t != LIST_NIL:
+        if not (t[0] == "app" and t[1] == ("const", "List.cons") and len(t[2]) == 2):
+            return None
+        out.append(t[2][0])
+        t = t[2][1]
+    return out
+
+
 def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None) -> str:
     h = t[0]
     if h == "fvar":
@@ -579,6 +625,8 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
             if shown is not None:
                 return shown
         return user_name(fid)
+    if t == LIST_NIL:
+        return "[]"
     if h == "var" or h == "const":
         return t[1]
     if h == "num":
@@ -641,8 +689,13 @@ def _pp(t: Term, prec: int, trailing: bool, at: bool, nm: dict[str, str] | None)
         return _paren(s, prec > 67 and not trailing)  # a trailing binder notation needs no parentheses
     if h == "app" and t[1][0] == "const" and t[1][1] in _PROJECTIONS and len(t[2]) == 1:
         return _pp(t[2][0], MAX + 1, False, at, nm) + "." + _PROJECTIONS[t[1][1]]
-    if h == "app" and t[1] == ("const", "List.lit"):
-        return "[" + ", ".join(_pp(a, 0, True, at, nm) for a in t[2]) + "]"
+    if h == "app" and t[1] == ("const", "List.cons") and len(t[2]) == 2:
+        items = list_items(t)
+        if items is not None:
+            return "[" + ", ".join(_pp(a, 0, True, at, nm) for a in items) + "]"
+        # `infixr:67 " :: "`: the head at 68, the tail at 67
+        s = f"{_pp(t[2][0], 68, False, at, nm)} :: {_pp(t[2][1], 67, trailing or prec > 67, at, nm)}"
+        return _paren(s, prec > 67)
     if h == "app" and t[1][0] == "const" and t[1][1] in _FIELD_NOTATION and t[2] and t[2][0][0] != "num":
         # generalized field notation, as Lean prints these (`x.log`, `(x * y).cos`, `(↑w).log`, `p.Prime`,
         # `b.logb 8`); a literal receiver keeps the full name (`Real.log 2`)

@@ -46,6 +46,30 @@ def canon(t: Term) -> Term:
     return tuple(canon(c) if type(c) is tuple else c for c in t)
 
 
+@lru_cache(maxsize=1 << 15)
+def canon_reducible(t: Term) -> Term:
+    """:func:`canon` without reading ``a < b`` on ℕ/ℤ as ``a + 1 ≤ b``: that unfolds ``Nat.lt``/``Int.lt``,
+    which are not reducible, so simp's matching (up to reducible defeq, indexed by the head symbol) never
+    sees a ``<`` as a ``≤``."""
+    h = t[0]
+    if h in ("<", ">", "≥"):
+        a, b = (t[3], t[2]) if h in (">", "≥") else (t[2], t[3])
+        return ("≤" if h == "≥" else "<", t[1], canon_reducible(a), canon_reducible(b))
+    if h == "≠":
+        return ("→", ("=", t[1], canon_reducible(t[2]), canon_reducible(t[3])), FALSE)
+    if h == "¬":
+        return ("→", canon_reducible(t[1]), FALSE)
+    if h in ("∀", "∃", "fun"):
+        return (h, "", canon_reducible(t[2]), canon_reducible(_bound_rename(t)))
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return t
+    if h == "app":
+        if t[1] == ("const", "Nat.succ") and len(t[2]) == 1:
+            return _succ(canon_reducible(t[2][0]), "ℕ")
+        return ("app", canon_reducible(t[1]), tuple(canon_reducible(a) for a in t[2]))
+    return tuple(canon_reducible(c) if type(c) is tuple else c for c in t)
+
+
 def _succ(a: Term, ty: str) -> Term:
     """``a + 1``, folded when ``a`` is a numeral (Lean's literal arithmetic is definitional)."""
     if a[0] == "num" and isinstance(a[2], int) and numeral_fits(a[2] + 1):
@@ -108,11 +132,11 @@ def instantiate(t: Term, asg: dict[str, Term | str]) -> Term:
         if h == "num" and isinstance(t[1], str) and t[1].startswith("?"):
             ty = asg.get(t[1])
             if isinstance(ty, str):
-                return ("num", ty, t[2])
+                return ("num", resolve_type_name(ty, asg), t[2])
         if h == "type" and t[1].startswith("?"):
             ty = asg.get(t[1])
             if isinstance(ty, str):
-                return ("type", ty)
+                return ("type", resolve_type_name(ty, asg))
         return t
     if h == "app":
         return ("app", instantiate(t[1], asg), tuple(instantiate(a, asg) for a in t[2]))
@@ -121,74 +145,199 @@ def instantiate(t: Term, asg: dict[str, Term | str]) -> Term:
         if type(c) is tuple:
             out.append(instantiate(c, asg))
         elif type(c) is str and c.startswith("?") and c in asg and isinstance(asg[c], str):
-            out.append(asg[c])
+            out.append(resolve_type_name(c, asg))
         else:
             out.append(c)
     return tuple(out)
 
 
-def match(pat: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False) -> bool:
+def match(
+    pat: Term,
+    t: Term,
+    asg: dict[str, Term | str],
+    offsets: bool = False,
+    reducible: bool = False,
+    flex: frozenset[str] = frozenset(),
+) -> bool:
     """First-order matching of ``pat`` (with metavariables) against ``t``; extends ``asg`` on success.
 
     With ``offsets``, a pattern ``p + k`` over ℕ (``k`` a numeral) also matches a numeral ``m ≥ k``, ``p``
-    matching ``m - k``: Lean's ``isDefEq`` solves ``?n + 2 =?= 20`` (Nat offset unification), as
-    ``apply`` sees it (Aesop's test ``AesopTest/Aesop.lean`` applies ``Even n → Even (n + 2)`` to
-    ``Even 20``). Simp's matching does not use it.
+    matching ``m - k``, and a term ``u + k'`` with ``k' ≥ k``, ``p`` matching ``u + (k' - k)``: Lean's
+    ``isDefEq`` solves ``?n + 2 =?= 20`` (``isDefEqOffsetNat``), as ``apply`` sees it (Aesop's test
+    ``AesopTest/Aesop.lean`` applies ``Even n → Even (n + 2)`` to ``Even 20``) and as simp does (its
+    discrimination tree indexes an offset ``n + k`` as a wildcard and leaves it to ``isDefEq``:
+    ``simp_all`` rewrites ``a 100`` with ``h : ∀ n, a (n + 2) = …``, SATP's minimal proof of
+    mathd_numbertheory_483).
+
+    With ``reducible``, both sides are compared in :func:`canon_reducible` form (simp's matching: a ``<``
+    on ℕ/ℤ is never a ``≤``).
+
+    ``flex`` names metavariables of ``t`` that may be assigned too (first-order unification): those of a
+    term elaborated with its ``_`` arguments left open (``apply le_trans _ (le_refl _)``, where Lean's
+    unifier fixes the argument of ``le_refl`` from the goal). A pattern metavariable already assigned a
+    term with metavariables is unified with ``t`` through that term; every assignment passes an occurs
+    check. Type metavariables (``?α…`` strings) resolve through chains of such assignments.
 
     On failure ``asg`` may hold partial assignments: callers pass a copy.
     """
-    return _match(canon(pat), canon(t), asg, offsets)
+    if reducible:
+        return _match(canon_reducible(pat), canon_reducible(t), asg, offsets, canon_reducible, flex)
+    if _generic_lt(pat):
+        # a `<` whose type is still a metavariable cannot be unfolded to `+ 1 ≤` as ℕ's and ℤ's are:
+        # unify it with the term's `<` first, as Lean's unifier does (structurally, before unfolding)
+        trial = dict(asg)
+        if _match(canon_reducible(pat), canon_reducible(t), trial, offsets, canon_reducible, flex):
+            asg.update(trial)
+            return True
+    return _match(canon(pat), canon(t), asg, offsets, canon, flex)
 
 
-def _match(p: Term, t: Term, asg: dict[str, Term | str], offsets: bool = False) -> bool:
+@lru_cache(maxsize=1 << 14)
+def _generic_lt(t: Term) -> bool:
+    """Whether ``t`` has a ``<``/``>`` at a type metavariable (a lemma over an ordered type, not applied)."""
+    h = t[0]
+    if h in ("<", ">") and type(t[1]) is str and t[1].startswith("?"):
+        return True
+    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        return False
+    if h == "app":
+        return _generic_lt(t[1]) or any(_generic_lt(a) for a in t[2])
+    return any(_generic_lt(c) for c in t[1:] if type(c) is tuple)
+
+
+def _match(
+    p: Term,
+    t: Term,
+    asg: dict[str, Term | str],
+    offsets: bool = False,
+    norm: Any = canon,
+    flex: frozenset[str] = frozenset(),
+) -> bool:
     if p is t:
         return True
     hp = p[0]
-    if offsets and hp == "+" and t[0] == "num" and p[1] == "ℕ" and t[1] == "ℕ" and p[3][0] == "num":
-        k, m = p[3][2], t[2]
-        if type(k) is int and type(m) is int and m >= k:
-            return _match(p[2], ("num", "ℕ", m - k), asg, offsets)
+    if flex and t[0] == "mvar" and t[1] in flex:
+        if p == t:
+            return True
+        cur_t = asg.get(t[1])
+        if isinstance(cur_t, str):
+            return False
+        if cur_t is not None:
+            return _match(p, norm(cur_t), asg, offsets, norm, flex)
+        if hp == "mvar" and asg.get(p[1]) is None:
+            asg[p[1]] = t  # two open metavariables: the pattern's now stands for the term's
+            return True
+        if hp != "mvar":
+            if _unassignable(t[1], p, asg):
+                return False
+            asg[t[1]] = p
+            return True
+    if offsets and hp == "+" and p[1] == "ℕ" and p[3][0] == "num" and type(p[3][2]) is int:
+        k = p[3][2]
+        if t[0] == "num" and t[1] == "ℕ":
+            m = t[2]
+            if type(m) is int and m >= k:
+                return _match(p[2], ("num", "ℕ", m - k), asg, offsets, norm, flex)
+        elif t[0] == "+" and t[1] == "ℕ" and t[3][0] == "num" and type(t[3][2]) is int and t[3][2] >= k:
+            # `?n + 2 =?= x + 5` solves `?n =?= x + 3` (Lean's `isDefEqOffsetNat`)
+            rest = t[2] if t[3][2] == k else ("+", "ℕ", t[2], ("num", "ℕ", t[3][2] - k))
+            return _match(p[2], rest, asg, offsets, norm, flex)
     if hp == "mvar":
         name = p[1]
         cur = asg.get(name)
         if cur is None:
-            if _has_bound(t):
+            if p == t:
+                return True
+            if _unassignable(name, t, asg):
                 return False
             asg[name] = t
             return True
         if isinstance(cur, str):
             return False
-        return canon(cur) == t
+        if _has_mvar_node(cur):
+            # assigned a term with metavariables of its own (an open argument's): unify through it
+            return _match(norm(cur), t, asg, offsets, norm, flex)
+        return norm(cur) == t
     if hp != t[0] or len(p) != len(t):
         return False
     if hp == "app":
         if len(p[2]) != len(t[2]):
             return False
-        if not _match(p[1], t[1], asg, offsets):
+        if not _match(p[1], t[1], asg, offsets, norm, flex):
             return False
-        return all(_match(a, b, asg, offsets) for a, b in zip(p[2], t[2]))
+        return all(_match(a, b, asg, offsets, norm, flex) for a, b in zip(p[2], t[2]))
     for a, b in zip(p[1:], t[1:]):
         if type(a) is tuple:
-            if type(b) is not tuple or not _match(a, b, asg, offsets):
+            if type(b) is not tuple or not _match(a, b, asg, offsets, norm, flex):
                 return False
-        elif type(a) is str and a.startswith("?") and type(b) is str:
-            cur = asg.get(a)
-            if cur is None:
-                asg[a] = b
-            elif cur != b:
+        elif type(a) is str and type(b) is str and (a.startswith("?") or (flex and b in flex)):
+            if not _unify_type_names(a, b, asg, flex):
                 return False
         elif a != b:
             return False
     return True
 
 
-def _has_bound(t: Term) -> bool:
+def _unify_type_names(a: str, b: str, asg: dict[str, Term | str], flex: frozenset[str]) -> bool:
+    """A pattern's type name ``a`` (a type metavariable ``?…`` or a type) against ``t``'s ``b``."""
+    a, b = resolve_type_name(a, asg), resolve_type_name(b, asg)
+    if a == b:
+        return True
+    if a.startswith("?") and a not in asg:
+        asg[a] = b
+        return True
+    if flex and b in flex and b not in asg:
+        asg[b] = a
+        return True
+    return False
+
+
+def resolve_type_name(s: str, asg: dict[str, Term | str]) -> str:
+    """``s`` with type-metavariable assignments followed to their end."""
+    for _ in range(64):
+        if not s.startswith("?"):
+            return s
+        nxt = asg.get(s)
+        if not isinstance(nxt, str) or nxt == s:
+            return s
+        s = nxt
+    return s
+
+
+def _has_mvar_node(t: Term) -> bool:
     stack = [t]
+    while stack:
+        u = stack.pop()
+        if u[0] == "mvar":
+            return True
+        if u[0] == "app":
+            stack.append(u[1])
+            stack.extend(u[2])
+        else:
+            for c in u[1:]:
+                if type(c) is tuple:
+                    stack.append(c)
+    return False
+
+
+def _unassignable(name: str, t: Term, asg: dict[str, Term | str]) -> bool:
+    """Whether ``t`` cannot be the value of metavariable ``name``: it mentions a bound variable of the
+    enclosing term (``#k``), or ``name`` itself, also through the assignments of its metavariables (the
+    occurs check). One pass over ``t``."""
+    stack = [t]
+    seen: set[str] = set()
     while stack:
         u = stack.pop()
         if u[0] == "var":
             if u[1].startswith("#"):
                 return True
+        elif u[0] == "mvar":
+            if u[1] == name:
+                return True
+            v = asg.get(u[1])
+            if isinstance(v, tuple) and u[1] not in seen:
+                seen.add(u[1])
+                stack.append(v)
         elif u[0] == "app":
             stack.append(u[1])
             stack.extend(u[2])
