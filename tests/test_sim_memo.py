@@ -517,6 +517,7 @@ def test_split_header_read_from_the_first_line_agrees_with_the_whole_reading(mon
         "set_option a 1",
     ]
     parts = [*ALPHABET, "set_option", "import", "open", " in", " A.B", " 1", " maxHeartbeats", "theorem"]
+    parts += ['"', '"s"', 's!"{x}"']  # string literals: the first line is read alone, the rest need not be
     rng = random.Random(14)
     texts = [
         "set_option maxHeartbeats 200000 in\ntheorem t : True := by\n  aesop\n",
@@ -565,3 +566,96 @@ def test_the_whole_conformance_corpus_is_answered_the_same_with_and_without_the_
     checks = [(c.header, c.code) for c in load_cases(kinds=("command",))]
     assert len(checks) > 2000
     _assert_same(checks, orders=("forward", "shuffled"), history=False)
+
+
+def test_a_text_read_line_by_line_gives_the_tokens_of_the_whole_reading() -> None:
+    # the simulator's tokens of a text that reads line by line are placed from each line's remembered
+    # reading (comments dropped, field indices glued within the line): they must be the tokens the lexer's
+    # whole reading gives (`_tokenize` with an explicit end reads the text whole), read once and again
+    read = 0
+    for _, text in _random_texts(15, 3000):
+        src = Source(text)
+        try:
+            want: Any = _tokenize(text, src, 0, len(text))
+        except Exception as e:
+            want = type(e).__name__ + str(e)
+        for _ in range(2):  # the second reading places the remembered line readings
+            try:
+                got: Any = _tokenize(text, src, 0, None)
+            except Exception as e:
+                got = type(e).__name__ + str(e)
+            assert got == want, text
+        read += lex_lines(text) is not None and isinstance(want, list)
+    assert read > 800
+
+
+def test_the_failure_probe_replays_exactly_what_apply_rule_would(monkeypatch) -> None:
+    # Wherever the search's probe answers that a rule fails by a remembered answer, the rule's ordinary
+    # application (on a twin of the context, from the same state) gives no expansion and charges the same
+    # heartbeats, records the same needs in the memoised runs in progress and the same axioms
+    import copy
+
+    from lean_gym.sim import aesop_apply
+    from lean_gym.sim.aesop_syntax import AesopOptions
+
+    plain = aesop_apply.FailureProbe.fails
+    seen: dict[str, int] = {}
+
+    def fails(self: Any, rule: Any) -> bool:
+        ctx = self._ctx
+        twin = copy.copy(ctx)
+        twin.memo_frames = [list(f) for f in ctx.memo_frames]
+        twin.axioms = set(ctx.axioms)
+        twin.messages, twin.sorries = list(ctx.messages), list(ctx.sorries)
+        got = plain(self, rule)
+        if got:
+            assert aesop_apply.apply_rule(rule, self._goal, twin, AesopOptions()) == []
+            assert (twin.heartbeats, twin.memo_frames, twin.axioms) == (
+                ctx.heartbeats,
+                ctx.memo_frames,
+                ctx.axioms,
+            ), rule
+            seen[rule.kind] = seen.get(rule.kind, 0) + 1
+        return got
+
+    monkeypatch.setattr(aesop_apply.FailureProbe, "fails", fails)
+    checks = _aesop_checks("test", 12, seed=16, per_goal=6) + _aesop_checks("valid", 30, seed=17)
+    _observe(checks + checks[:20], cache=True)
+    assert seen.get("tactic", 0) > 100 and seen.get("builtin", 0) > 100, seen
+
+
+def test_the_failure_probe_leaves_an_apply_rule_at_default_transparency_to_apply_rule() -> None:
+    # `(transparency! := default)` runs `apply` on the goal's unfolding (AesopTest/ApplyTransparency.lean at
+    # b5b9e2bb45ce91e4bc44eaa738c3a8910404ab82, line 29: `T := True` is proved by True.intro): a failure
+    # remembered for the same text on the folded goal (the first example's plain rule) is not its answer
+    code = (
+        "set_option aesop.smallErrorMessages true\n\ndef T := True\n\n"
+        "example : T := by\n  aesop (add safe apply True.intro)\n\n"
+        "example : T := by\n  aesop (add safe apply (transparency! := default) True.intro)\n"
+    )
+    checks = [("import Aesop", code)]
+    clear_cache()
+    want = _observe(checks, cache=False)
+    assert _errors(want[0]) == ["tactic 'aesop' failed, made no progress"]  # the first example only
+    clear_cache()
+    assert _observe(checks, cache=True) == want == _observe(checks, cache=True)
+
+
+def test_a_tactic_text_run_by_a_tactic_fails_the_same_way_parsed_once_or_afresh() -> None:
+    # tactic texts that tactics run (bound's aesop call, a closer) are parsed once per process: a text
+    # that does not parse gives the same error, at the same place, from the table as afresh
+    from lean_gym.sim.tactics import TacticError
+
+    def outcome(text: str) -> Any:
+        try:
+            return [
+                g.pretty() for g in run_tactic(goal_from_statement("(x : ℕ) : x = x"), text, TacticContext())
+            ]
+        except TacticError as e:
+            return (e.message, e.start, e.end)
+
+    for text in ("rfl", "simp [", "first | linarith | rfl", "(rfl", "exact h", "rfl rfl"):
+        with memo.caching(False):
+            want = outcome(text)
+        with memo.caching(True):
+            assert outcome(text) == want == outcome(text), text

@@ -266,20 +266,34 @@ def test_cutsat_agrees_with_brute_force_on_bounded_problems() -> None:
     names = "abc"
     xs = [Poly.var(n) for n in names]
     gained = 0
+    box = list(itertools.product(range(-5, 6), repeat=3))
     for _ in range(400):
         cs = []
+        forms = []  # each constraint as (coefficients, constant, op): the brute force reads these
         for k in range(rng.randint(2, 5)):
             co = [rng.randint(-9, 9) for _ in xs]
-            p = sum((c * x for c, x in zip(co, xs)), Poly.zero()) + rng.randint(-30, 30)
-            cs.append(Constraint(p, rng.choice(["<=", "<", "="]) if k else "<="))
-        for x in xs:
+            const = rng.randint(-30, 30)
+            p = sum((c * x for c, x in zip(co, xs)), Poly.zero()) + const
+            op = rng.choice(["<=", "<", "="]) if k else "<="
+            cs.append(Constraint(p, op))
+            forms.append((co, const, op))
+        for i, x in enumerate(xs):
             cs += [Constraint(x - 5, "<="), Constraint(-5 - x, "<=")]
+            unit = [1 if j == i else 0 for j in range(len(xs))]
+            forms += [(unit, -5, "<="), ([-u for u in unit], -5, "<=")]
 
-        def holds(c: Constraint, pt: tuple[int, ...]) -> bool:
-            v = c.poly.eval(dict(zip(names, pt)))
-            return v <= 0 if c.op == "<=" else v < 0 if c.op == "<" else v == 0
+        def holds(form: tuple[list[int], int, str], pt: tuple[int, ...]) -> bool:
+            co, const, op = form
+            v = co[0] * pt[0] + co[1] * pt[1] + co[2] * pt[2] + const
+            return v <= 0 if op == "<=" else v < 0 if op == "<" else v == 0
 
-        sat = any(all(holds(c, pt) for c in cs) for pt in itertools.product(range(-5, 6), repeat=3))
+        # the forms are the constraints (the brute force reads the forms, integer arithmetic): equal at four
+        # affinely independent points, so equal everywhere
+        for c, (co, const, op) in zip(cs, forms, strict=True):
+            assert c.op == op
+            for pt0 in ((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)):
+                assert c.poly.eval(dict(zip(names, pt0))) == sum(a * b for a, b in zip(co, pt0)) + const
+        sat = any(all(holds(f, pt) for f in forms) for pt in box)
         complete = omega(cs, None, complete=True)
         assert complete == (not sat), cs  # decides: refutes exactly the problems without a solution
         plain = omega(cs, None)

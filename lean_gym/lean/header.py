@@ -112,9 +112,12 @@ def _first_line_keeps_all(code: str) -> bool:
     every aesop check starts with). Then the loop of :func:`split_header` stops at its first token, and the
     text need not be lexed whole: read line by line (:func:`~lean_gym.lean.lexer.lex_lines`, as the
     simulator reads it too), its tokens are the whole text's; a text that does not read line by line, or
-    starts with a comment or a blank, is left to the general reading.
+    starts with a comment or a blank, is left to the general reading. Only the first line is read: where it
+    reads alone (no token runs past it, no string literal in it), its tokens are the whole text's first
+    ones, whatever the lines after it hold (the lexer never looks ahead past a line end).
     """
-    lines = lex_lines(code)
+    nl = code.find("\n")
+    lines = lex_lines(code if nl < 0 else code[:nl])
     if lines is None or not lines[0][1]:
         return False
     first = lines[0][1][0]

@@ -65,9 +65,11 @@ __all__ = [
     "NORM_MEMO",
     "NORM_STEPS",
     "Expansion",
+    "FailureProbe",
     "apply_rule",
     "builtin_proof",
     "clear_cache",
+    "failure_probe",
     "memo_step",
     "mentions",
     "parse_cached",
@@ -318,6 +320,90 @@ def tracked(
             size = 200 + 64 * sum(_nodes(g) for g in new)
             table.put(where, (cost, need, exact, answer, axioms, data), size)
     return new, data
+
+
+class FailureProbe:
+    """Replays, on one goal, the rule applications the memo tables know to fail, without the call chain of
+    :func:`apply_rule` (most rules of an expansion fail, and most failures are remembered).
+
+    :meth:`fails` answers ``True`` only where :func:`apply_rule` would have found a remembered failure and
+    replayed it: it charges exactly what that replay charges and records the same need (see
+    :func:`tracked`); anything else (a miss, a success, a budget too small for a replay, a rule of another
+    kind) answers ``False`` with no effect, and the caller runs :func:`apply_rule` as before. The key is
+    rebuilt from the context at every question (its flags, environment and axioms), as :func:`tracked`
+    builds it; only the goal's canonical form, a function of the goal object, is computed once.
+    """
+
+    __slots__ = ("_apply_texts", "_ctx", "_gkey", "_goal", "_named", "_tag")
+
+    def __init__(self, goal: Goal, ctx: TacticContext, named: dict[str, bool]) -> None:
+        self._ctx = ctx
+        self._goal = goal
+        self._gkey = _goal_key(goal)[0]
+        self._tag = goal.tag
+        self._named = named
+        self._apply_texts: dict[str, str] = {}
+
+    def fails(self, rule: Rule) -> bool:
+        """Whether ``rule`` fails on the goal by a remembered answer, replayed now (see the class)."""
+        kind = rule.kind
+        ctx = self._ctx
+        if kind == "builtin":
+            k = rule.arg
+            if k == "rfl" or k == "apply_hyps":
+                # _builtin_steps runs no tactic where the goal gives it nothing to try: no equation or
+                # iff to close, no hypothesis to apply
+                if k == "rfl" and self._goal.target[0] not in ("=", "↔"):
+                    ctx.tick(COST_BUILTIN)
+                    return True
+                if k == "apply_hyps" and not any(ty[0] in _APPLICABLE for _, ty in self._goal.hyps):
+                    ctx.tick(COST_BUILTIN)
+                    return True
+                return False
+            # _apply_builtin: its charge, then memo_step's remembered "no step"
+            if _STEPS.get((k, self._gkey, self._tag)) is not None:
+                return False
+            ctx.tick(COST_BUILTIN)
+            return True
+        if kind == "tactic":
+            text = rule.arg
+        elif kind == "apply":
+            if rule.delta:  # apply_rule may run it on the goal's unfolding (another key) and close the goal
+                return False
+            text = self._apply_texts.get(rule.arg) or self._apply_texts.setdefault(
+                rule.arg, f"apply {rule.arg}"
+            )
+        else:
+            return False
+        named = self._named.get(text)
+        if named is None:
+            name = ctx.decl_name
+            named = self._named[text] = name is not None and mentions(text, name.rsplit(".", 1)[-1])
+        if named:
+            return False  # run_sub runs it without the memo
+        # tracked's key and replay, for an answer that is a failure
+        sorry_before = ctx.hidden_sorry or "sorryAx" in ctx.axioms
+        flags = (ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before, ctx.numeral_too_large)
+        hit = _RESULTS.get((env_key(ctx.env), text, self._gkey, flags))
+        if hit is MISS or hit[3] is not None:
+            return False
+        cost, need = hit[0], hit[1]
+        if not ctx.heartbeats_left_at_least(cost if cost > need else need):
+            return False
+        ctx.tick(cost)
+        return True
+
+
+_APPLICABLE = ("→", "∀", "¬", "≠")  # the hypotheses applyHyps tries (see _builtin_steps)
+
+
+def failure_probe(goal: Goal, ctx: TacticContext, named: dict[str, bool]) -> FailureProbe | None:
+    """A :class:`FailureProbe` for ``goal``, or ``None`` where :func:`run_sub` would not use the memo at all
+    (the tables off, or ``allTactics`` recording every tactic). ``named``: the search's own record of which
+    rule texts may name the theorem being proved (filled as they are met)."""
+    if not memo_enabled() or ctx.tactic_log is not None:
+        return None
+    return FailureProbe(goal, ctx, named)
 
 
 def mentions(text: str, name: str) -> bool:
@@ -634,7 +720,7 @@ def _builtin_steps(k: str, goal: Goal, ctx: TacticContext | None) -> list[Expans
     if k == "apply_hyps" and ctx is not None:
         out: list[Expansion] = []
         for hn, ty in goal.hyps:
-            if ty[0] in ("→", "∀", "¬", "≠"):
+            if ty[0] in _APPLICABLE:
                 new = run_sub(goal, f"apply {user_name(hn)}", ctx)
                 if new is not None:
                     out.append(Expansion(new, f"apply {user_name(hn)}"))

@@ -19,6 +19,8 @@ from functools import lru_cache
 from typing import Any
 
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.memo import MISS, IdentityMemo
+from lean_gym.sim.memo import enabled as memo_enabled
 
 __all__ = [
     "COST_BUILTIN",
@@ -179,13 +181,22 @@ def nlinarith_size(goal: Goal) -> tuple[int, int]:
     return n + n * (n + 1) // 2, min(sum(sizes) + pairs, bound)
 
 
+# The measures of the goal object every rule of an expansion runs on: the caches above key on the goal's
+# value, whose hash walks the whole goal at every call.
+_MEASURES = IdentityMemo("aesop_cost.measures", 4096, per_request=True)
+
+
 def tactic_cost(text: str, goal: Goal) -> int:
     """Heartbeats charged for running tactic ``text`` as an aesop rule on ``goal`` (model of Lean's cost).
 
     Charged whether the tactic succeeds or fails: a failed ``nlinarith`` costs what its search cost.
     """
-    h, a, size = goal_measure(goal)
-    target = _term_size(goal.target)
+    m = _MEASURES.get(goal) if memo_enabled() else MISS
+    if m is MISS:
+        m = (*goal_measure(goal), _term_size(goal.target))
+        if memo_enabled():
+            _MEASURES.put(goal, m)
+    h, a, size, target = m
     at_star = "at *" in text or "[*]" in text
     head = text.split(None, 1)[0] if text.strip() else ""
     walk = size if at_star else target  # what a rewriting tactic traverses

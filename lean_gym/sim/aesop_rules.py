@@ -12,6 +12,8 @@ from typing import Any
 
 from lean_gym.sim.aesop_syntax import AesopCall, RuleSpec
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.memo import MISS, IdentityMemo
+from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.tactics import (
     TacticContext,
     TacticError,
@@ -206,10 +208,21 @@ def _builder_of(r: Rule) -> str:
     return r.kind
 
 
+# A tactic rule is a function of its clause's spec and position: specs come from the clause memo (the same
+# objects from call to call), so the rule object is kept with its spec (a frozen dataclass is slow to build).
+_TACTIC_RULES = IdentityMemo("aesop.tactic_rules", 8192)
+
+
 def _build_rule(spec: RuleSpec, i: int, goal: Goal, ctx: TacticContext, hyp_names: set[str]) -> list[Rule]:
     order = 1000 + i
     if spec.is_tactic:
-        return [Rule(f"(by {spec.term})", spec.phase, spec.priority, "tactic", spec.term, "local", order)]
+        on = memo_enabled()
+        known = _TACTIC_RULES.get(spec) if on else MISS
+        if known is MISS or known.order != order:
+            known = Rule(f"(by {spec.term})", spec.phase, spec.priority, "tactic", spec.term, "local", order)
+            if on:
+                _TACTIC_RULES.put(spec, known)
+        return [known]
     term = spec.term
     is_hyp = term in hyp_names
     decl = None if is_hyp else ctx.lookup(term)

@@ -11,15 +11,17 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from lean_gym.sim.aesop_apply import (
     NORM_MEMO,
     NORM_STEPS,
     Expansion,
+    FailureProbe,
     apply_rule,
     builtin_proof,
+    failure_probe,
     memo_step,
     mentions,
     run_sub,
@@ -42,6 +44,8 @@ from lean_gym.sim.terms import (
 )
 
 __all__ = ["AesopFailure", "AesopResult", "GNode", "RNode", "Search", "indent"]
+
+_RULE_FIELDS = tuple(f.name for f in fields(Rule))  # what a rule's equality compares
 
 # ------------------------------------------------------------------------------------------- the tree
 
@@ -123,6 +127,8 @@ class Search:
         self.fifo: deque[GNode] = deque()
         self.iteration = 1
         self.root_initial = goal
+        self.named_rules: dict[str, bool] = {}  # rule text → may it name the theorem (FailureProbe)
+        self._norm_what: tuple[str, tuple[Any, ...]] | bool | None = None  # the norm memo's key part
         self._push(self.root)
         self.simp_text = self._simp_text()
 
@@ -261,12 +267,16 @@ class Search:
             return
         if self._normalize_node(g):
             return
-        if not g.safe_done and self._run_safe(g):
+        # remembered failures are replayed without the call chain of apply_rule (see FailureProbe)
+        probe = failure_probe(g.goal, ctx, self.named_rules)
+        if not g.safe_done and self._run_safe(g, probe):
             return
         unsafe = self.rules.unsafe
         while g.unsafe_next < len(unsafe):
             rule = unsafe[g.unsafe_next]
             g.unsafe_next += 1
+            if probe is not None and probe.fails(rule):
+                continue
             exps = apply_rule(rule, g.goal, ctx, o)
             if exps:
                 for e in exps:
@@ -295,11 +305,13 @@ class Search:
             g.goal = res
         return g.proved
 
-    def _run_safe(self, g: GNode) -> bool:
+    def _run_safe(self, g: GNode, probe: FailureProbe | None) -> bool:
         """Aesop's ``runFirstSafeRule``: the safe rules in order, the first that applies committed; whether
-        one applied."""
+        one applied. ``probe``: :func:`failure_probe` of ``g``'s goal (``None``: every rule is run)."""
         g.safe_done = True
         for rule in self.rules.safe:
+            if probe is not None and probe.fails(rule):
+                continue
             exps = apply_rule(rule, g.goal, self.ctx, self.opts)
             if exps:
                 g.safe_rapp = True
@@ -329,7 +341,7 @@ class Search:
                     continue
                 if limit and done > limit:
                     return False
-                self._run_safe(g)
+                self._run_safe(g, failure_probe(g.goal, self.ctx, self.named_rules))
                 done += 1
             if g.proved:
                 continue
@@ -374,10 +386,12 @@ class Search:
         often than anything else, and a goal's normalisation is a function of the goal and of them.
         """
         ctx = self.ctx
-        if not memo_enabled() or ctx.tactic_log is not None or self._norm_names_decl():
+        what = self._norm_what
+        if what is None:  # the same for every goal of the search: computed once
+            what = self._norm_what = False if self._norm_names_decl() else ("norm", self._norm_key())
+        if not memo_enabled() or ctx.tactic_log is not None or what is False:
             res, scripts = self._normalize_goal(g.goal)
         else:
-            what = ("norm", self._norm_key())
             new, scripts = tracked(NORM_MEMO, what, g.goal, ctx, lambda: self._norm_run(g.goal), True)
             res = new[0] if new else None
         g.norm_script.extend(scripts)
@@ -385,8 +399,11 @@ class Search:
 
     def _norm_key(self) -> tuple[Any, ...]:
         o, r = self.opts, self.rules
-        return (tuple(r.norm_pre), tuple(r.norm_post), r.unfold_defs, o.enable_unfold, self.simp_text,
-                o.max_norm_iterations)  # fmt: skip
+        # rules as their fields (what a rule's equality compares): plain tuples hash in C, and the
+        # collector stops tracking them
+        pre = tuple(tuple(getattr(x, f) for f in _RULE_FIELDS) for x in r.norm_pre)
+        post = tuple(tuple(getattr(x, f) for f in _RULE_FIELDS) for x in r.norm_post)
+        return (pre, post, tuple(r.unfold_defs), o.enable_unfold, self.simp_text, o.max_norm_iterations)
 
     def _norm_names_decl(self) -> bool:
         name = self.ctx.decl_name

@@ -240,6 +240,7 @@ _IDENT_RE = re.compile(
     r"[A-Za-z0-9_'!?\u00C0-\u024F\u0370-\u03FF\u1F00-\u1FFF\u2080-\u209C\u2100-\u214F]*))*"
 )
 _NUM_RE = re.compile(r"[0-9]+")
+_SPACES = re.compile(r"[ \t\r\n]*").match
 _KEYWORDS = frozenset({"by", "fun", "at", "with", "from", "have", "show", "then", "else", "if", "do"})
 _PHASES = ("safe", "norm", "unsafe")
 _BUILDERS = ("apply", "forward", "destruct", "constructors", "cases", "simp", "unfold", "tactic", "default")
@@ -261,15 +262,12 @@ class _Scanner:
 
     def skip_ws(self) -> None:
         t = self.text
-        n = len(t)
-        while self.i < n:
-            c = t[self.i]
-            if c in " \t\r\n":
-                self.i += 1
-            elif t.startswith("--", self.i) or t.startswith("/-", self.i):
-                self.i = _comment_end(t, self.i)
-            else:
-                break
+        if self.i >= len(t):
+            return
+        i = _SPACES(t, self.i).end()  # type: ignore[union-attr]  # the pattern matches the empty string
+        while t.startswith("--", i) or t.startswith("/-", i):
+            i = _SPACES(t, _comment_end(t, i)).end()  # type: ignore[union-attr]
+        self.i = i
 
     def at_end(self) -> bool:
         self.skip_ws()
@@ -359,22 +357,54 @@ class _Scanner:
 # ---------------------------------------------------------------------------------------- entry point
 
 _CLAUSES = Memo("aesop.clauses", max_entries=16_384, max_bytes=16 << 20)
+# Each line's bracket tokens ``(text, start, end)``, offsets into the line, or ``None`` when the line cannot
+# be read alone (see ``lexer.lex_lines``): finding the clauses of a call reads its lines' brackets only.
+_LINE_BRACKETS = Memo("aesop.line_brackets", max_entries=16_384, max_bytes=8 << 20)
+_PAIRS = {"(": ")", "[": "]", "{": "}", "⟨": "⟩"}
+_BRACKETS = frozenset("()[]{}⟨⟩")
+
+
+def _brackets_of_line(line: str) -> tuple[tuple[str, int, int], ...] | None:
+    lines = lex_lines(line)
+    if lines is None:
+        return None
+    return tuple((c, s, e) for kind, s, e, c, *_ in lines[0][1] if kind == "sym" and c in _BRACKETS)
+
+
+def _line_brackets(text: str) -> list[tuple[int, tuple[tuple[str, int, int], ...]]] | None:
+    """``(offset of the line, its bracket tokens)`` for every line of ``text``, or ``None`` when ``text``
+    cannot be read line by line (then the whole text is lexed)."""
+    on = memo_enabled()
+    out = []
+    off = 0
+    for line in text.split("\n"):
+        got = _LINE_BRACKETS.get(line) if on else MISS
+        if got is MISS:
+            got = _brackets_of_line(line)
+            if on:
+                _LINE_BRACKETS.put(line, got, 100 + len(line) + 40 * len(got or ()))
+        if got is None:
+            return None
+        out.append((off, got))
+        off += len(line) + 1
+    return out
 
 
 def _clause_ends(text: str) -> dict[int, int]:
     """Offset of every ``(`` token of ``text`` → the offset after its matching ``)`` (read by the one lexer;
     brackets of every kind nest; a ``(`` without a well-nested match is left out)."""
-    pairs = {"(": ")", "[": "]", "{": "}", "⟨": "⟩"}
+    pairs = _PAIRS
     out: dict[int, int] = {}
     stack: list[tuple[str, int]] = []
-    lines = lex_lines(text)
-    for off, toks in lines if lines is not None else [(0, tuple(lex(text)))]:
-        for kind, s, e, c, *_ in toks:
-            if kind != "sym":
-                continue
+    lines = _line_brackets(text)
+    if lines is None:
+        toks = [(t.text, t.start, t.end) for t in lex(text) if t.kind == "sym" and t.text in _BRACKETS]
+        lines = [(0, tuple(toks))]
+    for off, brackets in lines:
+        for c, s, e in brackets:
             if c in pairs:
                 stack.append((pairs[c], off + s))
-            elif c in ")]}⟩":
+            else:
                 if not stack or stack[-1][0] != c:
                     stack.clear()  # badly nested: nothing before this point is matched
                     continue

@@ -1370,8 +1370,8 @@ def env_key(env: Env) -> int:
 
 # Elaborated statements: the binders and type of a theorem are elaborated once per process for the same
 # tokens in the same environment. The parse reads the tokens from where it starts up to the one it stops at
-# (the `:=`), and nothing else, so the key is those tokens (kinds, texts, layout, offsets relative to the
-# first) with the layout column and the environment. Every local of the answer is one the parse made, in
+# (the `:=`), and nothing else, so the key is what determines those tokens (the text they span, the first
+# one's column and whether it starts its line) with the layout column and the environment. Every local of the answer is one the parse made, in
 # binder order: a replay makes fresh ones in the same order, so no two checks share a local.
 _STATEMENTS = Memo("elab.statements", max_entries=8192, max_bytes=32 << 20)
 
@@ -1389,12 +1389,16 @@ def parse_signature_ex(
     n = len(toks)
     while j < n - 1 and not (toks[j].kind == "sym" and toks[j].text == ":="):
         j += 1
-    s0 = toks[i0].start
+    # the tokens from i0 to j are a function of the text they span, of the column of the first and of
+    # whether it starts its line (every later token's column and line start are read off the text)
+    first = toks[i0]
     key = (
         env_key(env),
         allow_no_type,
         ts.stop_col,
-        tuple((t.kind, t.text, t.first, t.col, t.start - s0, t.end - s0) for t in toks[i0 : j + 1]),
+        first.col,
+        first.first,
+        src.text[first.start : toks[j].end],
     )
     hit = _STATEMENTS.get(key)
     if hit is not MISS:

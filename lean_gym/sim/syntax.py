@@ -17,8 +17,8 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from lean_gym.lean.lexer import LexError, forget_texts, lex, lex_lines, numeral_value, slices_whole
+from lean_gym.sim.memo import MISS, IdentityMemo, request_scoped
 from lean_gym.sim.memo import enabled as memo_enabled
-from lean_gym.sim.memo import request_scoped
 
 __all__ = [
     "CONFIG_ONLY_TACTICS",
@@ -230,44 +230,57 @@ def _tokenize(text: str, src: Source | None, base: int, end: int | None) -> list
 
 
 def _tokenize_lines(text: str, src: Source, lines: list[tuple[int, tuple[Any, ...]]]) -> list[Token]:
-    """:func:`_tokenize` of a whole text from its lines' tokens (no token runs past its line, no error)."""
+    """:func:`_tokenize` of a whole text from its lines' tokens (no token runs past its line, no error).
+
+    A line's tokens are its lexer tokens with comments dropped and a name's field index glued to the name
+    (both within the line), placed at the line's offset and number: that reading of a line is kept with
+    the line's lexer tokens (the same object while the lexer remembers the line), so a line met again, in
+    any place, only has its tokens placed.
+    """
     toks: list[Token] = []
-    append = toks.append
-    kinds = _SIM_KIND
-    prev_end = -1
+    extend = toks.extend
+    new = _new
+    token = Token
+    on = memo_enabled()
     for li, (off, line_toks) in enumerate(lines, 1):
-        first = True
-        for kind, s, e, tx, _, _ in line_toks:
-            if kind == "comment" or kind == "doc":
-                continue
-            start = off + s
-            if kind == "num" and prev_end == start and len(toks) >= 2:
-                dot, name = toks[-1], toks[-2]
-                if dot.kind == "sym" and dot.text == "." and name.kind == "ident" and name.end == dot.start:
-                    del toks[-2:]
-                    append(
-                        _new(
-                            Token,
-                            (
-                                "ident",
-                                name.text + "." + tx,
-                                name.start,
-                                off + e,
-                                name.line,
-                                name.col,
-                                name.first,
-                            ),
-                        )
-                    )
-                    prev_end = off + e
-                    continue
-            append(_new(Token, (kinds.get(kind, "sym"), tx, start, off + e, li, s, first)))
-            first = False
-            prev_end = off + e
+        shape = _SHAPES.get(line_toks) if on else MISS
+        if shape is MISS:
+            shape = _line_shape(line_toks)
+            if on:
+                _SHAPES.put(line_toks, shape)
+        extend([new(token, (k, tx, off + s, off + e, li, s, f)) for k, tx, s, e, f in shape])
     n = len(text)
     line, col = src.position(n)
     toks.append(Token("eof", "", n, n, line, col, True))
     return toks
+
+
+# The reading of a line's lexer tokens (see _tokenize_lines), by the identity of the tuple the lexer's line
+# cache keeps for the line.
+_SHAPES = IdentityMemo("syntax.line_shapes", 1 << 14)
+
+
+def _line_shape(line_toks: tuple[Any, ...]) -> tuple[tuple[str, str, int, int, bool], ...]:
+    """``(kind, text, start, end, first)`` of the simulator's tokens of one line, offsets into the line."""
+    out: list[tuple[str, str, int, int, bool]] = []
+    kinds = _SIM_KIND
+    prev_end = -1
+    first = True
+    for kind, s, e, tx, _, _ in line_toks:
+        if kind == "comment" or kind == "doc":
+            continue
+        if kind == "num" and prev_end == s and len(out) >= 2:
+            dk, dtx, ds, _, _ = out[-1]
+            nk, ntx, ns, ne, nf = out[-2]
+            if dk == "sym" and dtx == "." and nk == "ident" and ne == ds:
+                del out[-2:]
+                out.append(("ident", ntx + "." + tx, ns, e, nf))
+                prev_end = e
+                continue
+        out.append((kinds.get(kind, "sym"), tx, s, e, first))
+        first = False
+        prev_end = e
+    return tuple(out)
 
 
 #: Tactics that take no argument at all in Lean and Mathlib: anything after them on their line is junk.

@@ -48,6 +48,8 @@ from lean_gym.sim.arith.errors import ArithBudgetExceeded, WorkBudget
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.memo import MISS, Memo
+from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.syntax import (
     ParseError,
     Source,
@@ -707,38 +709,41 @@ class BlockParser:
         seen_with = False
         name = t.text
         pattern = name in _PATTERN_TACTICS
-        self.i += 1
-        fixed_end = fixed_arity_end(self.toks, self.i, name)
-        while True:
-            u = self.tok
-            if u.kind == "eof" or (fixed_end is not None and self.i >= fixed_end):
+        all_toks = self.toks
+        i = self.i + 1
+        fixed_end = fixed_arity_end(all_toks, i, name)
+        stop = len(all_toks) if fixed_end is None else fixed_end  # a well-formed stream ends in `eof`
+        while i < stop:  # the tokens are read from locals: this loop sees every token of a long call
+            kind, text, _, _, _, u_col, u_first = all_toks[i]
+            if kind == "eof":
                 break
-            if u.first and u.col <= col and depth == 0:
+            if u_first and u_col <= col and depth == 0:
                 # layout only separates tactics: inside brackets a line may start anywhere (Lean's rule);
                 # `induction n with` / `cases h with` alternatives may start at the block's own column
-                if not (seen_with and u.kind == "sym" and u.text == "|" and u.col == col):
+                if not (seen_with and kind == "sym" and text == "|" and u_col == col):
                     break
-            if u.kind == "sym":
-                s = u.text
-                if s in ("(", "[", "{", "⟨", "⦃"):
+            if kind == "sym":
+                if text in _OPENERS:
                     depth += 1
-                elif s in (")", "]", "}", "⟩", "⦄"):
+                elif text in _CLOSERS:
                     if depth == 0:
                         break
                     depth -= 1
-                elif s == "=>" and name in ("conv", "conv_lhs", "conv_rhs"):
+                elif text == "=>" and name in ("conv", "conv_lhs", "conv_rhs"):
                     seen_by = True  # a conversion sequence runs on past `;`, as a `by` block does
                 elif depth == 0 and not seen_by:
-                    if s in (";", "<;>"):
+                    if text in (";", "<;>"):
                         break
-                    if s == "|" and not pattern:
+                    if text == "|" and not pattern:
                         break
-            elif u.kind == "ident" and u.text == "by":
-                seen_by = True
-            elif u.kind == "ident" and u.text == "with" and name in ("induction", "cases", "match"):
-                seen_with = True
-            self.i += 1
-        toks = tuple(self.toks[i0 : self.i])
+            elif kind == "ident":
+                if text == "by":
+                    seen_by = True
+                elif text == "with" and name in ("induction", "cases", "match"):
+                    seen_with = True
+            i += 1
+        self.i = i
+        toks = tuple(all_toks[i0:i])
         syn = TacSyntax(name, toks, self.src, toks[0].start, toks[-1].end)
         return Node("atomic", syn.start, syn.end, syntax=syn)
 
@@ -774,6 +779,10 @@ class BlockParser:
         if not body.children:
             raise self.error("unexpected end of input; expected tactic")
         return Node("set_option", t.start, body.end, children=[body], arg=(name.text, value))
+
+
+_OPENERS = frozenset(("(", "[", "{", "⟨", "⦃"))
+_CLOSERS = frozenset((")", "]", "}", "⟩", "⦄"))
 
 
 def parse_block(src: Source, start: int, end: int, outer_col: int = -1) -> Node:
@@ -1066,10 +1075,21 @@ def context_cost(goal: Goal) -> int:
     h``) pays for that growth, while an honest goal of a few dozen nodes pays one heartbeat per hypothesis.
     """
     hyps = goal.hyps
-    nodes = term_size(goal.target)
-    for _, t in hyps:
-        nodes += term_size(t)
+    hit = _CONTEXT_NODES.get(id(hyps))  # goals made from one another share their context object
+    if hit is not None and hit[0] is hyps:
+        nodes = hit[1]
+    else:
+        nodes = 0
+        for _, t in hyps:
+            nodes += term_size(t)
+        if len(_CONTEXT_NODES) >= 4096:
+            _CONTEXT_NODES.clear()
+        _CONTEXT_NODES[id(hyps)] = (hyps, nodes)  # kept alive with its id, so the id is never reused
+    nodes += term_size(goal.target)
     return len(hyps) + max(0, nodes - CONTEXT_FREE_NODES)
+
+
+_CONTEXT_NODES: dict[int, tuple[tuple[tuple[str, Term], ...], int]] = {}
 
 
 def _rename_inaccessible(g: Goal, names: list[str]) -> Goal:
@@ -1295,13 +1315,37 @@ def run_tactic_on_goals(
     Raises:
         TacticError: with Lean's message when a tactic fails (``HeartbeatsExceeded`` past the budget).
     """
-    src = Source(text)
+    src, node = _parsed_text(text)
     saved_src, saved_recover = ctx.src, ctx.recover
     ctx.recover = recover
     try:
-        return run_block(src, 0, len(text), list(goals), ctx)
+        if isinstance(node, tuple):  # the parse error's message and place (no traceback is kept)
+            raise TacticError(*node)
+        ctx.src = src
+        return run_node(node, list(goals), ctx)
     finally:
         ctx.src, ctx.recover = saved_src, saved_recover
+
+
+# Tactic texts that tactics run on their goals (``bound``'s aesop call, the closers a tactic tries) are
+# few and fixed: each is parsed once per process, with its source (a parsed block is read, never changed).
+_TEXTS = Memo("tactics.texts", max_entries=1024, max_bytes=8 << 20)
+
+
+def _parsed_text(text: str) -> tuple[Source, Node | tuple[str, int, int]]:
+    """``text`` parsed as a whole tactic block (as :func:`run_block` parses it), or its parse error's
+    message, start and end."""
+    on = memo_enabled()
+    got = _TEXTS.get(text) if on else MISS
+    if got is MISS:
+        src = Source(text)
+        try:
+            got = (src, parse_block(src, 0, len(text)))
+        except ParseError as e:
+            got = (src, (e.message, e.start, e.end))
+        if on:
+            _TEXTS.put(text, got, 400 + 200 * len(text))
+    return got
 
 
 def run_tactic(goal: Goal, tactic_text: str, ctx: TacticContext, recover: bool = False) -> list[Goal]:
