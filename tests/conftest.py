@@ -24,7 +24,11 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # The longest tests (measured with `pytest -n 2 --durations=0` on 2 busy cores, longest first; each takes
 # several seconds, most of them in subprocesses). They run first, so that pytest-xdist hands them out while
 # every worker still has short tests queued behind them, not last, where one long test keeps one worker
-# busy after the other has finished. Only the order changes: no test depends on it.
+# busy after the other has finished. The other tests of their files follow them, so that a file stays on one
+# worker (pyproject's `--dist worksteal` hands out runs of neighbouring tests): its module-scoped fixtures
+# and per-process caches (the whole corpus run of tests/test_conformance_ci.py, the help texts of
+# tests/test_doc_figures.py) are computed once, not once per worker. Only the order changes: no test
+# depends on it.
 _LONG_FIRST = (
     "tests/test_tooling.py::test_the_api_reference_builds_without_a_warning",
     "tests/test_examples.py::test_docs_runnable_blocks_run_as_written_and_show_something",
@@ -55,8 +59,18 @@ _RANK = {name: i for i, name in enumerate(_LONG_FIRST)}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Move the tests of :data:`_LONG_FIRST` to the front, longest first; the rest keep their order."""
-    items.sort(key=lambda item: _RANK.get(item.nodeid.split("[", 1)[0], len(_RANK)))
+    """Move the tests of :data:`_LONG_FIRST` to the front, longest first, then the other tests of their
+    files (in the files' order); the rest keep their order."""
+    ranks = [_RANK.get(item.nodeid.split("[", 1)[0]) for item in items]
+    first: dict[str, int] = {}
+    for item, rank in zip(items, ranks):
+        if rank is not None:
+            first[str(item.path)] = min(rank, first.get(str(item.path), rank))
+    order = {
+        id(item): (0, rank, 0) if rank is not None else (1, first.get(str(item.path), len(_RANK)), i)
+        for i, (item, rank) in enumerate(zip(items, ranks))
+    }
+    items.sort(key=lambda item: order[id(item)])
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
