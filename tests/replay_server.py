@@ -22,6 +22,7 @@ Usage:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -30,11 +31,26 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_repl import read_request
+from transcripts import PACKAGE
 
-from lean_gym.conformance.repl_runner import FILE_KEYS
-from lean_gym.sim.jsonfmt import lean_json
+CASES = PACKAGE / "conformance" / "cases"
 
-CASES = Path(__file__).resolve().parents[1] / "lean_gym" / "conformance" / "cases"
+
+def _lean_json_module() -> Any:
+    """``lean_gym/sim/jsonfmt.py`` (Lean's ``Json.pretty``), loaded from its file alone.
+
+    Importing it as ``lean_gym.sim.jsonfmt`` imports the package first (gymnasium, numpy: 0.3 s of CPU);
+    the replay of a transcript, a process of its own per transcript replayed, needs nothing else of it.
+    The module imports nothing but ``typing``.
+    """
+    spec = importlib.util.spec_from_file_location("_replay_jsonfmt", PACKAGE / "sim" / "jsonfmt.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+lean_json = _lean_json_module().lean_json
 
 
 def replay(requests: list[dict[str, Any]], responses: list[dict[str, Any]]) -> int:
@@ -75,6 +91,7 @@ def _load(files: list[Path]) -> list[dict[str, Any]]:
 
 def recorded_lean() -> int:
     """The ``--lean`` mode (see the module docstring)."""
+    from lean_gym.conformance.repl_runner import FILE_KEYS
     from lean_gym.lean.header import split_header
     from lean_gym.sim import SimRepl
 
