@@ -73,15 +73,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: order[id(item)])
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """What collection built lives as long as the session: keep it out of the collector's scans.
-
-    Importing ``torchrl`` (tests/test_torchrl.py, at collection) sets the process-wide multiprocessing start
-    method to ``spawn``; every ``AsyncVectorEnv`` of the session then started its workers by spawning (a new
-    interpreter importing lean-gym per worker, 4x slower) where the same test run on its own forks. The
-    start method goes back to the platform's default here, so that a test starts its processes the same way
-    whatever else was collected; a test about another start method asks for it (``context="spawn"``).
-    """
+def _default_start_method() -> None:
+    """Importing ``torchrl`` (tests/test_torchrl.py's tests) sets the process-wide multiprocessing start
+    method to ``spawn``; every later ``AsyncVectorEnv`` of the session then started its workers by spawning
+    (a new interpreter importing lean-gym per worker, 4x slower) where the same test run on its own forks.
+    The start method goes back to the platform's default, so that a test starts its processes the same way
+    whatever ran before it; a test about another start method asks for it (``context="spawn"``)."""
     if multiprocessing.get_start_method(allow_none=True) is not None:
         multiprocessing.set_start_method(None, force=True)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection built lives as long as the session: keep it out of the collector's scans."""
+    _default_start_method()
     gc.freeze()
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """After each test: the platform's start method again (see :func:`_default_start_method`)."""
+    _default_start_method()
