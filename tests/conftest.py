@@ -50,6 +50,8 @@ _LONG_FIRST = (
     "tests/test_agents_cli.py::test_every_agent_trains_from_the_shell",
     "tests/test_aesop_grammar.py::test_random_actions_render_valid_calls_that_round_trip",
     "tests/test_conformance_ci.py::test_the_whole_corpus_runs",
+    # the same corpus run (tests/corpus_run.py), on the same worker
+    "tests/test_sim_kernel.py::test_no_case_of_the_corpus_meets_a_refusal",
     "tests/test_sim_memo.py::test_a_search_sized_by_the_budget_left_is_replayed_only_where_it_reads_the_same_budget",
     "tests/test_sim_arith.py::test_omega_sound_against_brute_force",
     "tests/test_agents_resume.py::test_the_cli_stops_on_sigterm_and_resumes_to_the_uninterrupted_files",
