@@ -260,26 +260,44 @@ def test_cutsat_agrees_with_brute_force_on_bounded_problems() -> None:
     import itertools
     import random
 
+    import numpy as np
+
     from lean_gym.sim.arith import Constraint, Poly, omega
 
     rng = random.Random(7)
     names = "abc"
     xs = [Poly.var(n) for n in names]
+    # The brute force reads every constraint at every point of the box at once, from the coefficients each
+    # was drawn with (integers: exact); reading each point with Poly.eval (exact fractions, one point and
+    # constraint at a time) was nearly all of this test's time. Each constraint's Poly is checked against its
+    # coefficients at one point of the box.
+    box = np.array(list(itertools.product(range(-5, 6), repeat=3)))
     gained = 0
-    for _ in range(400):
+    for problem in range(400):
         cs = []
+        rows: list[tuple[list[int], int, str]] = []  # each constraint's coefficients, constant and relation
         for k in range(rng.randint(2, 5)):
             co = [rng.randint(-9, 9) for _ in xs]
-            p = sum((c * x for c, x in zip(co, xs)), Poly.zero()) + rng.randint(-30, 30)
-            cs.append(Constraint(p, rng.choice(["<=", "<", "="]) if k else "<="))
-        for x in xs:
+            const = rng.randint(-30, 30)
+            op = rng.choice(["<=", "<", "="]) if k else "<="
+            cs.append(Constraint(sum((c * x for c, x in zip(co, xs)), Poly.zero()) + const, op))
+            rows.append((co, const, op))
+        for i, x in enumerate(xs):
             cs += [Constraint(x - 5, "<="), Constraint(-5 - x, "<=")]
-
-        def holds(c: Constraint, pt: tuple[int, ...]) -> bool:
-            v = c.poly.eval(dict(zip(names, pt)))
-            return v <= 0 if c.op == "<=" else v < 0 if c.op == "<" else v == 0
-
-        sat = any(all(holds(c, pt) for c in cs) for pt in itertools.product(range(-5, 6), repeat=3))
+            unit = [int(j == i) for j in range(len(xs))]
+            rows += [(unit, -5, "<="), ([-u for u in unit], -5, "<=")]
+        values = box @ np.array([co for co, _, _ in rows]).T + np.array([const for _, const, _ in rows])
+        at = box[(97 * problem) % len(box)]
+        for c, v in zip(cs, values[(97 * problem) % len(box)]):
+            assert c.poly.eval(dict(zip(names, at.tolist()))) == v, (c, at)
+        holds = np.stack(
+            [
+                v <= 0 if op == "<=" else v < 0 if op == "<" else v == 0
+                for v, (_, _, op) in zip(values.T, rows)
+            ],
+            axis=1,
+        )
+        sat = bool(holds.all(axis=1).any())
         complete = omega(cs, None, complete=True)
         assert complete == (not sat), cs  # decides: refutes exactly the problems without a solution
         plain = omega(cs, None)
