@@ -24,7 +24,11 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # The longest tests (measured with `pytest -n 2 --durations=0` on 2 busy cores, longest first; each takes
 # several seconds, most of them in subprocesses). They run first, so that pytest-xdist hands them out while
 # every worker still has short tests queued behind them, not last, where one long test keeps one worker
-# busy after the other has finished. Only the order changes: no test depends on it.
+# busy after the other has finished. The other tests of their files follow them, so that a file stays on one
+# worker (pyproject's `--dist worksteal` hands out runs of neighbouring tests): its module-scoped fixtures
+# and per-process caches (the whole corpus run of tests/test_conformance_ci.py, the help texts of
+# tests/test_doc_figures.py) are computed once, not once per worker. Only the order changes: no test
+# depends on it.
 _LONG_FIRST = (
     "tests/test_tooling.py::test_the_api_reference_builds_without_a_warning",
     "tests/test_examples.py::test_docs_runnable_blocks_run_as_written_and_show_something",
@@ -46,6 +50,8 @@ _LONG_FIRST = (
     "tests/test_agents_cli.py::test_every_agent_trains_from_the_shell",
     "tests/test_aesop_grammar.py::test_random_actions_render_valid_calls_that_round_trip",
     "tests/test_conformance_ci.py::test_the_whole_corpus_runs",
+    # the same corpus run (tests/corpus_run.py), on the same worker
+    "tests/test_sim_kernel.py::test_no_case_of_the_corpus_meets_a_refusal",
     "tests/test_sim_memo.py::test_a_search_sized_by_the_budget_left_is_replayed_only_where_it_reads_the_same_budget",
     "tests/test_sim_arith.py::test_omega_sound_against_brute_force",
     "tests/test_agents_resume.py::test_the_cli_stops_on_sigterm_and_resumes_to_the_uninterrupted_files",
@@ -55,19 +61,36 @@ _RANK = {name: i for i, name in enumerate(_LONG_FIRST)}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Move the tests of :data:`_LONG_FIRST` to the front, longest first; the rest keep their order."""
-    items.sort(key=lambda item: _RANK.get(item.nodeid.split("[", 1)[0], len(_RANK)))
+    """Move the tests of :data:`_LONG_FIRST` to the front, longest first, then the other tests of their
+    files (in the files' order); the rest keep their order."""
+    ranks = [_RANK.get(item.nodeid.split("[", 1)[0]) for item in items]
+    first: dict[str, int] = {}
+    for item, rank in zip(items, ranks):
+        if rank is not None:
+            first[str(item.path)] = min(rank, first.get(str(item.path), rank))
+    order = {
+        id(item): (0, rank, 0) if rank is not None else (1, first.get(str(item.path), len(_RANK)), i)
+        for i, (item, rank) in enumerate(zip(items, ranks))
+    }
+    items.sort(key=lambda item: order[id(item)])
+
+
+def _default_start_method() -> None:
+    """Importing ``torchrl`` (tests/test_torchrl.py's tests) sets the process-wide multiprocessing start
+    method to ``spawn``; every later ``AsyncVectorEnv`` of the session then started its workers by spawning
+    (a new interpreter importing lean-gym per worker, 4x slower) where the same test run on its own forks.
+    The start method goes back to the platform's default, so that a test starts its processes the same way
+    whatever ran before it; a test about another start method asks for it (``context="spawn"``)."""
+    if multiprocessing.get_start_method(allow_none=True) is not None:
+        multiprocessing.set_start_method(None, force=True)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """What collection built lives as long as the session: keep it out of the collector's scans.
-
-    Importing ``torchrl`` (tests/test_torchrl.py, at collection) sets the process-wide multiprocessing start
-    method to ``spawn``; every ``AsyncVectorEnv`` of the session then started its workers by spawning (a new
-    interpreter importing lean-gym per worker, 4x slower) where the same test run on its own forks. The
-    start method goes back to the platform's default here, so that a test starts its processes the same way
-    whatever else was collected; a test about another start method asks for it (``context="spawn"``).
-    """
-    if multiprocessing.get_start_method(allow_none=True) is not None:
-        multiprocessing.set_start_method(None, force=True)
+    """What collection built lives as long as the session: keep it out of the collector's scans."""
+    _default_start_method()
     gc.freeze()
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """After each test: the platform's start method again (see :func:`_default_start_method`)."""
+    _default_start_method()

@@ -22,6 +22,7 @@ Usage:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -30,11 +31,26 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fake_repl import read_request
+from transcripts import PACKAGE
 
-from lean_gym.conformance.repl_runner import FILE_KEYS
-from lean_gym.sim.jsonfmt import lean_json
+CASES = PACKAGE / "conformance" / "cases"
 
-CASES = Path(__file__).resolve().parents[1] / "lean_gym" / "conformance" / "cases"
+
+def _lean_json_module() -> Any:
+    """``lean_gym/sim/jsonfmt.py`` (Lean's ``Json.pretty``), loaded from its file alone.
+
+    Importing it as ``lean_gym.sim.jsonfmt`` imports the package first (gymnasium, numpy: 0.3 s of CPU);
+    the replay of a transcript, a process of its own per transcript replayed, needs nothing else of it.
+    The module imports nothing but ``typing``.
+    """
+    spec = importlib.util.spec_from_file_location("_replay_jsonfmt", PACKAGE / "sim" / "jsonfmt.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+lean_json = _lean_json_module().lean_json
 
 
 def replay(requests: list[dict[str, Any]], responses: list[dict[str, Any]]) -> int:
@@ -73,9 +89,46 @@ def _load(files: list[Path]) -> list[dict[str, Any]]:
     return [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()]
 
 
+def _last_line(text: str) -> str:
+    """The last line of ``text`` that is not blank, without its trailing blanks ("" when there is none)."""
+    return text.rstrip().rsplit("\n", 1)[-1]
+
+
+class CommandRecord:
+    """The corpus's command cases by the (header, body) the pool sends for them: the first case, in the
+    files' order, whose code and header ``split_header`` splits into them.
+
+    Splitting all 2,600 cases up front cost a third of this process's CPU, in every process a selftest
+    starts; a case is split here only when a request's body could be its own. The body is a suffix of the
+    case's code that starts at a line, so a body with text has the code's last line that is not blank: the
+    cases are filed under that line, and a body with no text is looked for among all of them.
+    """
+
+    def __init__(self, cases: list[dict[str, Any]]) -> None:
+        self.cases = [c for c in cases if c["kind"] == "command"]
+        self.by_last_line: dict[str, list[dict[str, Any]]] = {}
+        for case in self.cases:
+            self.by_last_line.setdefault(_last_line(case["code"]), []).append(case)
+        self.splits: dict[str, tuple[str, str]] = {}
+
+    def get(self, header: str, body: str) -> dict[str, Any] | None:
+        """The case that the pool sends as ``header`` then ``body``, or None."""
+        from lean_gym.lean.header import split_header
+
+        last = _last_line(body)
+        for case in self.by_last_line.get(last, []) if last else self.cases:
+            split = self.splits.get(case["id"])
+            if split is None:
+                parts = split_header(case["code"], case["header"])
+                split = self.splits[case["id"]] = (parts.header, parts.body)
+            if split == (header, body):
+                return case
+        return None
+
+
 def recorded_lean() -> int:
     """The ``--lean`` mode (see the module docstring)."""
-    from lean_gym.lean.header import split_header
+    from lean_gym.conformance.repl_runner import FILE_KEYS
     from lean_gym.sim import SimRepl
 
     toolchain = Path("lean-toolchain")
@@ -85,11 +138,7 @@ def recorded_lean() -> int:
         for c in _load([CASES / "repl" / "repl.jsonl", *sorted((CASES / "repl" / "tags").glob("*.jsonl"))])
         if c["lean_version"] == version and not any(k in r for r in c["requests"] for k in FILE_KEYS)
     ]
-    record: dict[tuple[str, str], dict[str, Any]] = {}
-    for case in _load(sorted(CASES.glob("*/*.jsonl"))):
-        if case["kind"] == "command":
-            split = split_header(case["code"], case["header"])
-            record.setdefault((split.header, split.body), case)
+    record = CommandRecord(_load(sorted(CASES.glob("*/*.jsonl"))))
     flips = set(filter(None, os.environ.get("LEAN_GYM_FAKE_FLIP", "").split(",")))
     sim = SimRepl()  # every request goes through it too, so that its env numbering stays the process's
     headers: dict[Any, str] = {}
@@ -105,8 +154,8 @@ def recorded_lean() -> int:
             response = transcripts[0]["responses"][step]
         elif "cmd" in request and "env" in response:
             header = headers.get(request["env"], "") if "env" in request else ""
-            case = record.get((header, request["cmd"])) or (
-                record.get(("", request["cmd"])) if "env" not in request else None
+            case = record.get(header, request["cmd"]) or (
+                record.get("", request["cmd"]) if "env" not in request else None
             )
             if case is not None:
                 response = recorded_answer(case, response["env"], case["id"] in flips)

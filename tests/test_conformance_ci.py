@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from corpus_run import whole_corpus_on_sim
 
-from lean_gym.backends import SimBackend
-from lean_gym.conformance import CaseResult, load_cases, run_command_cases
+from lean_gym.conformance import CaseResult, load_cases
 from lean_gym.conformance.selftest import DOCS_BEGIN, DOCS_END, SelftestReport, docs_figures_current
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "simulator.md"
@@ -21,7 +21,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs" / "simulator.md"
 
 @pytest.fixture(scope="module")
 def results() -> list[CaseResult]:
-    return run_command_cases(SimBackend(), load_cases(kinds=("command",)))
+    return whole_corpus_on_sim().results  # the run tests/test_sim_kernel.py watches too
 
 
 def test_the_whole_corpus_runs(results: list[CaseResult]) -> None:

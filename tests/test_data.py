@@ -178,3 +178,34 @@ def test_theorem_roundtrip_dict() -> None:
     d = t.to_dict()
     assert d["context_lemmas"] == ["a"]
     assert Theorem.from_dict(d) == t
+
+
+@pytest.mark.parametrize(
+    ("source", "split", "limit"), [("sim", "test", None), ("sim", None, 7), ("satp-minif2f", "train", None)]
+)
+def test_packaged_sources_are_read_once_and_each_caller_gets_its_own_list(
+    source: str, split: str | None, limit: int | None
+) -> None:
+    from lean_gym.data.loaders import _load_theorems
+
+    first = load_theorems(source, split, limit=limit)
+    assert first == _load_theorems(source, split, limit)  # what reading the source again gives
+    first.clear()  # a caller's list is its own
+    again = load_theorems(source, split, limit=limit)
+    assert again and again == _load_theorems(source, split, limit)
+    assert again is not load_theorems(source, split, limit=limit)
+    with pytest.raises(ValueError, match="unknown split"):  # errors are not remembered as answers
+        load_theorems("sim", "dev")
+    with pytest.raises(ValueError, match="unknown split"):
+        load_theorems("sim", "dev")
+
+
+def test_a_theorems_target_is_the_one_built_from_its_fields() -> None:
+    from lean_gym.grading.statement import _as_target, as_target
+
+    for thm in load_theorems("sim", "valid", limit=20) + load_theorems(MINIF2F_SAMPLE):
+        assert as_target(thm) == _as_target(thm) == _as_target(thm.to_dict())
+    bad = Theorem(name="other", formal_statement="theorem t : 1 = 1 := by\n")
+    for _ in range(2):  # a refusal is not remembered as an answer
+        with pytest.raises(ValueError, match="named 'other'"):
+            as_target(bad)

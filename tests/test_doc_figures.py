@@ -4,11 +4,12 @@ under which load it was measured, and every command a page gives for a figure st
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
 import sys
-from functools import cache
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -139,17 +140,40 @@ def _commands(pages: list[Path] = PAGES, root: Path = ROOT) -> list[tuple[str, s
 COMMANDS = _commands()
 
 
-@cache
-def _help(prog: str, sub: str) -> str:
+def _argv(prog: str, sub: str) -> list[str]:
+    """What follows ``python`` on the command line that prints ``prog``'s (``sub``'s) help."""
     if prog == "lean-gym":
-        argv = [sys.executable, "-m", "lean_gym.cli", *([sub] if sub else []), "--help"]
-    elif prog.endswith(".py"):
-        argv = [sys.executable, str(ROOT / prog), "--help"]
-    else:
-        argv = [sys.executable, "-m", prog, *([sub] if sub else []), "--help"]
-    res = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert res.returncode == 0, f"{' '.join(argv)} failed:\n{res.stderr[-2000:]}"
-    return res.stdout
+        return ["-m", "lean_gym.cli", *([sub] if sub else []), "--help"]
+    if prog.endswith(".py"):
+        return [str(ROOT / prog), "--help"]
+    return ["-m", prog, *([sub] if sub else []), "--help"]
+
+
+_HELPS: dict[tuple[str, str], tuple[int, str, str]] = {}
+
+
+def _help(prog: str, sub: str) -> str:
+    """``prog``'s help text. The first call reads the help of every program the pages name, in one
+    interpreter (``tests/help_texts.py``: each program run as ``python ARGV`` would run it) instead of one
+    per program; that each entry point starts as a process of its own is tested where that is the point
+    (tests/test_cli.py, tests/test_agents_cli.py, tests/test_examples.py)."""
+    if (prog, sub) not in _HELPS:
+        wanted = sorted(({(p, s) for _, p, s, _ in COMMANDS} | {(prog, sub)}) - _HELPS.keys())
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "helps.json"
+            res = subprocess.run(
+                [sys.executable, str(ROOT / "tests" / "help_texts.py"), str(out)],
+                input=json.dumps([_argv(p, s) for p, s in wanted]),
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                timeout=300,
+            )
+            assert res.returncode == 0, f"tests/help_texts.py failed:\n{res.stderr[-3000:]}"
+            _HELPS.update(zip(wanted, (tuple(a) for a in json.loads(out.read_text(encoding="utf-8")))))
+    code, stdout, stderr = _HELPS[(prog, sub)]
+    assert code == 0, f"python {' '.join(_argv(prog, sub))} failed:\n{stderr[-2000:]}"
+    return stdout
 
 
 def test_the_pages_show_commands() -> None:

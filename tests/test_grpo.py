@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib.util import find_spec
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
+# not imported here: the GRPO agent imports transformers where it needs it, and every worker of the suite
+# collects this file
+pytestmark = pytest.mark.skipif(find_spec("transformers") is None, reason="the toy LM needs transformers")
 
 from lean_gym_agents.grpo import GRPOAgent, GRPOArgs, Rollouts, make_grpo_env, train_grpo  # noqa: E402
 from lean_gym_agents.grpo_toy import (  # noqa: E402

@@ -12,9 +12,6 @@ import pytest
 
 pytestmark = pytest.mark.slow  # a local Ray cluster per module: seconds to start, many to run
 
-pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
-pytest.importorskip("torch", reason="RLlib's PPO needs torch")
-
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rllib_ppo.py"
 
 
@@ -33,6 +30,10 @@ def _example() -> Any:
 
 
 def test_ppo_trains_over_env_runners_whose_checks_go_to_a_ray_backend() -> None:
+    # imported here, not at the module's top: the fast lane collects this file too (then deselects its one
+    # slow test), and importing RLlib costs each worker 4 s of CPU
+    pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
+    pytest.importorskip("torch", reason="RLlib's PPO needs torch")
     import ray
 
     ex = _example()

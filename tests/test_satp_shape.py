@@ -4,6 +4,7 @@ dropout Thompson sampling (all on CPU, with a tiny encoder built from a config; 
 from __future__ import annotations
 
 import os
+from importlib.util import find_spec
 from pathlib import Path
 
 import gymnasium as gym
@@ -12,10 +13,14 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # read when huggingface_hub is imported: before transformers
 torch = pytest.importorskip("torch", reason="the DPO policy needs torch (the agents extra)")
-transformers = pytest.importorskip(
-    "transformers", reason="a Hugging Face encoder needs transformers (hf extra)"
-)
-pytest.importorskip("peft", reason="LoRA needs peft (hf extra)")
+# transformers and peft are imported by the tests that use them, not here: every worker of the suite
+# collects this file, and importing them costs 3 s of CPU where none of its tests runs
+pytestmark = [
+    pytest.mark.skipif(
+        find_spec("transformers") is None, reason="a Hugging Face encoder needs transformers (hf extra)"
+    ),
+    pytest.mark.skipif(find_spec("peft") is None, reason="LoRA needs peft (hf extra)"),
+]
 torch.set_num_threads(1)
 
 import lean_gym  # noqa: E402, F401
@@ -49,6 +54,8 @@ def obs(goal: str = GOAL, scores: np.ndarray | None = None, lemmas: tuple[str, .
 
 
 def tiny_t5(layers: int = 2, *, lora: bool = True, pooling: str = "first") -> HFEncoder:
+    import transformers
+
     config = transformers.T5Config(
         vocab_size=384, d_model=16, d_kv=8, d_ff=32, num_layers=layers, num_heads=2
     )

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from fractions import Fraction
 
 import pytest
+from corpus_run import whole_corpus_on_sim
 from mathlib_header import MathlibSimBackend
 
 from lean_gym.sim import kernel
@@ -415,43 +416,11 @@ def test_the_kernel_refuses_to_close_an_ill_formed_goal() -> None:
 
 @pytest.fixture(scope="module")
 def corpus_run() -> tuple[list, Counter[tuple[str, str]], set[str]]:
-    """The conformance corpus on ``sim`` with every goal a tactic met collected (its heads)."""
-    from lean_gym.backends import SimBackend
-    from lean_gym.conformance import load_cases, run_command_cases
-
-    heads: set[str] = set()
-    bad: list[str] = []
-    real = engine._exec_atomic
-
-    def watch(t: object) -> None:
-        stack = [t]
-        while stack:
-            u = stack.pop()
-            if type(u) is tuple and u and type(u[0]) is str:
-                heads.add(u[0])
-            if type(u) is tuple:
-                stack.extend(c for c in u if type(c) is tuple)
-
-    def spy(syn, goals, c):  # type: ignore[no-untyped-def]
-        for g in goals[:1]:
-            watch(g.target)
-            for _, ty in g.hyps:
-                watch(ty)
-            why = check_heads(g.target) or next((w for _, ty in g.hyps if (w := check_heads(ty))), "")
-            if why:
-                bad.append(why)
-        return real(syn, goals, c)
-
-    before = Counter(engine.SEALED_COUNTS)
-    engine._exec_atomic = spy
-    try:
-        results = run_command_cases(SimBackend(), load_cases(kinds=("command",)))
-    finally:
-        engine._exec_atomic = real
-    sealed = Counter(engine.SEALED_COUNTS)
-    sealed.subtract(before)
-    assert not bad, bad[:5]
-    return results, +sealed, heads
+    """The conformance corpus on ``sim`` with every goal a tactic met collected (its heads); the run is the
+    one tests/test_conformance_ci.py judges (tests/corpus_run.py)."""
+    run = whole_corpus_on_sim()
+    assert not run.bad, run.bad[:5]
+    return run.results, run.sealed, set(run.heads)
 
 
 def test_no_case_of_the_corpus_meets_a_refusal(corpus_run) -> None:

@@ -260,40 +260,44 @@ def test_cutsat_agrees_with_brute_force_on_bounded_problems() -> None:
     import itertools
     import random
 
+    import numpy as np
+
     from lean_gym.sim.arith import Constraint, Poly, omega
 
     rng = random.Random(7)
     names = "abc"
     xs = [Poly.var(n) for n in names]
+    # The brute force reads every constraint at every point of the box at once, from the coefficients each
+    # was drawn with (integers: exact); reading each point with Poly.eval (exact fractions, one point and
+    # constraint at a time) was nearly all of this test's time. Each constraint's Poly is checked against its
+    # coefficients at one point of the box.
+    box = np.array(list(itertools.product(range(-5, 6), repeat=3)))
     gained = 0
-    box = list(itertools.product(range(-5, 6), repeat=3))
-    for _ in range(400):
+    for problem in range(400):
         cs = []
-        forms = []  # each constraint as (coefficients, constant, op): the brute force reads these
+        rows: list[tuple[list[int], int, str]] = []  # each constraint's coefficients, constant and relation
         for k in range(rng.randint(2, 5)):
             co = [rng.randint(-9, 9) for _ in xs]
             const = rng.randint(-30, 30)
-            p = sum((c * x for c, x in zip(co, xs)), Poly.zero()) + const
             op = rng.choice(["<=", "<", "="]) if k else "<="
-            cs.append(Constraint(p, op))
-            forms.append((co, const, op))
+            cs.append(Constraint(sum((c * x for c, x in zip(co, xs)), Poly.zero()) + const, op))
+            rows.append((co, const, op))
         for i, x in enumerate(xs):
             cs += [Constraint(x - 5, "<="), Constraint(-5 - x, "<=")]
-            unit = [1 if j == i else 0 for j in range(len(xs))]
-            forms += [(unit, -5, "<="), ([-u for u in unit], -5, "<=")]
-
-        def holds(form: tuple[list[int], int, str], pt: tuple[int, ...]) -> bool:
-            co, const, op = form
-            v = co[0] * pt[0] + co[1] * pt[1] + co[2] * pt[2] + const
-            return v <= 0 if op == "<=" else v < 0 if op == "<" else v == 0
-
-        # the forms are the constraints (the brute force reads the forms, integer arithmetic): equal at four
-        # affinely independent points, so equal everywhere
-        for c, (co, const, op) in zip(cs, forms, strict=True):
-            assert c.op == op
-            for pt0 in ((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)):
-                assert c.poly.eval(dict(zip(names, pt0))) == sum(a * b for a, b in zip(co, pt0)) + const
-        sat = any(all(holds(f, pt) for f in forms) for pt in box)
+            unit = [int(j == i) for j in range(len(xs))]
+            rows += [(unit, -5, "<="), ([-u for u in unit], -5, "<=")]
+        values = box @ np.array([co for co, _, _ in rows]).T + np.array([const for _, const, _ in rows])
+        at = box[(97 * problem) % len(box)]
+        for c, v in zip(cs, values[(97 * problem) % len(box)]):
+            assert c.poly.eval(dict(zip(names, at.tolist()))) == v, (c, at)
+        holds = np.stack(
+            [
+                v <= 0 if op == "<=" else v < 0 if op == "<" else v == 0
+                for v, (_, _, op) in zip(values.T, rows)
+            ],
+            axis=1,
+        )
+        sat = bool(holds.all(axis=1).any())
         complete = omega(cs, None, complete=True)
         assert complete == (not sat), cs  # decides: refutes exactly the problems without a solution
         plain = omega(cs, None)

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-import lean_gym
-
-CASES_FILE = Path(lean_gym.__file__).parent / "conformance" / "cases" / "repl" / "repl.jsonl"
+# Where the installed package is, found without importing it: replay_server.py, a process per replayed
+# transcript, reads the transcripts from here and imports nothing of lean-gym.
+PACKAGE = Path(next(iter(find_spec("lean_gym").submodule_search_locations)))  # type: ignore[union-attr]
+CASES_FILE = PACKAGE / "conformance" / "cases" / "repl" / "repl.jsonl"
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FIXTURES = SHARED / "fixtures" / "repl"
 

@@ -6,6 +6,7 @@ import difflib
 import re
 import warnings
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,26 @@ def load_theorems(source: str | Path, split: str | None = None, *, limit: int | 
     if limit is not None and limit < 0:
         raise ValueError(f"limit must be >= 0, got {limit}")
     src = str(source)
+    if src in _PACKAGED:
+        return list(_packaged_theorems(src, split, limit))
+    return _load_theorems(src, split, limit)
+
+
+#: The sources whose theorems are a function of the package alone (generated, or files it ships).
+_PACKAGED = ("sim", "satp-minif2f")
+
+
+@lru_cache(maxsize=32)
+def _packaged_theorems(src: str, split: str | None, limit: int | None) -> tuple[Theorem, ...]:
+    """The theorems of a :data:`_PACKAGED` source, read once per process.
+
+    Each env built over one reads its whole list (300 rows of a simulator split: 25 ms), and envs are built
+    many times (one per vector sub-env, per worker); theorems are frozen, and callers get a list of their own.
+    """
+    return tuple(_load_theorems(src, split, limit))
+
+
+def _load_theorems(src: str, split: str | None, limit: int | None) -> list[Theorem]:
     if src == "sim":
         from lean_gym.sim.families import DEFAULT_SPLIT_SIZE, generate_split
 
