@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from lean_gym.sim.memo import MISS, Memo
 from lean_gym.sim.memo import enabled as memo_enabled
-from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term
+from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, sub_syns, syn_any
 from lean_gym.sim.terms import (
     FALSE,
     FVAR_SEP,
@@ -746,7 +746,7 @@ class Elaborator:
         numerals = False
         for part in parts:
             self._prescan(part, name, found)
-            numerals = numerals or _has_numeral(part)
+            numerals = numerals or syn_any(part, lambda u: u.kind == "num")
         if len(found) == 1:
             self.flex[flex] = next(iter(found))
             return
@@ -813,11 +813,7 @@ class Elaborator:
                             ty = _max_type(ty, self.synth_leaf_type(leaf))
                     if ty in NUM_TYPES:
                         found.add(ty)
-            for a in u.args:
-                if isinstance(a, Syn):
-                    stack.append(a)
-                elif isinstance(a, tuple):
-                    stack.extend(x for x in a if isinstance(x, Syn))
+            stack.extend(sub_syns(u))
 
     def _elab_rel(self, op: str, a: Syn, b: Syn) -> Term:
         if op in ("=", "≠") and (_is_fun_syn(a) or _is_fun_syn(b)):
@@ -1304,20 +1300,6 @@ class Elaborator:
         return ("app", self._ref(name), tuple(targs)), rty
 
 
-def _has_numeral(syn: Syn) -> bool:
-    stack = [syn]
-    while stack:
-        u = stack.pop()
-        if u.kind == "num":
-            return True
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
-    return False
-
-
 def parse_signature(
     ts: TokenStream, env: Env, src: Source, allow_no_type: bool = False
 ) -> tuple[list[tuple[str, Term]], Term | None]:
@@ -1660,11 +1642,7 @@ def _prop_operand(syn: Syn, name: str) -> bool:
                 return True
         if u.kind == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
             continue  # shadowed inside
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
+        stack.extend(sub_syns(u))
     return False
 
 
@@ -1680,7 +1658,7 @@ def _numeral_beside(syn: Syn, name: str, el: Elaborator) -> bool:
             if u.args[0] != "^":
                 el._collect_leaves(u.args[2], leaves)
             if any(x.kind == "ident" and x.args[0] == name for x in leaves):
-                if _has_kind(u, "neg") or any(
+                if syn_any(u, lambda x: x.kind == "neg") or any(
                     x.kind == "num" and not isinstance(x.args[0], int) for x in leaves
                 ):
                     return False
@@ -1688,25 +1666,7 @@ def _numeral_beside(syn: Syn, name: str, el: Elaborator) -> bool:
                     return True
         if u.kind == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
             continue  # shadowed inside
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
-    return False
-
-
-def _has_kind(syn: Syn, kind: str) -> bool:
-    stack = [syn]
-    while stack:
-        u = stack.pop()
-        if u.kind == kind:
-            return True
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
+        stack.extend(sub_syns(u))
     return False
 
 

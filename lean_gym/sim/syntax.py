@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -31,6 +32,8 @@ __all__ = [
     "fixed_arity_end",
     "numeral",
     "parse_term_text",
+    "sub_syns",
+    "syn_any",
     "tokenize",
 ]
 
@@ -348,6 +351,29 @@ class Syn:
 
     def __repr__(self) -> str:
         return f"Syn({self.kind}, {self.args!r})"
+
+
+def sub_syns(syn: Syn) -> list[Syn]:
+    """The terms directly below ``syn``: its ``Syn`` arguments and the ``Syn`` members of its tuple arguments
+    (binder groups, argument lists), in order."""
+    out: list[Syn] = []
+    for a in syn.args:
+        if isinstance(a, Syn):
+            out.append(a)
+        elif isinstance(a, tuple):
+            out.extend(x for x in a if isinstance(x, Syn))
+    return out
+
+
+def syn_any(syn: Syn, pred: Callable[[Syn], bool]) -> bool:
+    """Whether ``pred`` holds at ``syn`` or at any term below it."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if pred(u):
+            return True
+        stack.extend(sub_syns(u))
+    return False
 
 
 _BINOPS: dict[str, tuple[int, int, str]] = {

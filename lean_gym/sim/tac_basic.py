@@ -36,7 +36,7 @@ from lean_gym.sim.proofs import (
     _pi,
     prop_telescope,
 )
-from lean_gym.sim.syntax import Syn, TokenStream, parse_term
+from lean_gym.sim.syntax import Syn, TokenStream, parse_term, syn_any
 from lean_gym.sim.tac_rcases import Pat, clear_local, destruct_hyp, parse_rcases_pat, subst_eq
 from lean_gym.sim.tactics import (
     SorryRecord,
@@ -939,17 +939,7 @@ def _show(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 def _has_hole(syn: Syn) -> bool:
     """Whether ``syn`` has a ``_`` or ``?x`` placeholder anywhere."""
-    stack = [syn]
-    while stack:
-        u = stack.pop()
-        if u.kind == "mvar" or (u.kind == "ident" and u.args[0] == "_"):
-            return True
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
-    return False
+    return syn_any(syn, lambda u: u.kind == "mvar" or (u.kind == "ident" and u.args[0] == "_"))
 
 
 @builtin("change")
