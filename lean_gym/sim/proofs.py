@@ -676,25 +676,7 @@ class ProofChecker:
                 holes.append((m[1], b))
                 continue
             if b.is_prop:
-                if _has_mvars(btype) and open_args:
-                    # Lean postpones the argument; its open `_` are unified now and fixed by the use
-                    got, open_terms, open_types = self.infer_open(arg)
-                    flex = frozenset(open_terms) | frozenset(open_types)
-                    if not match(btype, got, inst.asg, flex=flex):
-                        raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
-                    if flex:
-                        inst.opened.append((got, btype))
-                        inst.open_mvars.update(open_terms)
-                        inst.allowed.update(open_types)
-                    inst.assign_next(("proof",))
-                elif _has_mvars(btype):
-                    got = self.infer(arg)
-                    if not match(btype, got, inst.asg):
-                        raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
-                    inst.assign_next(("proof",))
-                else:
-                    self.check(arg, btype)
-                    inst.assign_next(("proof",))
+                self.elab_proof_arg(arg, btype, inst, open_args)
             elif btype[0] == "arrow" and _has_type_mvars(btype):
                 # a function whose type the other arguments fix (`congrArg (· + 1) h`): Lean postpones it;
                 # it is elaborated once they are
@@ -841,6 +823,33 @@ class ProofChecker:
                 syn.end,
             )
         return result
+
+    def elab_proof_arg(self, arg: Syn, btype: Term, inst: Instance, open_args: bool) -> None:
+        """Check the proof argument ``arg`` against its binder's type ``btype`` and fill the binder in ``inst``.
+
+        Where ``btype`` still has metavariables, ``arg``'s type is unified with it; with ``open_args``, Lean
+        postpones the argument: its own open ``_`` are unified now and fixed by the use (:meth:`infer_open`),
+        and the caller re-checks ``inst.opened`` once they are.
+
+        Raises:
+            ElabError: ``Application type mismatch`` where ``arg`` does not prove ``btype``.
+        """
+        if _has_mvars(btype) and open_args:
+            got, open_terms, open_types = self.infer_open(arg)
+            flex = frozenset(open_terms) | frozenset(open_types)
+            if not match(btype, got, inst.asg, flex=flex):
+                raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
+            if flex:
+                inst.opened.append((got, btype))
+                inst.open_mvars.update(open_terms)
+                inst.allowed.update(open_types)
+        elif _has_mvars(btype):
+            got = self.infer(arg)
+            if not match(btype, got, inst.asg):
+                raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
+        else:
+            self.check(arg, btype)
+        inst.assign_next(("proof",))
 
     def _elab_data_arg(self, arg: Syn, btype: Term, inst: Instance) -> Term:
         if btype[0] == "type":

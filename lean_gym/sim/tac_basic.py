@@ -648,22 +648,7 @@ def apply_telescope(
             holes.append(m[1])
             continue
         if b.is_prop:
-            if _has_mvars(btype) and open_args:
-                got, open_terms, open_types = pc.infer_open(arg)
-                flex = frozenset(open_terms) | frozenset(open_types)
-                if not match(btype, got, inst.asg, flex=flex):
-                    raise ElabError(pc._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
-                if flex:
-                    inst.opened.append((got, btype))
-                    inst.open_mvars.update(open_terms)
-                    inst.allowed.update(open_types)
-            elif _has_mvars(btype):
-                got = pc.infer(arg)
-                if not match(btype, got, inst.asg):
-                    raise ElabError(pc._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
-            else:
-                pc.check(arg, btype)
-            inst.assign_next(("proof",))
+            pc.elab_proof_arg(arg, btype, inst, open_args)
         else:
             inst.assign_next(pc._elab_data_arg(arg, btype, inst))
     return list(inst.pending), inst.conclusion, inst, holes
