@@ -1496,7 +1496,7 @@ def _with_rules(fn: Callable[[Term], Term], ss: SimpSet) -> Callable[[Term], Ter
 
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
     """``push_cast``, ``zify``, ``qify`` and ``rify`` (``norm_cast`` is Lean core's ``derive``: :mod:`lean_gym.sim.tac_cast`)."""
-    from lean_gym.sim.tactics import _parse_location
+    from lean_gym.sim.tactics import _location_has_target, _location_hyps, _parse_location
 
     ts = syn.stream(1)
     facts: list[Term] = []
@@ -1536,7 +1536,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     if extra.rules or extra.unfold:
         fn = _with_rules(fn, extra)
     changed = False
-    if locs is None or "⊢" in locs or locs == ["*"]:
+    if _location_has_target(locs):
         new = fn(goal.target)
         if new == TRUE or (new != goal.target and _closed_by_rfl(new)):
             ctx.use_standard_axioms()
@@ -1545,7 +1545,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
         if new != goal.target:
             goal = goal.with_target(new)
             changed = True
-    names = [n for n, _ in goal.props()] if locs == ["*"] else [n for n in (locs or []) if n != "⊢"]
+    names = _location_hyps(goal, locs)
     for n in names:
         ctx.tick(len(goal.hyps))
         p = goal.hyp(n)

@@ -33,7 +33,15 @@ from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close_from
 from lean_gym.sim.proofs import TERM_MACROS, ProofChecker
 from lean_gym.sim.syntax import Syn
 from lean_gym.sim.tac_basic import _term_arg, _trivial_closes
-from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, _parse_location, builtin
+from lean_gym.sim.tactics import (
+    TacSyntax,
+    TacticContext,
+    TacticError,
+    _location_has_target,
+    _location_hyps,
+    _parse_location,
+    builtin,
+)
 from lean_gym.sim.terms import FALSE, Term, is_prop_type, pretty
 from lean_gym.sim.unify import canon, defeq
 
@@ -166,9 +174,9 @@ def _norm_cast(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         raise TacticError("the simulator's `norm_cast` takes no arguments but a location")
     ctx.use_standard_axioms()
     le = le_facts(goal)
-    if locs is None or "⊢" in locs or locs == ["*"]:
+    if _location_has_target(locs):
         goal = goal.with_target(derive(goal.target, le))
-    names = [n for n, _ in goal.props()] if locs == ["*"] else [n for n in (locs or []) if n != "⊢"]
+    names = _location_hyps(goal, locs)
     for n in names:
         ctx.tick(len(goal.hyps))
         p = goal.hyp(n)
