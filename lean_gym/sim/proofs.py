@@ -626,14 +626,7 @@ class ProofChecker:
         inst, holes = self._apply_args(base, base.args[0], base.args[1])
         if holes:
             raise ElabError(_unsupported_proof(base), base.start, base.end)
-        bad = inst.check_types()
-        if bad is not None:
-            # a type its arguments fixed that the lemma does not hold at (`div_eq_iff` at ℤ)
-            raise ElabError(
-                f"failed to synthesize an instance for `{bad}` (the lemma does not apply to this type)",
-                base.start,
-                base.end,
-            )
+        _require_types(inst, base)
         open_mvars = {mv for mv, _ in inst.mvars if mv not in inst.asg}
         binders = [
             Binder(mv, _mvars_to_vars(instantiate(b.type, inst.asg), open_mvars), False)
@@ -742,13 +735,7 @@ class ProofChecker:
                 raise ElabError(self._mismatch(syn, got, expected), syn.start, syn.end)
         elif expected is not None:
             match(concl, expected, inst.asg)
-        bad = inst.check_types()
-        if bad is not None:
-            raise ElabError(
-                f"failed to synthesize an instance for `{bad}` (the lemma does not apply to this type)",
-                syn.start,
-                syn.end,
-            )
+        _require_types(inst, syn)
         result = instantiate(concl, inst.asg)
         for mv, name in inst.open_mvars.items():
             if _has_mvars(instantiate(("mvar", mv), inst.asg)):
@@ -909,6 +896,18 @@ def _trans_telescope(p: Term, field_: str) -> tuple[tuple[Binder, ...], Term] | 
     arg = (rels[0], p[1], p[3], cvar)
     res = (rels[1], p[1], p[2], cvar)
     return (Binder(c, type_term(p[1]), False), Binder("_premise_trans", arg, True)), res
+
+
+def _require_types(inst: Instance, at: Syn) -> None:
+    """Refuse, at ``at``, an instantiation whose arguments fixed a type the lemma does not hold at
+    (``div_eq_iff`` at ℤ: :meth:`Instance.check_types`), as Lean's failed instance synthesis does."""
+    bad = inst.check_types()
+    if bad is not None:
+        raise ElabError(
+            f"failed to synthesize an instance for `{bad}` (the lemma does not apply to this type)",
+            at.start,
+            at.end,
+        )
 
 
 class _Span:  # the span of a nested `by` block, for error positions
