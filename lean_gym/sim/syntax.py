@@ -29,6 +29,7 @@ __all__ = [
     "Syn",
     "Token",
     "TokenStream",
+    "bracket_end",
     "fixed_arity_end",
     "numeral",
     "parse_term_text",
@@ -322,20 +323,26 @@ def fixed_arity_end(toks: list[Token], i: int, name: str) -> int | None:
             after = toks[i + 2] if i + 2 < n else None
             if after is None or after.text != ":=":
                 break
-            depth, j = 0, i
-            while j < n:
-                x = toks[j]
-                if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
-                    depth += 1
-                elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            i = j + 1
+            i = bracket_end(toks, i) + 1
         else:
             break
     return i
+
+
+def bracket_end(toks: list[Token], i: int) -> int:
+    """The index of the bracket that closes the one at ``toks[i]`` (brackets of any kind counted alike), or of
+    the ``eof`` that ends ``toks`` (``len(toks)`` without one) where none does."""
+    depth, j, n = 0, i, len(toks)
+    while j < n and toks[j].kind != "eof":
+        x = toks[j]
+        if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
+            depth += 1
+        elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
+            depth -= 1
+            if depth == 0:
+                break
+        j += 1
+    return j
 
 
 class Syn:

@@ -36,7 +36,7 @@ from lean_gym.sim.proofs import (
     _pi,
     prop_telescope,
 )
-from lean_gym.sim.syntax import Syn, TokenStream, parse_term, syn_any
+from lean_gym.sim.syntax import Syn, TokenStream, bracket_end, parse_term, syn_any
 from lean_gym.sim.tac_rcases import Pat, clear_local, destruct_hyp, parse_rcases_pat, subst_eq
 from lean_gym.sim.tactics import (
     SorryRecord,
@@ -265,16 +265,7 @@ def _discharger_arg(syn: TacSyntax, ts: TokenStream) -> tuple[int, int] | None:
         and toks[i + 2].text == ":="
     ):
         return None
-    depth, j = 0, i
-    while toks[j].kind != "eof":
-        x = toks[j]
-        if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
-            depth += 1
-        elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
-            depth -= 1
-            if depth == 0:
-                break
-        j += 1
+    j = bracket_end(toks, i)
     if toks[j].kind == "eof" or j == i + 3:
         raise TacticError("unexpected token; expected tactic", toks[i + 2].end, toks[i + 2].end)
     ts.i = j + 1
