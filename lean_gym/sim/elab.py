@@ -579,6 +579,24 @@ class Elaborator:
         if saved_fv is not None:
             self.fvars[x] = saved_fv
 
+    def _shadow(self, name: str, saved: dict[str, Term | None], saved_fv: dict[str, str]) -> None:
+        """Before binding ``name`` in a binder group: the first time, record what ``name`` stood for (its type
+        in ``saved``, and its local in ``saved_fv``: the binder shadows the local of that name inside the
+        body), for :meth:`_unbind_all`."""
+        if name not in saved:
+            saved[name] = self.lctx.get(name)
+            if name in self.fvars:
+                saved_fv[name] = self.fvars.pop(name)
+
+    def _unbind_all(self, saved: dict[str, Term | None], saved_fv: dict[str, str]) -> None:
+        """Undo a binder group's bindings: what :meth:`_shadow` recorded is put back."""
+        for name, old in saved.items():
+            if old is None:
+                self.lctx.pop(name, None)
+            else:
+                self.lctx[name] = old
+        self.fvars.update(saved_fv)
+
     def _elab_list(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
         """A list literal ``[a, b, c]`` of numbers (``List T``): Lean's ``«term[_]»`` macro, the chain
         ``List.cons a (List.cons b (List.cons c List.nil))``, printed ``[a, b, c]``."""
@@ -687,11 +705,7 @@ class Elaborator:
                     ty = type_term(bty) if bty in NUM_TYPES else None
                 for tok in names:
                     name = tok.text
-                    if name not in saved:
-                        saved[name] = self.lctx.get(name)
-                        if name in self.fvars:
-                            # the binder shadows the local of that name inside the body
-                            saved_fv[name] = self.fvars.pop(name)
+                    self._shadow(name, saved, saved_fv)
                     bty_t = ty if ty is not None else type_term(f"?{name}{len(self.flex)}_{len(binders)}")
                     self.lctx[name] = bty_t
                     binders.append((name, bty_t))
@@ -708,12 +722,7 @@ class Elaborator:
                 pred_terms[idx] = self._elab_rel(op, Syn("ident", (name,), bound.start, bound.start), bound)
             b = self.elab_prop(body) if q != "fun" else self.elab_term(body, None)[0]
         finally:
-            for name, old in saved.items():
-                if old is None:
-                    self.lctx.pop(name, None)
-                else:
-                    self.lctx[name] = old
-            self.fvars.update(saved_fv)
+            self._unbind_all(saved, saved_fv)
         resolved: list[tuple[str, Term]] = []
         for name, ty in binders:
             if ty[0] == "type" and ty[1].startswith("?"):
@@ -1262,20 +1271,11 @@ class Elaborator:
         saved_fv: dict[str, str] = {}
         try:
             for tok, dom in binders:
-                name = tok.text
-                if name not in saved:
-                    saved[name] = self.lctx.get(name)
-                    if name in self.fvars:
-                        saved_fv[name] = self.fvars.pop(name)  # the binder shadows the local inside
-                self.lctx[name] = dom
+                self._shadow(tok.text, saved, saved_fv)
+                self.lctx[tok.text] = dom
             out = self.elab_value(body, ty)
         finally:
-            for name, old in saved.items():
-                if old is None:
-                    self.lctx.pop(name, None)
-                else:
-                    self.lctx[name] = old
-            self.fvars.update(saved_fv)
+            self._unbind_all(saved, saved_fv)
         for tok, dom in reversed(binders):
             out = ("fun", tok.text, dom, out)
         return out
