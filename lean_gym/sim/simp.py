@@ -44,6 +44,7 @@ from lean_gym.sim.terms import (
     free_vars,
     is_prop_type,
     list_cons,
+    map_subterms,
     mk_num,
     pretty,
     subst,
@@ -1433,13 +1434,7 @@ def _push_cast(t: Term, le: frozenset[Term] = frozenset()) -> Term:
         if ha == "cast":
             return _push_cast(("cast", to, a[2], a[3]), le)
         return ("cast", to, frm, a)
-    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
-        return t
-    if h == "app":
-        return ("app", t[1], tuple(_push_cast(a, le) for a in t[2]))
-    if h in ("∀", "∃", "fun"):
-        return (h, t[1], t[2], _push_cast(t[3], le))
-    return tuple(_push_cast(c, le) if type(c) is tuple else c for c in t)
+    return map_subterms(t, lambda c: _push_cast(c, le))
 
 
 def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:

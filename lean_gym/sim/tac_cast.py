@@ -26,8 +26,6 @@ the context), ``max``/``min``, ``Nat.succ``, casts into types beyond ℝ, and us
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close_from
 from lean_gym.sim.proofs import TERM_MACROS, ProofChecker
@@ -42,7 +40,7 @@ from lean_gym.sim.tactics import (
     _parse_location,
     builtin,
 )
-from lean_gym.sim.terms import FALSE, Term, is_prop_type, pretty
+from lean_gym.sim.terms import FALSE, Term, is_prop_type, map_subterms, pretty
 from lean_gym.sim.unify import canon, defeq
 
 __all__ = ["derive", "le_facts"]
@@ -50,7 +48,6 @@ __all__ = ["derive", "le_facts"]
 #: The numeric types along their coercions: a cast goes from a lower rank to a higher one.
 _RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3, "ℂ": 4}
 _RELS = frozenset({"=", "≠", "<", "≤", ">", "≥"})
-_LEAVES = frozenset({"var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"})
 # binary nodes whose two arguments have the node's type: where the splitting heuristic looks
 _SPLIT = frozenset({"+", "-", "*", "/", "%", "∣"}) | _RELS
 
@@ -72,27 +69,16 @@ def derive(t: Term, le: LeFacts = frozenset()) -> Term:
     return _squash(_up(_numerals(t), le))
 
 
-def _map(t: Term, fn: Callable[[Term], Term]) -> Term:
-    h = t[0]
-    if h in _LEAVES:
-        return t
-    if h == "app":
-        return ("app", t[1], tuple(fn(a) for a in t[2]))
-    if h in ("∀", "∃", "fun"):
-        return (h, t[1], t[2], fn(t[3]))
-    return tuple(fn(c) if type(c) is tuple else c for c in t)
-
-
 def _numerals(t: Term) -> Term:
     if t[0] == "num":
         if t[1] in _RANK and t[1] != "ℕ" and type(t[2]) is int and t[2] >= 0:
             return ("cast", t[1], "ℕ", ("num", "ℕ", t[2]))
         return t
-    return _map(t, _numerals)
+    return map_subterms(t, _numerals)
 
 
 def _up(t: Term, le: LeFacts) -> Term:
-    t = _map(t, lambda c: _up(c, le))
+    t = map_subterms(t, lambda c: _up(c, le))
     r = _up_step(t, le)
     # Lean's `Simp.Step.visit`: a rewritten node is simplified again
     return t if r is None else _up(r, le)
@@ -142,7 +128,7 @@ def _up_step(t: Term, le: LeFacts) -> Term | None:
 
 
 def _squash(t: Term) -> Term:
-    t = _map(t, _squash)
+    t = map_subterms(t, _squash)
     if t[0] == "cast":
         inner = t[3]
         if inner[0] == "cast":
