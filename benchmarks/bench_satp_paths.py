@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from lean_gym.conformance.corpus import satp_theorems
 from lean_gym.sim.aesop_apply import apply_rule, parse_cached, run_sub
 from lean_gym.sim.aesop_rules import Rule, RuleSet, elab_rules
 from lean_gym.sim.aesop_search import Search
@@ -41,18 +40,7 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.memo import caching
 from lean_gym.sim.tactics import HeartbeatsExceeded, TacticContext, TacticError, goal_from_statement
 
-CASES = Path(__file__).resolve().parents[1] / "lean_gym" / "conformance" / "cases" / "satp"
 BUDGET = 200_000
-
-
-def _load(name: str) -> dict[str, str]:
-    out = {}
-    for line in (CASES / name).read_text(encoding="utf-8").splitlines():
-        code = json.loads(line)["code"]
-        m = re.match(r"theorem (\S+)", code)
-        assert m is not None
-        out[m.group(1)] = code
-    return out
 
 
 def _words(text: str) -> str:
@@ -168,7 +156,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("names", nargs="*", help="theorems to show step by step (default: all, summed)")
     args = ap.parse_args()
-    calls, minimal = _load("satp_calls.jsonl"), _load("satp_minimal.jsonl")
+    calls, minimal = satp_theorems("satp_calls.jsonl"), satp_theorems("satp_minimal.jsonl")
     names = args.names or list(calls)
     paths: list[Path_] = []
     with caching(False):

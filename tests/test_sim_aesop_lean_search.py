@@ -20,13 +20,10 @@ the script Lean's ``aesop?`` printed for that very search, so the rules Lean ran
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import pytest
 
 from lean_gym.backends.sim import SimBackend
+from lean_gym.conformance.corpus import satp_theorems
 from lean_gym.sim.aesop_apply import run_sub
 from lean_gym.sim.aesop_cost import tactic_cost
 from lean_gym.sim.elab import Env
@@ -34,7 +31,6 @@ from lean_gym.sim.memo import caching
 from lean_gym.sim.tactics import TacticContext, goal_from_statement
 
 HEADER = "import Mathlib"
-CASES = Path(__file__).parents[1] / "lean_gym" / "conformance" / "cases" / "satp"
 LOOP = "aesop: exceeded maximum number of normalisation iterations (5)."
 
 
@@ -145,20 +141,10 @@ def test_the_safe_prefix_is_expanded_before_a_failure_is_reported(backend: SimBa
 # --------------------------------------------------------------- the cost model against SATP's record
 
 
-def _load(name: str) -> dict[str, str]:
-    out = {}
-    for line in (CASES / name).read_text(encoding="utf-8").splitlines():
-        code = json.loads(line)["code"]
-        m = re.match(r"theorem (\S+)", code)
-        assert m is not None
-        out[m.group(1)] = code
-    return out
-
-
 def _path_cost(name: str, texts: list[str]) -> int:
     """The heartbeats the simulator charges for running ``texts`` as aesop rules, one after the other, on the
     goal of record theorem ``name`` (memo off: each run is charged in full)."""
-    code = _load("satp_calls.jsonl")[name]
+    code = satp_theorems("satp_calls.jsonl")[name]
     stmt = code[len(f"theorem {name}") : code.index(":= by\n")]
     ctx = TacticContext(env=Env(imports=("Mathlib",)), max_heartbeats=0)
     goal = goal_from_statement(stmt.strip(), ctx)
@@ -173,7 +159,7 @@ def test_the_rules_lean_ran_for_aime_1990_p15_fit_the_budget_it_ran_in() -> None
     left the goal, and the norm rules of penalty 0 before it in the call's order (``linarith``,
     ``nlinarith``, ``omega``, ``bound``, ``grind only [sq_add_sq_mul]``) failed, all within 200000
     heartbeats. A failing ``nlinarith`` on four equations of degree up to 5 must cost less than that."""
-    minimal = _load("satp_minimal.jsonl")["aime_1990_p15"]
+    minimal = satp_theorems("satp_minimal.jsonl")["aime_1990_p15"]
     assert minimal.rstrip().endswith("(grind only [mul_self_nonneg])")
     ran = ["simp_all", "linarith", "nlinarith", "omega", "bound", "grind only [sq_add_sq_mul]"]
     assert _path_cost("aime_1990_p15", [*ran, "grind only [mul_self_nonneg]"]) < 200_000
@@ -182,8 +168,8 @@ def test_the_rules_lean_ran_for_aime_1990_p15_fit_the_budget_it_ran_in() -> None
 def test_satps_call_for_amc12b_2002_p7_proves_within_the_budget(backend: SimBackend) -> None:
     """Lean's script: the norm simp, then ``nlinarith`` (after ``linarith`` failed): a successful
     ``nlinarith`` over 44 facts of products must fit the budget with the rest of the search."""
-    assert _load("satp_minimal.jsonl")["amc12b_2002_p7"].rstrip().endswith("(nlinarith)")
-    r = backend.check(_load("satp_calls.jsonl")["amc12b_2002_p7"], header=HEADER)
+    assert satp_theorems("satp_minimal.jsonl")["amc12b_2002_p7"].rstrip().endswith("(nlinarith)")
+    r = backend.check(satp_theorems("satp_calls.jsonl")["amc12b_2002_p7"], header=HEADER)
     assert r.proved, r.messages_text()[:300]
 
 
@@ -208,7 +194,7 @@ def test_omega_reads_a_ground_power_modulo_a_numeral(backend: SimBackend) -> Non
     ``linarith`` and ``nlinarith`` failed (norm rules of penalty 0 ahead of it). Lean core's omega evaluates
     ground terms with big numbers (``groundNat?``, ``src/Lean/Elab/Tactic/Omega/OmegaM.lean``); the simulator
     computes the remainder by modular exponentiation, the same number. linarith leaves ``a % b`` an atom."""
-    assert _load("satp_minimal.jsonl")["mathd_numbertheory_328"].rstrip().endswith("(omega)")
+    assert satp_theorems("satp_minimal.jsonl")["mathd_numbertheory_328"].rstrip().endswith("(omega)")
     ok = ["5 ^ 999999 % 7 = 6", "(2 : ℤ) ^ 999999 % 7 = 1", "(-2 : ℤ) ^ 999999 % 7 = 6",
           "(5 ^ 999999 + 3 * 2 ^ 100000) % 7 = 5"]  # fmt: skip
     for stmt in ok:
@@ -220,7 +206,7 @@ def test_omega_reads_a_ground_power_modulo_a_numeral(backend: SimBackend) -> Non
         assert not _check(backend, ": 5 ^ 999999 % 7 = 6", tac)[0], tac
     # ℕ's truncated subtraction and division are not read modulo 7: omega does not prove these
     assert not _check(backend, ": (5 ^ 999999 - 1) % 7 = 5", "omega")[0]
-    r = backend.check(_load("satp_calls.jsonl")["mathd_numbertheory_328"], header=HEADER)
+    r = backend.check(satp_theorems("satp_calls.jsonl")["mathd_numbertheory_328"], header=HEADER)
     assert r.proved, r.messages_text()[:300]
 
 
@@ -244,7 +230,7 @@ def test_a_numeral_quotient_exponent_is_a_natural_number(backend: SimBackend, ta
 def test_complex_statements_of_the_record_elaborate(backend: SimBackend) -> None:
     """SATP's ``algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7`` (``f z : ℂ``) and
     ``mathd_algebra_302`` (``Complex.I``) are read, and display as Lean shows them."""
-    calls = _load("satp_calls.jsonl")
+    calls = satp_theorems("satp_calls.jsonl")
     for name in ("algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7", "mathd_algebra_302"):
         stmt = calls[name][: calls[name].index(":= by\n") + len(":= by\n")]
         r = backend.check(stmt + "  sorry", header=HEADER)
@@ -256,8 +242,8 @@ def test_complex_statements_of_the_record_elaborate(backend: SimBackend) -> None
 def test_satps_call_for_mathd_algebra_302_proves(backend: SimBackend) -> None:
     """Lean's script: ``(ring)`` (which leaves ``ring_nf``'s form), the norm simp with ``Complex.I_sq``, then
     ``(bound)``: the same steps through the simulator's ring over ℂ and ``Complex.I_sq`` (@[simp])."""
-    assert "Complex.I_sq" in _load("satp_minimal.jsonl")["mathd_algebra_302"]
-    r = backend.check(_load("satp_calls.jsonl")["mathd_algebra_302"], header=HEADER)
+    assert "Complex.I_sq" in satp_theorems("satp_minimal.jsonl")["mathd_algebra_302"]
+    r = backend.check(satp_theorems("satp_calls.jsonl")["mathd_algebra_302"], header=HEADER)
     assert r.proved, r.messages_text()[:300]
 
 

@@ -13,12 +13,12 @@ ChristianZ97/LeanSATP ``proofs/minif2f_test_v2/minimal/``, Lean v4.26.0). Lean's
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from lean_gym.backends.sim import SimBackend
+from lean_gym.conformance.corpus import satp_theorems
 from lean_gym.sim.arith import Poly
 from lean_gym.sim.arith.groebner import GroebnerBasis, IdealCertificate
 from lean_gym.sim.library import lookup_decls
@@ -46,12 +46,7 @@ def _case(path: str, ident: str) -> dict:
 
 
 def _minimal(name: str) -> str:
-    for line in (CASES / "satp" / "satp_minimal.jsonl").read_text(encoding="utf-8").splitlines():
-        c = json.loads(line)
-        m = re.match(r"theorem (\S+)", c["code"])
-        if m is not None and m.group(1) == name:
-            return str(c["code"])
-    raise KeyError(name)
+    return satp_theorems("satp_minimal.jsonl")[name]
 
 
 # ------------------------------------------------------------------------- the Gröbner basis module

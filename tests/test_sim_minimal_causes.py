@@ -8,25 +8,16 @@ statements built like the true ones, which the simulator must not prove.
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import pytest
 
 from lean_gym.backends.sim import SimBackend
+from lean_gym.conformance.corpus import satp_theorems
 
-CASES = Path(__file__).parents[1] / "lean_gym" / "conformance" / "cases" / "satp"
 HEADER = "import Mathlib"
 
 
 def _minimal(name: str) -> str:
-    for line in (CASES / "satp_minimal.jsonl").read_text(encoding="utf-8").splitlines():
-        c = json.loads(line)
-        m = re.match(r"theorem (\S+)", c["code"])
-        if m is not None and m.group(1) == name:
-            return str(c["code"])
-    raise KeyError(name)
+    return satp_theorems("satp_minimal.jsonl")[name]
 
 
 @pytest.fixture(scope="module")

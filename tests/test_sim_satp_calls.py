@@ -8,16 +8,12 @@ Each test names the cause it fixes, the source it follows, and attacks the new p
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import pytest
 
 from lean_gym.backends.sim import SimBackend
+from lean_gym.conformance.corpus import satp_theorems
 
 HEADER = "import Mathlib"
-CASES = Path(__file__).parents[1] / "lean_gym" / "conformance" / "cases" / "satp"
 
 
 @pytest.fixture(scope="module")
@@ -27,16 +23,6 @@ def backend() -> SimBackend:
 
 def _proves(backend: SimBackend, code: str) -> bool:
     return backend.check(code, header=HEADER).proved
-
-
-def _load(name: str) -> dict[str, str]:
-    out = {}
-    for line in (CASES / name).read_text(encoding="utf-8").splitlines():
-        code = json.loads(line)["code"]
-        m = re.match(r"theorem (\S+)", code)
-        assert m is not None
-        out[m.group(1)] = code
-    return out
 
 
 # ------------------------------------------------------- Finset.card of a ground set, by reduction
@@ -59,7 +45,7 @@ def test_reduction_computes_the_card_of_a_ground_finset(backend: SimBackend, tac
 
 
 def _minimal_is(name: str, last: str) -> bool:
-    return _load("satp_minimal.jsonl")[name].rstrip().endswith(last)
+    return satp_theorems("satp_minimal.jsonl")[name].rstrip().endswith(last)
 
 
 @pytest.mark.parametrize(
@@ -97,7 +83,7 @@ def test_ground_finset_attacks(backend: SimBackend, code: str) -> None:
 
 def test_mathd_numbertheory_12_call_and_minimal_proof(backend: SimBackend) -> None:
     for file in ("satp_calls.jsonl", "satp_minimal.jsonl"):
-        r = backend.check(_load(file)["mathd_numbertheory_12"], header=HEADER)
+        r = backend.check(satp_theorems(file)["mathd_numbertheory_12"], header=HEADER)
         assert r.proved, (file, r.messages_text()[:300])
 
 
@@ -149,8 +135,8 @@ def test_default_simp_lemma_attacks(backend: SimBackend, code: str) -> None:
 def test_mathd_algebra_275_call(backend: SimBackend) -> None:
     """Lean's norm simp closes mathd_algebra_275 at once (its minimal proof is one ``simp_all only`` with
     ``Real.one_rpow``, ``one_div``, ``one_eq_inv``): the default set the call's ``simp_all`` uses has them."""
-    assert "one_eq_inv" in _load("satp_minimal.jsonl")["mathd_algebra_275"]
-    r = backend.check(_load("satp_calls.jsonl")["mathd_algebra_275"], header=HEADER)
+    assert "one_eq_inv" in satp_theorems("satp_minimal.jsonl")["mathd_algebra_275"]
+    r = backend.check(satp_theorems("satp_calls.jsonl")["mathd_algebra_275"], header=HEADER)
     assert r.proved, r.messages_text()[:300]
 
 
@@ -198,7 +184,7 @@ def test_ring_nf_writes_a_negative_rational_as_mathlib_does(backend: SimBackend)
     assert "⊢ -1 / 4 + x * (3 / 4) = 0" in r.messages_text(), r.messages_text()
     r = backend.check("example (x : ℝ) : x - 3 * x ^ 2 = 0 := by\n  ring_nf", header=HEADER)
     assert "⊢ x - x ^ 2 * 3 = 0" in r.messages_text(), r.messages_text()
-    r = backend.check(_load("satp_minimal.jsonl")["mathd_algebra_302"], header=HEADER)
+    r = backend.check(satp_theorems("satp_minimal.jsonl")["mathd_algebra_302"], header=HEADER)
     assert r.proved, r.messages_text()[:300]
     # the attack: the constant is still the same number
     bad = "example : (Complex.I / 2) ^ 2 = -(1 / 2) := by\n  ring_nf\n  simp_all only [Complex.I_sq, one_div, neg_mul, one_mul]\n  norm_num"
@@ -212,11 +198,12 @@ def test_grind_ring_module_reads_the_complex_numbers(backend: SimBackend) -> Non
     """Lean core's grind runs its ring module on every commutative ring (``Grind.CommRing``), ℂ included:
     SATP's minimal proof of algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7 is one ``grind only [L]``
     on two linear equations over ℂ. The linear solvers need an order, which ℂ lacks."""
-    code = _load("satp_minimal.jsonl")["algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7"]
+    code = satp_theorems("satp_minimal.jsonl")["algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7"]
     assert "grind only" in code and "(f z : ℂ)" in code
     assert _proves(backend, code)
     r = backend.check(
-        _load("satp_calls.jsonl")["algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7"], header=HEADER
+        satp_theorems("satp_calls.jsonl")["algebra_2varlineareq_fp3zeq11_3tfm1m5zeqn68_feqn10_zeq7"],
+        header=HEADER,
     )
     assert r.proved, r.messages_text()[:300]
     assert _proves(backend, "example (z : ℂ) (h : z ≠ 0) (h2 : z ^ 2 = 0) : False := by grind")
@@ -288,7 +275,7 @@ def test_grind_matches_cons_patterns_and_knows_constructors(backend: SimBackend)
     ``Nat.ofDigits ?b (?hd :: ?tl)`` against the literal lists, chained through the tails. Lean core's
     ``grind_t1.lean`` (line 1) has ``a = [] → b = [2] → a = b → False``: distinct constructors conflict."""
     for file in ("satp_minimal.jsonl", "satp_calls.jsonl"):
-        r = backend.check(_load(file)["amc12a_2003_p5"], header=HEADER)
+        r = backend.check(satp_theorems(file)["amc12a_2003_p5"], header=HEADER)
         assert r.proved, (file, r.messages_text()[:300])
     assert _proves(backend, "example (a b : List Nat) : a = [] → b = [2] → a = b → False := by\n  grind")
     assert _proves(backend, "example (x y : ℕ) (h : [x, 1] = [2, y]) : x + y = 3 := by grind")
@@ -310,7 +297,7 @@ def test_mathd_numbertheory_341_call_and_minimal_proof(backend: SimBackend) -> N
     """Its minimal proof's norm simp names ``Nat.digits_of_two_le_of_pos``, ``Nat.digits_zero`` and
     ``List.cons.injEq``: the call's default ``simp_all`` has them too."""
     for file in ("satp_calls.jsonl", "satp_minimal.jsonl"):
-        r = backend.check(_load(file)["mathd_numbertheory_341"], header=HEADER)
+        r = backend.check(satp_theorems(file)["mathd_numbertheory_341"], header=HEADER)
         assert r.proved, (file, r.messages_text()[:300])
 
 
@@ -342,7 +329,7 @@ def test_a_failing_grind_costs_what_the_record_allows() -> None:
     [L]`` rules on this goal's path beside about 104000 of other charges within 200000 heartbeats, so one
     failing call costs at most about 6000 there. Lean's linear solvers are incremental; the simulator's
     re-runs per disequality split and per branch are not charged again."""
-    assert _load("satp_minimal.jsonl")["aime_1990_p4"].count("(bound )") == 2
+    assert satp_theorems("satp_minimal.jsonl")["aime_1990_p4"].count("(bound )") == 2
     cost, ok = _charge(P4, "grind only [Iff]")
     assert not ok
     assert 1500 < cost <= 6000, cost

@@ -11,27 +11,13 @@ false statements.
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import pytest
 
 from lean_gym.backends.sim import SimBackend
+from lean_gym.conformance.corpus import satp_theorems
 
-CASES = Path(__file__).parents[1] / "lean_gym" / "conformance" / "cases" / "satp"
 HEADER = "import Mathlib"
 BUDGET = "set_option maxHeartbeats 200000 in\n"
-
-
-def _load(name: str) -> dict[str, str]:
-    out = {}
-    for line in (CASES / name).read_text(encoding="utf-8").splitlines():
-        c = json.loads(line)
-        m = re.match(r"theorem (\S+)", c["code"])
-        assert m is not None
-        out[m.group(1)] = c["code"]
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +36,13 @@ def backend() -> SimBackend:
     ],
 )
 def test_minimal_proofs_lean_checked_prove_in_the_simulator(backend: SimBackend, name: str) -> None:
-    code = _load("satp_minimal.jsonl")[name]
+    code = satp_theorems("satp_minimal.jsonl")[name]
     r = backend.check(code, header=HEADER)
     assert r.proved, r.messages_text()[:400]
 
 
 def test_satp_calls_prove_what_they_proved_on_lean(backend: SimBackend) -> None:
-    calls = _load("satp_calls.jsonl")
+    calls = satp_theorems("satp_calls.jsonl")
     for name in ("mathd_algebra_478", "mathd_algebra_141", "mathd_numbertheory_1124"):
         r = backend.check(calls[name], header=HEADER)
         assert r.proved, (name, r.messages_text()[:300])
@@ -149,7 +135,7 @@ def test_satp_minif2f_source_is_satps_92_statements() -> None:
     thms = load_theorems("satp-minif2f")
     assert len(thms) == 92 and len({t.name for t in thms}) == 92
     assert all(t.split in ("train", "test") and t.header == HEADER for t in thms)
-    calls = _load("satp_calls.jsonl")
+    calls = satp_theorems("satp_calls.jsonl")
     for t in thms:
         assert t.formal_statement.endswith(":= by\n")
         assert calls[t.name].startswith(t.formal_statement)
@@ -174,14 +160,14 @@ def test_satp_minif2f_source_is_satps_92_statements() -> None:
     ],
 )
 def test_minimal_proofs_of_the_fixed_causes_prove(backend: SimBackend, name: str) -> None:
-    code = _load("satp_minimal.jsonl")[name]
+    code = satp_theorems("satp_minimal.jsonl")[name]
     r = backend.check(code, header=HEADER)
     assert r.proved, r.messages_text()[:400]
 
 
 @pytest.mark.parametrize("name", ["mathd_algebra_338", "mathd_numbertheory_765", "mathd_numbertheory_314"])
 def test_satp_calls_of_the_fixed_causes_prove(backend: SimBackend, name: str) -> None:
-    r = backend.check(_load("satp_calls.jsonl")[name], header=HEADER)
+    r = backend.check(satp_theorems("satp_calls.jsonl")[name], header=HEADER)
     assert r.proved, r.messages_text()[:300]
 
 

@@ -7,6 +7,7 @@ published proofs) and cites it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from lean_gym.errors import ConfigError
 from lean_gym.jsonl import read_jsonl_objects
 from lean_gym.lean.versions import parse_version
 
-__all__ = ["CASES_DIR", "SOURCES", "Case", "load_cases"]
+__all__ = ["CASES_DIR", "SOURCES", "Case", "load_cases", "satp_theorems"]
 
 #: Where the cases ship, inside the package.
 CASES_DIR = Path(__file__).parent / "cases"
@@ -191,3 +192,21 @@ def load_cases(
                 continue
             cases.append(case)
     return cases
+
+
+def satp_theorems(file: str) -> dict[str, str]:
+    """The code of each case of one of SATP's case files, by the name of the theorem it states.
+
+    ``file`` is ``satp_calls.jsonl`` or ``satp_minimal.jsonl``; the cases come in file order.
+
+    Raises:
+        ConfigError: a case whose code does not start with ``theorem NAME``.
+    """
+    out: dict[str, str] = {}
+    for where, obj in read_jsonl_objects(CASES_DIR / "satp" / file):
+        code = str(obj["code"])
+        m = re.match(r"theorem (\S+)", code)
+        if m is None:
+            raise ConfigError(f"{where}: the case's code does not start with `theorem NAME`")
+        out[m.group(1)] = code
+    return out

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from lean_gym.sim.memo import MISS, Memo
 from lean_gym.sim.memo import enabled as memo_enabled
-from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term
+from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, parse_term, sub_syns, syn_any
 from lean_gym.sim.terms import (
     FALSE,
     FVAR_SEP,
@@ -579,6 +579,24 @@ class Elaborator:
         if saved_fv is not None:
             self.fvars[x] = saved_fv
 
+    def _shadow(self, name: str, saved: dict[str, Term | None], saved_fv: dict[str, str]) -> None:
+        """Before binding ``name`` in a binder group: the first time, record what ``name`` stood for (its type
+        in ``saved``, and its local in ``saved_fv``: the binder shadows the local of that name inside the
+        body), for :meth:`_unbind_all`."""
+        if name not in saved:
+            saved[name] = self.lctx.get(name)
+            if name in self.fvars:
+                saved_fv[name] = self.fvars.pop(name)
+
+    def _unbind_all(self, saved: dict[str, Term | None], saved_fv: dict[str, str]) -> None:
+        """Undo a binder group's bindings: what :meth:`_shadow` recorded is put back."""
+        for name, old in saved.items():
+            if old is None:
+                self.lctx.pop(name, None)
+            else:
+                self.lctx[name] = old
+        self.fvars.update(saved_fv)
+
     def _elab_list(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
         """A list literal ``[a, b, c]`` of numbers (``List T``): Lean's ``«term[_]»`` macro, the chain
         ``List.cons a (List.cons b (List.cons c List.nil))``, printed ``[a, b, c]``."""
@@ -687,11 +705,7 @@ class Elaborator:
                     ty = type_term(bty) if bty in NUM_TYPES else None
                 for tok in names:
                     name = tok.text
-                    if name not in saved:
-                        saved[name] = self.lctx.get(name)
-                        if name in self.fvars:
-                            # the binder shadows the local of that name inside the body
-                            saved_fv[name] = self.fvars.pop(name)
+                    self._shadow(name, saved, saved_fv)
                     bty_t = ty if ty is not None else type_term(f"?{name}{len(self.flex)}_{len(binders)}")
                     self.lctx[name] = bty_t
                     binders.append((name, bty_t))
@@ -708,12 +722,7 @@ class Elaborator:
                 pred_terms[idx] = self._elab_rel(op, Syn("ident", (name,), bound.start, bound.start), bound)
             b = self.elab_prop(body) if q != "fun" else self.elab_term(body, None)[0]
         finally:
-            for name, old in saved.items():
-                if old is None:
-                    self.lctx.pop(name, None)
-                else:
-                    self.lctx[name] = old
-            self.fvars.update(saved_fv)
+            self._unbind_all(saved, saved_fv)
         resolved: list[tuple[str, Term]] = []
         for name, ty in binders:
             if ty[0] == "type" and ty[1].startswith("?"):
@@ -746,7 +755,7 @@ class Elaborator:
         numerals = False
         for part in parts:
             self._prescan(part, name, found)
-            numerals = numerals or _has_numeral(part)
+            numerals = numerals or syn_any(part, lambda u: u.kind == "num")
         if len(found) == 1:
             self.flex[flex] = next(iter(found))
             return
@@ -813,11 +822,7 @@ class Elaborator:
                             ty = _max_type(ty, self.synth_leaf_type(leaf))
                     if ty in NUM_TYPES:
                         found.add(ty)
-            for a in u.args:
-                if isinstance(a, Syn):
-                    stack.append(a)
-                elif isinstance(a, tuple):
-                    stack.extend(x for x in a if isinstance(x, Syn))
+            stack.extend(sub_syns(u))
 
     def _elab_rel(self, op: str, a: Syn, b: Syn) -> Term:
         if op in ("=", "≠") and (_is_fun_syn(a) or _is_fun_syn(b)):
@@ -1266,20 +1271,11 @@ class Elaborator:
         saved_fv: dict[str, str] = {}
         try:
             for tok, dom in binders:
-                name = tok.text
-                if name not in saved:
-                    saved[name] = self.lctx.get(name)
-                    if name in self.fvars:
-                        saved_fv[name] = self.fvars.pop(name)  # the binder shadows the local inside
-                self.lctx[name] = dom
+                self._shadow(tok.text, saved, saved_fv)
+                self.lctx[tok.text] = dom
             out = self.elab_value(body, ty)
         finally:
-            for name, old in saved.items():
-                if old is None:
-                    self.lctx.pop(name, None)
-                else:
-                    self.lctx[name] = old
-            self.fvars.update(saved_fv)
+            self._unbind_all(saved, saved_fv)
         for tok, dom in reversed(binders):
             out = ("fun", tok.text, dom, out)
         return out
@@ -1302,20 +1298,6 @@ class Elaborator:
         if ty == PROP:
             return ("app", self._ref(name), tuple(targs)), PROP  # type: ignore[return-value]
         return ("app", self._ref(name), tuple(targs)), rty
-
-
-def _has_numeral(syn: Syn) -> bool:
-    stack = [syn]
-    while stack:
-        u = stack.pop()
-        if u.kind == "num":
-            return True
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
-    return False
 
 
 def parse_signature(
@@ -1660,11 +1642,7 @@ def _prop_operand(syn: Syn, name: str) -> bool:
                 return True
         if u.kind == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
             continue  # shadowed inside
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
+        stack.extend(sub_syns(u))
     return False
 
 
@@ -1680,7 +1658,7 @@ def _numeral_beside(syn: Syn, name: str, el: Elaborator) -> bool:
             if u.args[0] != "^":
                 el._collect_leaves(u.args[2], leaves)
             if any(x.kind == "ident" and x.args[0] == name for x in leaves):
-                if _has_kind(u, "neg") or any(
+                if syn_any(u, lambda x: x.kind == "neg") or any(
                     x.kind == "num" and not isinstance(x.args[0], int) for x in leaves
                 ):
                     return False
@@ -1688,25 +1666,7 @@ def _numeral_beside(syn: Syn, name: str, el: Elaborator) -> bool:
                     return True
         if u.kind == "binder" and any(tok.text == name for grp in u.args[1] for tok in grp[0]):
             continue  # shadowed inside
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
-    return False
-
-
-def _has_kind(syn: Syn, kind: str) -> bool:
-    stack = [syn]
-    while stack:
-        u = stack.pop()
-        if u.kind == kind:
-            return True
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
+        stack.extend(sub_syns(u))
     return False
 
 

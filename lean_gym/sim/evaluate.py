@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from typing import cast as cast_domain
 
 from lean_gym.sim.arith import Domain, EvalTooExpensive, binop, dvd, factorial, nat_gcd, nat_lcm
-from lean_gym.sim.terms import FALSE, TRUE, Term, mk_num, subst
+from lean_gym.sim.terms import FALSE, TRUE, Term, map_subterms, mk_num, subst
 from lean_gym.sim.unify import canon
 
 if TYPE_CHECKING:
@@ -313,13 +313,7 @@ def fold_literals(t: Term, ctx: TacticContext) -> Term:
             v = None
         if isinstance(v, int):
             return ("num", t[1], v) if v >= 0 else ("neg", t[1], ("num", t[1], -v))
-    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
-        return t
-    if h == "app":
-        return ("app", t[1], tuple(fold_literals(a, ctx) for a in t[2]))
-    if h in ("∀", "∃", "fun"):
-        return (h, t[1], t[2], fold_literals(t[3], ctx))
-    return tuple(fold_literals(c, ctx) if type(c) is tuple else c for c in t)
+    return map_subterms(t, lambda c: fold_literals(c, ctx))
 
 
 def rfl_closes(eq: Term, ctx: TacticContext, kernel: bool = False) -> bool:

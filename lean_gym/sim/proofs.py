@@ -626,14 +626,7 @@ class ProofChecker:
         inst, holes = self._apply_args(base, base.args[0], base.args[1])
         if holes:
             raise ElabError(_unsupported_proof(base), base.start, base.end)
-        bad = inst.check_types()
-        if bad is not None:
-            # a type its arguments fixed that the lemma does not hold at (`div_eq_iff` at ℤ)
-            raise ElabError(
-                f"failed to synthesize an instance for `{bad}` (the lemma does not apply to this type)",
-                base.start,
-                base.end,
-            )
+        _require_types(inst, base)
         open_mvars = {mv for mv, _ in inst.mvars if mv not in inst.asg}
         binders = [
             Binder(mv, _mvars_to_vars(instantiate(b.type, inst.asg), open_mvars), False)
@@ -676,25 +669,7 @@ class ProofChecker:
                 holes.append((m[1], b))
                 continue
             if b.is_prop:
-                if _has_mvars(btype) and open_args:
-                    # Lean postpones the argument; its open `_` are unified now and fixed by the use
-                    got, open_terms, open_types = self.infer_open(arg)
-                    flex = frozenset(open_terms) | frozenset(open_types)
-                    if not match(btype, got, inst.asg, flex=flex):
-                        raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
-                    if flex:
-                        inst.opened.append((got, btype))
-                        inst.open_mvars.update(open_terms)
-                        inst.allowed.update(open_types)
-                    inst.assign_next(("proof",))
-                elif _has_mvars(btype):
-                    got = self.infer(arg)
-                    if not match(btype, got, inst.asg):
-                        raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
-                    inst.assign_next(("proof",))
-                else:
-                    self.check(arg, btype)
-                    inst.assign_next(("proof",))
+                self.elab_proof_arg(arg, btype, inst, open_args)
             elif btype[0] == "arrow" and _has_type_mvars(btype):
                 # a function whose type the other arguments fix (`congrArg (· + 1) h`): Lean postpones it;
                 # it is elaborated once they are
@@ -760,13 +735,7 @@ class ProofChecker:
                 raise ElabError(self._mismatch(syn, got, expected), syn.start, syn.end)
         elif expected is not None:
             match(concl, expected, inst.asg)
-        bad = inst.check_types()
-        if bad is not None:
-            raise ElabError(
-                f"failed to synthesize an instance for `{bad}` (the lemma does not apply to this type)",
-                syn.start,
-                syn.end,
-            )
+        _require_types(inst, syn)
         result = instantiate(concl, inst.asg)
         for mv, name in inst.open_mvars.items():
             if _has_mvars(instantiate(("mvar", mv), inst.asg)):
@@ -842,6 +811,33 @@ class ProofChecker:
             )
         return result
 
+    def elab_proof_arg(self, arg: Syn, btype: Term, inst: Instance, open_args: bool) -> None:
+        """Check the proof argument ``arg`` against its binder's type ``btype`` and fill the binder in ``inst``.
+
+        Where ``btype`` still has metavariables, ``arg``'s type is unified with it; with ``open_args``, Lean
+        postpones the argument: its own open ``_`` are unified now and fixed by the use (:meth:`infer_open`),
+        and the caller re-checks ``inst.opened`` once they are.
+
+        Raises:
+            ElabError: ``Application type mismatch`` where ``arg`` does not prove ``btype``.
+        """
+        if _has_mvars(btype) and open_args:
+            got, open_terms, open_types = self.infer_open(arg)
+            flex = frozenset(open_terms) | frozenset(open_types)
+            if not match(btype, got, inst.asg, flex=flex):
+                raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
+            if flex:
+                inst.opened.append((got, btype))
+                inst.open_mvars.update(open_terms)
+                inst.allowed.update(open_types)
+        elif _has_mvars(btype):
+            got = self.infer(arg)
+            if not match(btype, got, inst.asg):
+                raise ElabError(self._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
+        else:
+            self.check(arg, btype)
+        inst.assign_next(("proof",))
+
     def _elab_data_arg(self, arg: Syn, btype: Term, inst: Instance) -> Term:
         if btype[0] == "type":
             tname = btype[1]
@@ -900,6 +896,18 @@ def _trans_telescope(p: Term, field_: str) -> tuple[tuple[Binder, ...], Term] | 
     arg = (rels[0], p[1], p[3], cvar)
     res = (rels[1], p[1], p[2], cvar)
     return (Binder(c, type_term(p[1]), False), Binder("_premise_trans", arg, True)), res
+
+
+def _require_types(inst: Instance, at: Syn) -> None:
+    """Refuse, at ``at``, an instantiation whose arguments fixed a type the lemma does not hold at
+    (``div_eq_iff`` at ℤ: :meth:`Instance.check_types`), as Lean's failed instance synthesis does."""
+    bad = inst.check_types()
+    if bad is not None:
+        raise ElabError(
+            f"failed to synthesize an instance for `{bad}` (the lemma does not apply to this type)",
+            at.start,
+            at.end,
+        )
 
 
 class _Span:  # the span of a nested `by` block, for error positions

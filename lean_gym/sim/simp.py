@@ -44,6 +44,7 @@ from lean_gym.sim.terms import (
     free_vars,
     is_prop_type,
     list_cons,
+    map_subterms,
     mk_num,
     pretty,
     subst,
@@ -1433,13 +1434,7 @@ def _push_cast(t: Term, le: frozenset[Term] = frozenset()) -> Term:
         if ha == "cast":
             return _push_cast(("cast", to, a[2], a[3]), le)
         return ("cast", to, frm, a)
-    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
-        return t
-    if h == "app":
-        return ("app", t[1], tuple(_push_cast(a, le) for a in t[2]))
-    if h in ("∀", "∃", "fun"):
-        return (h, t[1], t[2], _push_cast(t[3], le))
-    return tuple(_push_cast(c, le) if type(c) is tuple else c for c in t)
+    return map_subterms(t, lambda c: _push_cast(c, le))
 
 
 def _zify_rel(t: Term, to: str, le: frozenset[tuple[Term, Term]] = frozenset()) -> Term:
@@ -1496,7 +1491,7 @@ def _with_rules(fn: Callable[[Term], Term], ss: SimpSet) -> Callable[[Term], Ter
 
 def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) -> list[Goal]:
     """``push_cast``, ``zify``, ``qify`` and ``rify`` (``norm_cast`` is Lean core's ``derive``: :mod:`lean_gym.sim.tac_cast`)."""
-    from lean_gym.sim.tactics import _parse_location
+    from lean_gym.sim.tactics import _location_has_target, _location_hyps, _parse_location
 
     ts = syn.stream(1)
     facts: list[Term] = []
@@ -1536,7 +1531,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
     if extra.rules or extra.unfold:
         fn = _with_rules(fn, extra)
     changed = False
-    if locs is None or "⊢" in locs or locs == ["*"]:
+    if _location_has_target(locs):
         new = fn(goal.target)
         if new == TRUE or (new != goal.target and _closed_by_rfl(new)):
             ctx.use_standard_axioms()
@@ -1545,7 +1540,7 @@ def run_simp_variant(goal: Goal, syn: TacSyntax, ctx: TacticContext, name: str) 
         if new != goal.target:
             goal = goal.with_target(new)
             changed = True
-    names = [n for n, _ in goal.props()] if locs == ["*"] else [n for n in (locs or []) if n != "⊢"]
+    names = _location_hyps(goal, locs)
     for n in names:
         ctx.tick(len(goal.hyps))
         p = goal.hyp(n)

@@ -57,6 +57,14 @@ def _add(b: Term, k: int) -> Term:
     return ("+", "ℕ", b, _num(k))
 
 
+def _cancel(op: str, xb: Term, xn: int, yb: Term, yn: int) -> Term:
+    """``(xb + xn) op (yb + yn)`` with the smaller offset taken off both sides (``op`` is ``=``, ``≤`` or ``-``,
+    both bases not numerals): the step ``reduceEqDiff``, ``reduceLTLE`` and ``reduceSubDiff`` share."""
+    if xn <= yn:
+        return (op, "ℕ", xb, yb if xn == yn else _add(yb, yn - xn))
+    return (op, "ℕ", _add(xb, xn - yn), yb)
+
+
 def _eq_diff(x: Term, y: Term) -> Term | None:
     """``reduceNatEqExpr``: what ``x = y`` becomes (``True``, ``False``, an equation), or ``None``."""
     xo, yo = _offset(x), _offset(y)
@@ -69,9 +77,7 @@ def _eq_diff(x: Term, y: Term) -> Term | None:
         return ("=", "ℕ", xb, _num(yn - xn)) if xn <= yn else FALSE
     if xb is None:
         return ("=", "ℕ", yb, _num(xn - yn)) if yn <= xn else FALSE
-    if xn <= yn:
-        return ("=", "ℕ", xb, yb if xn == yn else _add(yb, yn - xn))
-    return ("=", "ℕ", _add(xb, xn - yn), yb)
+    return _cancel("=", xb, xn, yb, yn)
 
 
 def _le_diff(x: Term, y: Term) -> Term | None:
@@ -86,9 +92,7 @@ def _le_diff(x: Term, y: Term) -> Term | None:
         return ("≤", "ℕ", xb, _num(yn - xn)) if xn <= yn else FALSE
     if xb is None:
         return TRUE if xn <= yn else ("≤", "ℕ", _num(xn - yn), yb)
-    if xn <= yn:
-        return ("≤", "ℕ", xb, yb if xn == yn else _add(yb, yn - xn))
-    return ("≤", "ℕ", _add(xb, xn - yn), yb)
+    return _cancel("≤", xb, xn, yb, yn)
 
 
 def _sub_diff(p: Term, q: Term) -> Term | None:
@@ -106,9 +110,7 @@ def _sub_diff(p: Term, q: Term) -> Term | None:
     if pb is None:
         return ("-", "ℕ", _num(max(pn - qn, 0)), qb)
     assert qb is not None  # for the type checker: both are offsets here
-    if pn <= qn:
-        return ("-", "ℕ", pb, qb if pn == qn else _add(qb, qn - pn))
-    return ("-", "ℕ", _add(pb, pn - qn), qb)
+    return _cancel("-", pb, pn, qb, qn)
 
 
 def nat_offset_simproc(t: Term) -> Term | None:

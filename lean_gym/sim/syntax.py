@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -28,9 +29,12 @@ __all__ = [
     "Syn",
     "Token",
     "TokenStream",
+    "bracket_end",
     "fixed_arity_end",
     "numeral",
     "parse_term_text",
+    "sub_syns",
+    "syn_any",
     "tokenize",
 ]
 
@@ -319,20 +323,26 @@ def fixed_arity_end(toks: list[Token], i: int, name: str) -> int | None:
             after = toks[i + 2] if i + 2 < n else None
             if after is None or after.text != ":=":
                 break
-            depth, j = 0, i
-            while j < n:
-                x = toks[j]
-                if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
-                    depth += 1
-                elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            i = j + 1
+            i = bracket_end(toks, i) + 1
         else:
             break
     return i
+
+
+def bracket_end(toks: list[Token], i: int) -> int:
+    """The index of the bracket that closes the one at ``toks[i]`` (brackets of any kind counted alike), or of
+    the ``eof`` that ends ``toks`` (``len(toks)`` without one) where none does."""
+    depth, j, n = 0, i, len(toks)
+    while j < n and toks[j].kind != "eof":
+        x = toks[j]
+        if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
+            depth += 1
+        elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
+            depth -= 1
+            if depth == 0:
+                break
+        j += 1
+    return j
 
 
 class Syn:
@@ -348,6 +358,29 @@ class Syn:
 
     def __repr__(self) -> str:
         return f"Syn({self.kind}, {self.args!r})"
+
+
+def sub_syns(syn: Syn) -> list[Syn]:
+    """The terms directly below ``syn``: its ``Syn`` arguments and the ``Syn`` members of its tuple arguments
+    (binder groups, argument lists), in order."""
+    out: list[Syn] = []
+    for a in syn.args:
+        if isinstance(a, Syn):
+            out.append(a)
+        elif isinstance(a, tuple):
+            out.extend(x for x in a if isinstance(x, Syn))
+    return out
+
+
+def syn_any(syn: Syn, pred: Callable[[Syn], bool]) -> bool:
+    """Whether ``pred`` holds at ``syn`` or at any term below it."""
+    stack = [syn]
+    while stack:
+        u = stack.pop()
+        if pred(u):
+            return True
+        stack.extend(sub_syns(u))
+    return False
 
 
 _BINOPS: dict[str, tuple[int, int, str]] = {

@@ -673,6 +673,19 @@ def _abel_poly(t: Term, conv: Conv) -> Poly:
 # ----------------------------------------------------------------------------------------- positivity
 
 
+def _sign_of_both(a: str | None, b: str | None) -> str | None:
+    """The strongest sign that holds when both operands have theirs: what Mathlib's ``evalMul`` gives a
+    product and ``evalMin`` a minimum (positive if both are, non-negative if both are at least that, non-zero
+    if both are non-zero), ``None`` where they share none."""
+    if a == "pos" and b == "pos":
+        return "pos"
+    if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
+        return "nonneg"
+    if a in ("pos", "nonzero") and b in ("pos", "nonzero"):
+        return "nonzero"
+    return None
+
+
 def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None:
     """``pos``, ``nonneg``, ``nonzero`` or ``None`` for ``e`` by Mathlib's positivity rules."""
     ctx.tick(1)
@@ -691,14 +704,8 @@ def _sign(e: Term, goal: Goal, ctx: TacticContext, depth: int = 0) -> str | None
             return "pos" if "pos" in (a, b) else "nonneg"
         return _from_hyps(e, goal)
     if h == "*" or (h == "/" and ty in ("ℚ", "ℝ")):
-        a, b = _sign(e[2], goal, ctx, depth + 1), _sign(e[3], goal, ctx, depth + 1)
-        if a == "pos" and b == "pos":
-            return "pos"
-        if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
-            return "nonneg"
-        if a in ("pos", "nonzero") and b in ("pos", "nonzero"):
-            return "nonzero"
-        return _from_hyps(e, goal)
+        s = _sign_of_both(_sign(e[2], goal, ctx, depth + 1), _sign(e[3], goal, ctx, depth + 1))
+        return s if s is not None else _from_hyps(e, goal)
     if h == "/" and ty == "ℤ":
         # Mathlib's `evalIntDiv`: `0 ≤ a → 0 ≤ b → 0 ≤ a / b` (integer division is never more than that)
         a, b = _sign(e[2], goal, ctx, depth + 1), _sign(e[3], goal, ctx, depth + 1)
@@ -828,13 +835,7 @@ def _pos_min(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:
     """Mathlib's ``evalMin``: positive if both are, non-negative if both are at least that, non-zero if
     both are non-zero (or one positive, one non-zero)."""
     a, b = (_sign(x, goal, ctx, depth + 1) for x in e[2])
-    if a == "pos" and b == "pos":
-        return "pos"
-    if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
-        return "nonneg"
-    if a in ("pos", "nonzero") and b in ("pos", "nonzero"):
-        return "nonzero"
-    return None
+    return _sign_of_both(a, b)
 
 
 def _pos_max(e: Term, goal: Goal, ctx: TacticContext, depth: int) -> str | None:

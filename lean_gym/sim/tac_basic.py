@@ -36,7 +36,7 @@ from lean_gym.sim.proofs import (
     _pi,
     prop_telescope,
 )
-from lean_gym.sim.syntax import Syn, TokenStream, parse_term
+from lean_gym.sim.syntax import Syn, TokenStream, bracket_end, parse_term, syn_any
 from lean_gym.sim.tac_rcases import Pat, clear_local, destruct_hyp, parse_rcases_pat, subst_eq
 from lean_gym.sim.tactics import (
     SorryRecord,
@@ -265,16 +265,7 @@ def _discharger_arg(syn: TacSyntax, ts: TokenStream) -> tuple[int, int] | None:
         and toks[i + 2].text == ":="
     ):
         return None
-    depth, j = 0, i
-    while toks[j].kind != "eof":
-        x = toks[j]
-        if x.kind == "sym" and x.text in ("(", "[", "{", "⟨"):
-            depth += 1
-        elif x.kind == "sym" and x.text in (")", "]", "}", "⟩"):
-            depth -= 1
-            if depth == 0:
-                break
-        j += 1
+    j = bracket_end(toks, i)
     if toks[j].kind == "eof" or j == i + 3:
         raise TacticError("unexpected token; expected tactic", toks[i + 2].end, toks[i + 2].end)
     ts.i = j + 1
@@ -648,22 +639,7 @@ def apply_telescope(
             holes.append(m[1])
             continue
         if b.is_prop:
-            if _has_mvars(btype) and open_args:
-                got, open_terms, open_types = pc.infer_open(arg)
-                flex = frozenset(open_terms) | frozenset(open_types)
-                if not match(btype, got, inst.asg, flex=flex):
-                    raise ElabError(pc._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
-                if flex:
-                    inst.opened.append((got, btype))
-                    inst.open_mvars.update(open_terms)
-                    inst.allowed.update(open_types)
-            elif _has_mvars(btype):
-                got = pc.infer(arg)
-                if not match(btype, got, inst.asg):
-                    raise ElabError(pc._app_mismatch(arg, got, btype, inst), arg.start, arg.end)
-            else:
-                pc.check(arg, btype)
-            inst.assign_next(("proof",))
+            pc.elab_proof_arg(arg, btype, inst, open_args)
         else:
             inst.assign_next(pc._elab_data_arg(arg, btype, inst))
     return list(inst.pending), inst.conclusion, inst, holes
@@ -939,17 +915,7 @@ def _show(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
 
 def _has_hole(syn: Syn) -> bool:
     """Whether ``syn`` has a ``_`` or ``?x`` placeholder anywhere."""
-    stack = [syn]
-    while stack:
-        u = stack.pop()
-        if u.kind == "mvar" or (u.kind == "ident" and u.args[0] == "_"):
-            return True
-        for a in u.args:
-            if isinstance(a, Syn):
-                stack.append(a)
-            elif isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, Syn))
-    return False
+    return syn_any(syn, lambda u: u.kind == "mvar" or (u.kind == "ident" and u.args[0] == "_"))
 
 
 @builtin("change")

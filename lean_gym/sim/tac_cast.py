@@ -26,15 +26,21 @@ the context), ``max``/``min``, ``Nat.succ``, casts into types beyond ℝ, and us
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Hyp, Refl, Rewrote, close_from
 from lean_gym.sim.proofs import TERM_MACROS, ProofChecker
 from lean_gym.sim.syntax import Syn
 from lean_gym.sim.tac_basic import _term_arg, _trivial_closes
-from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, _parse_location, builtin
-from lean_gym.sim.terms import FALSE, Term, is_prop_type, pretty
+from lean_gym.sim.tactics import (
+    TacSyntax,
+    TacticContext,
+    TacticError,
+    _location_has_target,
+    _location_hyps,
+    _parse_location,
+    builtin,
+)
+from lean_gym.sim.terms import FALSE, Term, is_prop_type, map_subterms, pretty
 from lean_gym.sim.unify import canon, defeq
 
 __all__ = ["derive", "le_facts"]
@@ -42,7 +48,6 @@ __all__ = ["derive", "le_facts"]
 #: The numeric types along their coercions: a cast goes from a lower rank to a higher one.
 _RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3, "ℂ": 4}
 _RELS = frozenset({"=", "≠", "<", "≤", ">", "≥"})
-_LEAVES = frozenset({"var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"})
 # binary nodes whose two arguments have the node's type: where the splitting heuristic looks
 _SPLIT = frozenset({"+", "-", "*", "/", "%", "∣"}) | _RELS
 
@@ -64,27 +69,16 @@ def derive(t: Term, le: LeFacts = frozenset()) -> Term:
     return _squash(_up(_numerals(t), le))
 
 
-def _map(t: Term, fn: Callable[[Term], Term]) -> Term:
-    h = t[0]
-    if h in _LEAVES:
-        return t
-    if h == "app":
-        return ("app", t[1], tuple(fn(a) for a in t[2]))
-    if h in ("∀", "∃", "fun"):
-        return (h, t[1], t[2], fn(t[3]))
-    return tuple(fn(c) if type(c) is tuple else c for c in t)
-
-
 def _numerals(t: Term) -> Term:
     if t[0] == "num":
         if t[1] in _RANK and t[1] != "ℕ" and type(t[2]) is int and t[2] >= 0:
             return ("cast", t[1], "ℕ", ("num", "ℕ", t[2]))
         return t
-    return _map(t, _numerals)
+    return map_subterms(t, _numerals)
 
 
 def _up(t: Term, le: LeFacts) -> Term:
-    t = _map(t, lambda c: _up(c, le))
+    t = map_subterms(t, lambda c: _up(c, le))
     r = _up_step(t, le)
     # Lean's `Simp.Step.visit`: a rewritten node is simplified again
     return t if r is None else _up(r, le)
@@ -134,7 +128,7 @@ def _up_step(t: Term, le: LeFacts) -> Term | None:
 
 
 def _squash(t: Term) -> Term:
-    t = _map(t, _squash)
+    t = map_subterms(t, _squash)
     if t[0] == "cast":
         inner = t[3]
         if inner[0] == "cast":
@@ -166,9 +160,9 @@ def _norm_cast(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         raise TacticError("the simulator's `norm_cast` takes no arguments but a location")
     ctx.use_standard_axioms()
     le = le_facts(goal)
-    if locs is None or "⊢" in locs or locs == ["*"]:
+    if _location_has_target(locs):
         goal = goal.with_target(derive(goal.target, le))
-    names = [n for n, _ in goal.props()] if locs == ["*"] else [n for n in (locs or []) if n != "⊢"]
+    names = _location_hyps(goal, locs)
     for n in names:
         ctx.tick(len(goal.hyps))
         p = goal.hyp(n)

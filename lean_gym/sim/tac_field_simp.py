@@ -38,7 +38,16 @@ from lean_gym.sim.kernel import Rewrote, close, close_from
 from lean_gym.sim.simp import SimpSet, add_simp_arg, parse_simp_args, simp_term
 from lean_gym.sim.syntax import Syn
 from lean_gym.sim.tac_arith import sign_of
-from lean_gym.sim.tactics import LogMessage, TacSyntax, TacticContext, TacticError, builtin, run_tactic
+from lean_gym.sim.tactics import (
+    LogMessage,
+    TacSyntax,
+    TacticContext,
+    TacticError,
+    _location_has_target,
+    _location_hyps,
+    builtin,
+    run_tactic,
+)
 from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type
 
 __all__: list[str] = []
@@ -346,7 +355,7 @@ def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     ctx.use_standard_axioms()
     start = goal
     changed = False
-    if locs is None or "⊢" in locs or locs == ["*"]:
+    if _location_has_target(locs):
         t = goal.target
         if is_prop_type(t):
             fs.rebuilt = False
@@ -356,7 +365,7 @@ def _field_simp(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
                 if new == TRUE:
                     return close(goal, Rewrote("field_simp", new), ctx)
                 goal = goal.with_target(new)
-    names = [n for n, _ in goal.props()] if locs == ["*"] else [n for n in (locs or []) if n != "⊢"]
+    names = _location_hyps(goal, locs)
     for n in names:
         p = goal.hyp(n)
         if p is None:

@@ -1424,6 +1424,17 @@ def _parse_location(ts: TokenStream) -> list[str] | None:
     return locs
 
 
+def _location_has_target(locs: list[str] | None) -> bool:
+    """Whether the location ``locs`` (:func:`_parse_location`) takes in the target: none given, ``⊢``, or ``*``."""
+    return locs is None or "⊢" in locs or locs == ["*"]
+
+
+def _location_hyps(goal: Goal, locs: list[str] | None) -> list[str]:
+    """The hypotheses the location ``locs`` names, in order: every propositional one of ``goal`` for ``at *``,
+    else the names given (``⊢`` left out); a name may be unknown (the caller reports it)."""
+    return [n for n, _ in goal.props()] if locs == ["*"] else [n for n in (locs or []) if n != "⊢"]
+
+
 def _map_at(goal: Goal, locs: list[str] | None, fn: Callable[[Term], Term]) -> tuple[Goal, bool]:
     """Apply ``fn`` at ``locs`` (the target, and each named hypothesis); the new goal and whether it changed.
 

@@ -38,6 +38,7 @@ a term made of locals cannot capture, whatever the names.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import count
 from typing import Any
@@ -69,6 +70,7 @@ __all__ = [
     "is_prop_type",
     "list_cons",
     "list_items",
+    "map_subterms",
     "mk_num",
     "new_fvar",
     "num_value",
@@ -253,6 +255,22 @@ def _fv(t: Term, bound: frozenset[str], out: set[str]) -> None:
         for c in t[1:]:
             if type(c) is tuple:
                 _fv(c, bound, out)
+
+
+_ATOMS = frozenset({"var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"})
+
+
+def map_subterms(t: Term, fn: Callable[[Term], Term]) -> Term:
+    """``t`` with ``fn`` applied to each term directly below it: an application's arguments (not its head), a
+    binder's body (not its type), every other node's term children; a leaf as it is."""
+    h = t[0]
+    if h in _ATOMS:
+        return t
+    if h == "app":
+        return ("app", t[1], tuple(fn(a) for a in t[2]))
+    if h in ("∀", "∃", "fun"):
+        return (h, t[1], t[2], fn(t[3]))
+    return tuple(fn(c) if type(c) is tuple else c for c in t)
 
 
 def under_binder(t: Term, avoid: set[str], fn: Any) -> Term:

@@ -10,6 +10,7 @@ Metavariables are ``("mvar", name)`` nodes; type metavariables are type strings 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import count
 from typing import Any
@@ -31,19 +32,7 @@ def canon(t: Term) -> Term:
         return ("≤", t[1], _succ(canon(a), t[1]), canon(b))
     if h in (">", "≥"):
         return ("<" if h == ">" else "≤", t[1], canon(t[3]), canon(t[2]))
-    if h == "≠":
-        return ("→", ("=", t[1], canon(t[2]), canon(t[3])), FALSE)
-    if h == "¬":
-        return ("→", canon(t[1]), FALSE)
-    if h in ("∀", "∃", "fun"):
-        return (h, "", canon(t[2]), canon(_bound_rename(t)))
-    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
-        return t
-    if h == "app":
-        if t[1] == ("const", "Nat.succ") and len(t[2]) == 1:
-            return _succ(canon(t[2][0]), "ℕ")  # `Nat.succ n` is `n + 1`
-        return ("app", canon(t[1]), tuple(canon(a) for a in t[2]))
-    return tuple(canon(c) if type(c) is tuple else c for c in t)
+    return _canon_rest(t, canon)
 
 
 @lru_cache(maxsize=1 << 15)
@@ -55,19 +44,26 @@ def canon_reducible(t: Term) -> Term:
     if h in ("<", ">", "≥"):
         a, b = (t[3], t[2]) if h in (">", "≥") else (t[2], t[3])
         return ("≤" if h == "≥" else "<", t[1], canon_reducible(a), canon_reducible(b))
+    return _canon_rest(t, canon_reducible)
+
+
+def _canon_rest(t: Term, rec: Callable[[Term], Term]) -> Term:
+    """What :func:`canon` and :func:`canon_reducible` do alike once the order relations are read: ``≠``,
+    ``¬``, binders up to renaming and ``Nat.succ``, with ``rec`` (the one of the two that called) below."""
+    h = t[0]
     if h == "≠":
-        return ("→", ("=", t[1], canon_reducible(t[2]), canon_reducible(t[3])), FALSE)
+        return ("→", ("=", t[1], rec(t[2]), rec(t[3])), FALSE)
     if h == "¬":
-        return ("→", canon_reducible(t[1]), FALSE)
+        return ("→", rec(t[1]), FALSE)
     if h in ("∀", "∃", "fun"):
-        return (h, "", canon_reducible(t[2]), canon_reducible(_bound_rename(t)))
+        return (h, "", rec(t[2]), rec(_bound_rename(t)))
     if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
         return t
     if h == "app":
         if t[1] == ("const", "Nat.succ") and len(t[2]) == 1:
-            return _succ(canon_reducible(t[2][0]), "ℕ")
-        return ("app", canon_reducible(t[1]), tuple(canon_reducible(a) for a in t[2]))
-    return tuple(canon_reducible(c) if type(c) is tuple else c for c in t)
+            return _succ(rec(t[2][0]), "ℕ")  # `Nat.succ n` is `n + 1`
+        return ("app", rec(t[1]), tuple(rec(a) for a in t[2]))
+    return tuple(rec(c) if type(c) is tuple else c for c in t)
 
 
 def _succ(a: Term, ty: str) -> Term:

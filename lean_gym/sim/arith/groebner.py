@@ -296,14 +296,10 @@ class GroebnerBasis:
     def normal_form(self, target: Poly) -> Poly | None:
         """``target`` reduced by the basis (two polynomials with one normal form differ by a member of the
         ideal), or ``None`` when the completion did not finish or ``target`` has an unknown atom."""
-        if not self.complete or not target.atoms() <= set(self._index):
+        if not self.complete:
             return None
-        e = _Elem(self._from_poly(target), {}, 0)
-        try:
-            self._reduce(e)
-        except ArithBudgetExceeded:
-            return None
-        return self._to_poly(e.p)
+        e = self._reduced(target)
+        return None if e is None else self._to_poly(e.p)
 
     def member(self, target: Poly) -> IdealCertificate | None:
         """A certificate that ``target`` reduces to zero by the basis (so lies in the ideal), else ``None``.
@@ -312,6 +308,16 @@ class GroebnerBasis:
         """
         if not self.complete or not self.track:
             return None
+        e = self._reduced(target)
+        if e is None or e.p:
+            return None
+        # target - Σ c·b = 0, and each b = Σ cof·g: target = -(accumulated cofactors)
+        cofs = tuple(-c for c in self._cofactors(e.cof))
+        return IdealCertificate(self.gens, cofs, target)
+
+    def _reduced(self, target: Poly) -> _Elem | None:
+        """``target`` reduced by the basis, its cofactors tracked as the basis tracks them; ``None`` when
+        ``target`` has an atom no generator mentions or the reduction ran out of budget."""
         if not target.atoms() <= set(self._index):
             return None
         e = _Elem(self._from_poly(target), {}, 0)
@@ -319,8 +325,4 @@ class GroebnerBasis:
             self._reduce(e)
         except ArithBudgetExceeded:
             return None
-        if e.p:
-            return None
-        # target - Σ c·b = 0, and each b = Σ cof·g: target = -(accumulated cofactors)
-        cofs = tuple(-c for c in self._cofactors(e.cof))
-        return IdealCertificate(self.gens, cofs, target)
+        return e

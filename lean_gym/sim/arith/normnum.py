@@ -59,16 +59,11 @@ def nat_prime(n: int, tick: Callable[[int], None]) -> bool | None:
         return False  # isNat_prime_0, isNat_prime_1
     if n % 2 == 0:
         return n == 2  # minFac n = 2: `2` is prime (the proof of `minFac 2 = 2` is minFac's first case)
-    k = 3
-    steps = 0
-    while k * k <= n:
-        steps += 1
-        if steps > MAX_TRIAL_STEPS:
-            return None
-        tick(1)
-        if n % k == 0:
-            return False  # deriveNotPrime: the factor `k` and `n / k`, both above 1
-        k += 2
+    k = _odd_min_fac(n, tick)
+    if k is None:
+        return None
+    if k != n:
+        return False  # deriveNotPrime: the factor `k` and `n / k`, both above 1
     if n >= MAX_PRIME_PROOF:
         return None
     return True
@@ -84,6 +79,13 @@ def nat_min_fac(n: int, tick: Callable[[int], None]) -> int | None:
         return 1
     if n % 2 == 0:
         return 2
+    return _odd_min_fac(n, tick)
+
+
+def _odd_min_fac(n: int, tick: Callable[[int], None]) -> int | None:
+    """The least factor of the odd ``n >= 3`` above 1 (``n`` itself when it is prime), by trial division of
+    the odd numbers up to its square root, ``tick(1)`` charged for each; ``None`` past
+    :data:`MAX_TRIAL_STEPS` divisions. What :func:`nat_prime` and :func:`nat_min_fac` both compute."""
     k = 3
     steps = 0
     while k * k <= n:
