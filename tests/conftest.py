@@ -61,15 +61,15 @@ _RANK = {name: i for i, name in enumerate(_LONG_FIRST)}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Move the tests of :data:`_LONG_FIRST` to the front, longest first, then the other tests of their
-    files (in the files' order); the rest keep their order."""
+    """Move the tests of :data:`_LONG_FIRST` to the front, longest first, each file's other tests right
+    after its first long test (in the file's order); the rest keep their order."""
     ranks = [_RANK.get(item.nodeid.split("[", 1)[0]) for item in items]
     first: dict[str, int] = {}
     for item, rank in zip(items, ranks):
         if rank is not None:
             first[str(item.path)] = min(rank, first.get(str(item.path), rank))
     order = {
-        id(item): (0, rank, 0) if rank is not None else (1, first.get(str(item.path), len(_RANK)), i)
+        id(item): (rank, 0, 0) if rank is not None else (first.get(str(item.path), len(_RANK)), 1, i)
         for i, (item, rank) in enumerate(zip(items, ranks))
     }
     items.sort(key=lambda item: order[id(item)])
