@@ -47,7 +47,7 @@ from lean_gym.sim.kernel import (
     close,
     close_from,
 )
-from lean_gym.sim.polyconv import DOMAIN, RING_TYPES, Conv, poly_to_term, reducible_key, to_constraint
+from lean_gym.sim.polyconv import DOMAIN, RING_TYPES, Conv, poly_to_term, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
@@ -231,14 +231,13 @@ def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
     out: list[Poly] = []
     seen: set[Term] = set()
     stack = list(terms)
-    ctx = conv.ctx
     while stack:
         u = stack.pop()
         h = u[0]
         if (h == "^" and u[3][0] == "num" and u[3][2] == 2 and u[1] == conv.ty) or (
             h == "*"
             and u[1] == conv.ty
-            and (u[2] == u[3] or (ctx is not None and reducible_key(u[2], ctx) == reducible_key(u[3], ctx)))
+            and (u[2] == u[3] or conv.reducible_key(u[2]) == conv.reducible_key(u[3]))
         ):
             if u[2] not in seen:
                 seen.add(u[2])
