@@ -532,13 +532,7 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
     if depth > 40 or h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
         return t
     if h == "app":
-        args = []
-        for a in t[2]:
-            a = _nf_inside(a, ctx, depth + 1)
-            if a[0] in _ARITH_HEADS and a[1] in RING_TYPES:
-                a = poly_to_term(Conv(a[1], "ring", ctx).poly(a), a[1])
-            args.append(a)
-        return ("app", t[1], tuple(args))
+        return ("app", t[1], tuple(_nf_child(a, ctx, depth + 1) for a in t[2]))
     if h == "fun":
         # ring_nf rewrites under binders (it is a simp call): a function's body is normalised, its bound
         # variable an atom (`fun x => x * x ^ 2` is `fun x => x ^ 3`)
@@ -556,6 +550,7 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
 
 
 def _nf_child(t: Term, ctx: TacticContext, depth: int) -> Term:
+    """``t`` normalised inside, then as one ring expression when it is one (a maximal ring subterm)."""
     t = _nf_inside(t, ctx, depth)
     if t[0] in _ARITH_HEADS and t[1] in RING_TYPES:
         return poly_to_term(Conv(t[1], "ring", ctx).poly(t), t[1])
