@@ -34,7 +34,6 @@ __all__ = [
     "Conv",
     "ground_mod",
     "poly_to_term",
-    "reducible_key",
     "to_constraint",
 ]
 
@@ -144,12 +143,20 @@ class Conv:
         # omega's `splitMinMax` option (on by default): `min`/`max` split into their two cases
         self.split_min_max = True
 
+    def reducible_key(self, t: Term) -> Term:
+        """``t`` with every reducible definition (``abbrev``) unfolded: what Mathlib's ``ring``, ``linarith``
+        and ``nlinarith`` compare atoms by (``AtomM`` at ``.reducible`` transparency), so that ``wrapped x``
+        with ``abbrev wrapped (z : ℤ) := z`` is the atom ``x``. An atom's unfolded body stays one atom: Lean
+        compares atoms, it does not read them again as sums or products."""
+        if self.ctx is None:
+            return t
+        if self._reducible is None:
+            self._reducible = any(d.reducible for d in self.ctx.env.decls.values())
+        return _unfold_reducible(t, self.ctx) if self._reducible else t
+
     def atom(self, t: Term, nat: bool) -> Poly:
-        if self.mode in ("ring", "linarith") and self.ctx is not None:
-            if self._reducible is None:
-                self._reducible = any(d.reducible for d in self.ctx.env.decls.values())
-            if self._reducible:
-                t = _unfold_reducible(t, self.ctx)
+        if self.mode in ("ring", "linarith"):
+            t = self.reducible_key(t)
         if nat:
             self.nat_atoms.add(t)
         return Poly.var(t)
@@ -407,16 +414,6 @@ class Conv:
         if v is not None:
             return Poly.const(Fraction(v))
         return self.atom(t, frm == "ℕ")
-
-
-def reducible_key(t: Term, ctx: TacticContext) -> Term:
-    """``t`` with every reducible definition (``abbrev``) unfolded: what Mathlib's ``ring``, ``linarith``
-    and ``nlinarith`` compare atoms by (``AtomM`` at ``.reducible`` transparency), so that ``wrapped x`` with
-    ``abbrev wrapped (z : ℤ) := z`` is the atom ``x``. An atom's unfolded body stays one atom: Lean
-    compares atoms, it does not read them again as sums or products."""
-    if not any(d.reducible for d in ctx.env.decls.values()):
-        return t
-    return _unfold_reducible(t, ctx)
 
 
 def _unfold_reducible(t: Term, ctx: TacticContext) -> Term:

@@ -47,7 +47,7 @@ from lean_gym.sim.kernel import (
     close,
     close_from,
 )
-from lean_gym.sim.polyconv import DOMAIN, RING_TYPES, Conv, poly_to_term, reducible_key, to_constraint
+from lean_gym.sim.polyconv import DOMAIN, RING_TYPES, Conv, poly_to_term, to_constraint
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
@@ -231,14 +231,13 @@ def _squares(terms: Iterable[Term], conv: Conv) -> list[Poly]:
     out: list[Poly] = []
     seen: set[Term] = set()
     stack = list(terms)
-    ctx = conv.ctx
     while stack:
         u = stack.pop()
         h = u[0]
         if (h == "^" and u[3][0] == "num" and u[3][2] == 2 and u[1] == conv.ty) or (
             h == "*"
             and u[1] == conv.ty
-            and (u[2] == u[3] or (ctx is not None and reducible_key(u[2], ctx) == reducible_key(u[3], ctx)))
+            and (u[2] == u[3] or conv.reducible_key(u[2]) == conv.reducible_key(u[3]))
         ):
             if u[2] not in seen:
                 seen.add(u[2])
@@ -533,13 +532,7 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
     if depth > 40 or h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
         return t
     if h == "app":
-        args = []
-        for a in t[2]:
-            a = _nf_inside(a, ctx, depth + 1)
-            if a[0] in _ARITH_HEADS and a[1] in RING_TYPES:
-                a = poly_to_term(Conv(a[1], "ring", ctx).poly(a), a[1])
-            args.append(a)
-        return ("app", t[1], tuple(args))
+        return ("app", t[1], tuple(_nf_child(a, ctx, depth + 1) for a in t[2]))
     if h == "fun":
         # ring_nf rewrites under binders (it is a simp call): a function's body is normalised, its bound
         # variable an atom (`fun x => x * x ^ 2` is `fun x => x ^ 3`)
@@ -557,6 +550,7 @@ def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
 
 
 def _nf_child(t: Term, ctx: TacticContext, depth: int) -> Term:
+    """``t`` normalised inside, then as one ring expression when it is one (a maximal ring subterm)."""
     t = _nf_inside(t, ctx, depth)
     if t[0] in _ARITH_HEADS and t[1] in RING_TYPES:
         return poly_to_term(Conv(t[1], "ring", ctx).poly(t), t[1])

@@ -143,14 +143,6 @@ def _squash(t: Term) -> Term:
 # ----------------------------------------------------------------------------------------------- tactics
 
 
-def _closes_trivially(goal: Goal, ctx: TacticContext) -> bool:
-    """Whether ``try trivial`` (after ``norm_cast0``) closes ``goal``; ``rfl`` closes ``p ↔ p`` too."""
-    t = goal.target
-    if t[0] == "↔" and defeq(t[1], t[2]):
-        return True
-    return _trivial_closes(goal, ctx, 3) is not None
-
-
 @builtin("norm_cast")
 def _norm_cast(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     start = goal
