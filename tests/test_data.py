@@ -209,3 +209,14 @@ def test_a_theorems_target_is_the_one_built_from_its_fields() -> None:
     for _ in range(2):  # a refusal is not remembered as an answer
         with pytest.raises(ValueError, match="named 'other'"):
             as_target(bad)
+
+
+def test_a_headerless_rows_warning_points_at_the_code_that_loaded_them(tmp_path: Path) -> None:
+    # the warning names the caller's line (stacklevel), not a line of the loader
+    from lean_gym.data.loaders import HeaderlessRowsWarning
+
+    p = tmp_path / "h.jsonl"
+    p.write_text('{"name": "a", "formal_statement": "theorem a : True := by\\n"}\n', encoding="utf-8")
+    with pytest.warns(HeaderlessRowsWarning) as rec:
+        load_theorems(p)
+    assert len(rec) == 1 and rec[0].filename == __file__, rec[0].filename

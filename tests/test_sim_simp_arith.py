@@ -11,22 +11,7 @@ Records: Lean core's ``tests/lean/run/simpArith1.lean`` (leanprover/lean4 at
 from __future__ import annotations
 
 import pytest
-
-from lean_gym.sim.commands import run_commands
-from lean_gym.sim.elab import Env
-from lean_gym.sim.memo import request
-
-
-def _run(code: str) -> tuple[list[str], list[str]]:
-    with request():
-        out = run_commands(code, Env(), fresh=True)
-    return [m.data for m in out.messages if m.severity == "error"], [u.data for u in out.unread]
-
-
-def _errors(code: str) -> list[str]:
-    errors, unread = _run(code)
-    assert not unread, unread
-    return errors
+from sim_commands import code_errors, run_code
 
 
 @pytest.mark.parametrize(
@@ -50,14 +35,14 @@ def _errors(code: str) -> list[str]:
     ],
 )
 def test_simp_arith_proves_what_lean_proves(code: str) -> None:
-    assert _errors(code) == []
+    assert code_errors(code) == []
 
 
 def test_simp_arith_leaves_lean_normal_forms() -> None:
     # the constraint cancels to `a ≤ c`; the atoms keep their declaration order, constants come last
-    errors = _errors("example (a b c : Nat) : a + b ≤ b + c := by simp +arith")
+    errors = code_errors("example (a b c : Nat) : a + b ≤ b + c := by simp +arith")
     assert errors and errors[0].endswith("⊢ a ≤ c")
-    errors = _errors("example (a b : Nat) : a - b + b = a := by simp +arith")
+    errors = code_errors("example (a b : Nat) : a - b + b = a := by simp +arith")
     assert errors and errors[0].endswith("⊢ b + (a - b) = a")  # `a - b` is an atom, after the locals
 
 
@@ -83,19 +68,19 @@ def test_simp_arith_leaves_lean_normal_forms() -> None:
     ],
 )
 def test_simp_arith_is_not_stronger_than_lean(code: str) -> None:
-    assert _errors(code) != []
+    assert code_errors(code) != []
 
 
 def test_simp_arith_on_int_is_refused() -> None:
     # Lean runs `Int.Linear`'s procedures on ℤ (gcd normalisation), which the simulator does not model
-    errors, _ = _run("example (a b : Int) : a + b < b + 1 + a := by simp +arith")
+    errors, _ = run_code("example (a b : Int) : a + b < b + 1 + a := by simp +arith")
     assert errors and "outside the simulator's Lean subset" in errors[0]
 
 
 @pytest.mark.parametrize("name", ["simp_arith", "simp_arith!", "simp_all_arith", "simp_all_arith!"])
 def test_simp_arith_tactics_are_deprecated_errors(name: str) -> None:
     # evalSimpArith: the tactic throws, whatever the goal (it was plain simp here, stronger than Lean)
-    errors = _errors(f"example (x : Nat) : x + 2 = 1 + 1 + x := by {name}")
+    errors = code_errors(f"example (x : Nat) : x + 2 = 1 + 1 + x := by {name}")
     base = name.replace("_arith", "")
     assert errors == [
         f"`{name}` has been deprecated. It was a shorthand for `{base} +arith +decide`, but most of the time, "

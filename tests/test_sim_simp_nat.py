@@ -11,31 +11,16 @@ simp``: the result is compared at reducible transparency), core's ``@[simp] Nat.
 from __future__ import annotations
 
 import pytest
+from sim_commands import code_errors, run_code
 
 from lean_gym.conformance import load_cases
-from lean_gym.sim.commands import run_commands
-from lean_gym.sim.elab import Env
-from lean_gym.sim.memo import request
-
-
-def _run(code: str) -> tuple[list[str], list[str]]:
-    with request():
-        out = run_commands(code, Env(), fresh=True)
-    return [m.data for m in out.messages if m.severity == "error"], [u.data for u in out.unread]
-
-
-def _errors(code: str) -> list[str]:
-    errors, unread = _run(code)
-    assert not unread, unread
-    return errors
-
 
 SIMPROC_NAT = [c for c in load_cases(None, None, kinds=("command",)) if "simprocNat.lean" in c.source["path"]]
 
 
 @pytest.mark.parametrize("case", SIMPROC_NAT, ids=lambda c: c.id)
 def test_check_simp_records(case) -> None:  # type: ignore[no-untyped-def]
-    errors, unread = _run(case.code)
+    errors, unread = run_code(case.code)
     if unread:
         # `Nat.add a 400`, `Add.add b 1000`: terms the simulator does not elaborate stay unread
         assert "Nat.add" in case.code or "Add.add" in case.code, unread
@@ -57,7 +42,7 @@ def test_check_simp_records(case) -> None:  # type: ignore[no-untyped-def]
     ],
 )
 def test_check_simp_rejects_other_normal_forms(code: str) -> None:
-    assert _errors(code) != []
+    assert code_errors(code) != []
 
 
 @pytest.mark.parametrize(
@@ -73,7 +58,7 @@ def test_check_simp_rejects_other_normal_forms(code: str) -> None:
     ],
 )
 def test_offset_simprocs_prove_what_lean_proves(code: str) -> None:
-    assert _errors(code) == []
+    assert code_errors(code) == []
 
 
 @pytest.mark.parametrize(
@@ -92,35 +77,35 @@ def test_offset_simprocs_prove_what_lean_proves(code: str) -> None:
     ],
 )
 def test_offset_simprocs_are_not_stronger(code: str) -> None:
-    assert _errors(code) != []
+    assert code_errors(code) != []
 
 
 def test_variables_are_added_where_used() -> None:
     # a theorem takes the variables its statement names (and those their types name)
     code = "variable (a b : Nat) (h : a ≤ b)\n\ntheorem t : a ≤ b + 1 := by omega"
-    assert _errors(code) != []  # `h` is not in the statement: omega does not see it
+    assert code_errors(code) != []  # `h` is not in the statement: omega does not see it
     code = "variable (a b : Nat) (h : a ≤ b)\n\ntheorem t (h' : a ≤ b) : a ≤ b + 1 := by omega"
-    assert _errors(code) == []
+    assert code_errors(code) == []
     # a section ends the variables it opened
     code = "section\nvariable (a : Nat)\nend\n\nexample : a = a := rfl"
-    errors, unread = _run(code)
+    errors, unread = run_code(code)
     assert errors or unread
     # `variable … in` holds for one command
     code = "variable (n : Nat) in\ntheorem t : n + 0 = n := by simp\n\nexample : n = n := rfl"
-    errors, unread = _run(code)
+    errors, unread = run_code(code)
     assert errors or unread
-    assert _errors("variable (n : Nat) in\ntheorem t : n + 0 = n := by simp") == []
+    assert code_errors("variable (n : Nat) in\ntheorem t : n + 0 = n := by simp") == []
     # an example is elaborated with every variable in its context (Lean shows them in its goals)
     code = "variable (a b : Nat) (h : a ≤ b)\n\nexample : a ≤ b + 1 := by omega"
-    assert _errors(code) == []
+    assert code_errors(code) == []
     code = "variable (p q r : Prop)\n\nexample : p ∧ q → q := by\n  intro hpq\n  done"
-    errors = _errors(code)
+    errors = code_errors(code)
     assert errors and errors[0].startswith("unsolved goals\np q r : Prop")
 
 
 def test_simp_rewrites_under_fun() -> None:
     # MathlibTest/SimpRw.lean:12: both sides become one function (ordered rewriting with `Nat.add_comm`)
     code = "example : (fun (x y : Nat) ↦ x + y) = (fun x y ↦ y + x) := by simp_rw [Nat.add_comm]"
-    assert _errors(f"import Mathlib\n\n{code}") == []
+    assert code_errors(f"import Mathlib\n\n{code}") == []
     false = "example : (fun (x y : Nat) ↦ x + y) = (fun x y ↦ y + x + 1) := by simp_rw [Nat.add_comm]"
-    assert _errors(f"import Mathlib\n\n{false}") != []
+    assert code_errors(f"import Mathlib\n\n{false}") != []

@@ -254,7 +254,7 @@ def _collect(
             "are checked under Lean core alone, where Mathlib's `ℝ`, `ℕ` and `nlinarith` do not exist. Add a "
             '"header" field (e.g. "import Mathlib") to each row that needs Mathlib',
             HeaderlessRowsWarning,
-            stacklevel=3,
+            stacklevel=4,  # _collect, _load_theorems, load_theorems: the caller's line
         )
     return out
 
