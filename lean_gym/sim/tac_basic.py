@@ -61,6 +61,7 @@ from lean_gym.sim.terms import (
     is_prop_type,
     pretty,
     replace_const,
+    replace_term,
     subst,
     type_term,
     user_name,
@@ -812,14 +813,6 @@ def _parse_have(syn: TacSyntax) -> tuple[str, Syn | None, Syn | None, TokenStrea
     return name, ty, val, ts
 
 
-def _replace_term(t: Term, old: Term, new: Term) -> Term:
-    """``t`` with every occurrence of ``old`` (a term of locals and constants, which no binder captures)
-    replaced by ``new``, up to syntax."""
-    if t == old:
-        return new
-    return tuple(_replace_term(c, old, new) if type(c) is tuple else c for c in t)
-
-
 @builtin("set")
 def _set(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     """Mathlib's ``set x : T := e with h`` (``Mathlib/Tactic/Set.lean``): a local ``x`` for ``e``, ``e``
@@ -866,8 +859,8 @@ def _set(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if ety is None or ety not in NUM_TYPES:
         raise TacticError("`set` of a value outside ℕ, ℤ, ℚ, ℝ is outside the simulator's Lean subset")
     g, xv = goal.add_local(name, type_term(ety))
-    hyps = tuple((n, t if n == xv[1] else _replace_term(t, e, xv)) for n, t in g.hyps)
-    g = Goal(hyps, _replace_term(g.target, e, xv), g.tag, g.ascii)
+    hyps = tuple((n, t if n == xv[1] else replace_term(t, e, xv)) for n, t in g.hyps)
+    g = Goal(hyps, replace_term(g.target, e, xv), g.tag, g.ascii)
     if hname is not None:
         g = g.add_hyp(hname, ("=", ety, e, xv) if reverse else ("=", ety, xv, e))
     return [g]
