@@ -746,14 +746,15 @@ def _unfold_target(goal: Goal, ctx: TacticContext) -> Goal:
     default transparency sees them (the simulator refuses ``@[irreducible]``, so ``all`` is the same)."""
     t = goal.target
     for _ in range(8):
-        names = [n for n in const_names(t) if (d := ctx.lookup(n)) is not None and d.kind == "def"
-                 and d.value is not None and not d.binders]  # fmt: skip
-        if not names:
-            break
-        for n in names:
+        values: dict[str, Term] = {}
+        for n in const_names(t):
             d = ctx.lookup(n)
-            if d is not None and d.value is not None:
-                t = replace_const(t, n, d.value)
+            if d is not None and d.kind == "def" and d.value is not None and not d.binders:
+                values[n] = d.value
+        if not values:
+            break
+        for n, v in values.items():
+            t = replace_const(t, n, v)
     return goal if t is goal.target else goal.with_target(t)
 
 

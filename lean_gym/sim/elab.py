@@ -10,6 +10,7 @@ and leaves of a smaller type get a coercion ``↑``. This is what makes ``x < n`
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -1512,7 +1513,7 @@ def _auto_bound_candidate(
 
 
 #: What may follow the first character of an auto-bound implicit's name (Lean's ``isValidAutoBoundSuffix``).
-_AUTO_BOUND_SUFFIX = __import__("re").compile(r"[0-9_'\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a\u2c7c]*")
+_AUTO_BOUND_SUFFIX = re.compile(r"[0-9_'\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a\u2c7c]*")
 #: Single letters that are notations or keywords rather than names.
 _AUTO_BOUND_NEVER = frozenset({"λ", "Π", "Σ", "ℕ", "ℤ", "ℚ", "ℝ", "ℂ"})
 

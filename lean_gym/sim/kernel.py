@@ -68,7 +68,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from lean_gym.sim.arith import ArithBudgetExceeded, Certificate, EvalTooExpensive
-from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.evaluate import decide_closed, eval_term, rfl_closes
 from lean_gym.sim.goals import Goal, canonical_goal
 from lean_gym.sim.polyconv import RING_TYPES, Conv
@@ -293,18 +292,11 @@ def _reflexive(t: Term, ctx: TacticContext) -> bool:
 
 def _quiet(fn: Callable[[], bool], ctx: TacticContext) -> bool:
     """Run a re-check without spending the proof's heartbeats (the tactic already paid for that work)."""
-    saved_hb, saved_frames = ctx.heartbeats, ctx.memo_frames
-    saved_limit = ctx._limit
-    ctx.memo_frames = []
-    ctx._limit = 1 << 62
-    outer = set_work_meter(None)
-    try:
-        return bool(fn())
-    except (ArithBudgetExceeded, EvalTooExpensive, ValueError, ArithmeticError):
-        return False
-    finally:
-        set_work_meter(outer)
-        ctx.heartbeats, ctx.memo_frames, ctx._limit = saved_hb, saved_frames, saved_limit
+    with ctx.uncharged():
+        try:
+            return bool(fn())
+        except (ArithBudgetExceeded, EvalTooExpensive, ValueError, ArithmeticError):
+            return False
 
 
 def _has_mvar(t: Term) -> bool:

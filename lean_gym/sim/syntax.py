@@ -698,11 +698,9 @@ def _parse_leading(ts: TokenStream) -> Syn:
                     t.start,
                     t.end,
                 )
-            # a placeholder of the enclosing `(…)`, which becomes `fun x₁ … xₙ => …` (Lean's `expandCDot?`)
-            ts.advance()
-            cdot = _cdot_name(len(ts.cdots))
-            ts.cdots.append(t)
-            return _parse_app(ts, Syn("ident", (cdot,), t.start, t.end))
+            # a placeholder of the enclosing `(…)`, which becomes `fun x₁ … xₙ => …` (Lean's `expandCDot?`):
+            # read as an argument is (`_parse_arg`), then applied
+            return _parse_app(ts, _parse_arg(ts))
         if s == "?":
             ts.advance()
             name = ts.advance()

@@ -61,6 +61,7 @@ from lean_gym.sim.terms import (
     is_prop_type,
     pretty,
     replace_const,
+    replace_term,
     subst,
     type_term,
     user_name,
@@ -302,7 +303,9 @@ def _use(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if syn.name == "existsi":
         return [g]  # Mathlib's `existsi` is `refine ⟨e, …, ?_⟩`: it never closes what is left
     if disch is not None:
-        return _run_use_discharger(goal, g, syn, disch, ctx)
+        if not is_prop_type(g.target) or not _run_use_discharger(g, syn, disch, ctx):
+            return [g]
+        return close(goal, Subproof((g,)), ctx)
     if syn.name in ("use", "use!"):
         # `use!` also applies constructors eagerly (pairs, structures): on the simulator's `∃` chains it
         # fills the same witnesses, and runs the same discharger
@@ -361,15 +364,7 @@ def _use_args(
             left.append(w)
             continue
         if disch is not None:
-            rest = run_block(syn.src, disch[0], disch[1], [w], ctx)
-            if rest and rest != [w]:
-                raise TacticError(
-                    "`use (discharger := …)` whose discharger leaves new goals is outside the simulator's "
-                    "Lean subset",
-                    syn.start,
-                    syn.end,
-                )
-            (left if rest else closed).append(w)
+            (closed if _run_use_discharger(w, syn, disch, ctx) else left).append(w)
             continue
         j = _use_discharger_closes(w, ctx, 8)
         if j is None:
@@ -470,23 +465,20 @@ def _values_differ(a: Term, b: Term, g: Goal, ctx: TacticContext) -> bool:
     return False
 
 
-def _run_use_discharger(
-    goal: Goal, g: Goal, syn: TacSyntax, disch: tuple[int, int], ctx: TacticContext
-) -> list[Goal]:
-    """``use (discharger := tacs) …``: Mathlib's ``runUse`` runs ``tacs`` on the goal the witnesses left (a
-    proposition), in place of ``try with_reducible use_discharger``; ``skip`` leaves it as it is.
+def _run_use_discharger(g: Goal, syn: TacSyntax, disch: tuple[int, int], ctx: TacticContext) -> bool:
+    """``use (discharger := tacs) …``: Mathlib's ``runUse`` runs ``tacs`` on a proposition goal ``g`` left
+    by the arguments, in place of ``try with_reducible use_discharger``; whether ``tacs`` closed ``g``
+    (``skip`` leaves it as it is).
 
     A failure of ``tacs`` is the tactic's failure (``run g discharger`` passes it on). Goals that ``tacs``
     leaves other than ``g`` itself are dropped by ``runUse`` (``discard``), which the simulator does not
     model: that is outside its subset.
     """
-    if not is_prop_type(g.target):
-        return [g]
     rest = run_block(syn.src, disch[0], disch[1], [g], ctx)
     if not rest:
-        return close(goal, Subproof((g,)), ctx)
+        return True
     if rest == [g]:
-        return [g]
+        return False
     raise TacticError(
         "`use (discharger := …)` whose discharger leaves new goals is outside the simulator's Lean subset",
         syn.start,
@@ -812,14 +804,6 @@ def _parse_have(syn: TacSyntax) -> tuple[str, Syn | None, Syn | None, TokenStrea
     return name, ty, val, ts
 
 
-def _replace_term(t: Term, old: Term, new: Term) -> Term:
-    """``t`` with every occurrence of ``old`` (a term of locals and constants, which no binder captures)
-    replaced by ``new``, up to syntax."""
-    if t == old:
-        return new
-    return tuple(_replace_term(c, old, new) if type(c) is tuple else c for c in t)
-
-
 @builtin("set")
 def _set(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     """Mathlib's ``set x : T := e with h`` (``Mathlib/Tactic/Set.lean``): a local ``x`` for ``e``, ``e``
@@ -866,8 +850,8 @@ def _set(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     if ety is None or ety not in NUM_TYPES:
         raise TacticError("`set` of a value outside ℕ, ℤ, ℚ, ℝ is outside the simulator's Lean subset")
     g, xv = goal.add_local(name, type_term(ety))
-    hyps = tuple((n, t if n == xv[1] else _replace_term(t, e, xv)) for n, t in g.hyps)
-    g = Goal(hyps, _replace_term(g.target, e, xv), g.tag, g.ascii)
+    hyps = tuple((n, t if n == xv[1] else replace_term(t, e, xv)) for n, t in g.hyps)
+    g = Goal(hyps, replace_term(g.target, e, xv), g.tag, g.ascii)
     if hname is not None:
         g = g.add_hyp(hname, ("=", ety, e, xv) if reverse else ("=", ety, xv, e))
     return [g]

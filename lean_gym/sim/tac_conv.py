@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Refl, close_from
+from lean_gym.sim.polyconv import RING_TYPES
 from lean_gym.sim.simp import SimpSet, simp_term
 from lean_gym.sim.tac_arith import ring_equal, ring_nf_term
 from lean_gym.sim.tactics import LogMessage, Node, TacSyntax, TacticContext, TacticError, builtin, parse_block
@@ -24,7 +25,6 @@ from lean_gym.sim.terms import TRUE, Term
 __all__: list[str] = []
 
 _BINARY = frozenset({"+", "-", "*", "/", "%", "^", "=", "≠", "<", "≤", ">", "≥", "∣"})
-_DOMAIN = ("ℕ", "ℤ", "ℚ", "ℝ", "ℂ")  # the commutative rings `ring` normalises
 
 
 def _outside(what: str, syn: TacSyntax | None = None) -> TacticError:
@@ -132,7 +132,7 @@ def _run_conv(node: Node, target: Term, path: list[tuple[int, ...]], ctx: Tactic
     elif name == "ring_nf":
         target = _replace(target, path, _ring_nf(e, ctx))
     elif name == "ring":
-        if e[0] == "=" and e[1] in _DOMAIN and ring_equal(e[2], e[3], e[1], ctx):
+        if e[0] == "=" and e[1] in RING_TYPES and ring_equal(e[2], e[3], e[1], ctx):
             target = _replace(target, path, TRUE)  # `discharge => ring1`
         else:
             target = _replace(target, path, _ring_nf(e, ctx))

@@ -32,6 +32,7 @@ from lean_gym.sim.terms import (
     free_vars,
     is_prop_type,
     pretty,
+    replace_term,
     subst,
     type_term,
     user_name,
@@ -517,16 +518,6 @@ def _run_alternatives(
     return []
 
 
-def _abstract(t: Term, e: Term, x: Term) -> Term:
-    """``t`` with every occurrence of the closed-over term ``e`` (made of locals and constants) replaced by
-    ``x``, up to syntax (Lean's ``kabstract`` matches up to instances: it finds at least these)."""
-    if t == e:
-        return x
-    if type(t) is not tuple:
-        return t
-    return tuple(_abstract(c, e, x) if type(c) is tuple else c for c in t)
-
-
 def _generalize_target(goal: Goal, hname: str, ts: TokenStream, ctx: TacticContext) -> tuple[Goal, str]:
     """``h : e`` as a ``cases``/``induction`` target (Lean's ``generalizeExceptFVar``, as
     ``generalize h : e = x``): a new local ``x`` replaces ``e`` in the target, with ``h : e = x``; the
@@ -534,7 +525,7 @@ def _generalize_target(goal: Goal, hname: str, ts: TokenStream, ctx: TacticConte
     term = parse_term(ts, 0)
     e = ctx.elaborator(goal).elab_arith(term, "ℕ")
     g, xv = goal.add_local("x✝", type_term("ℕ"))
-    g = g.add_hyp(hname, ("=", "ℕ", e, xv)).with_target(_abstract(goal.target, e, xv))
+    g = g.add_hyp(hname, ("=", "ℕ", e, xv)).with_target(replace_term(goal.target, e, xv))
     return g, xv[1]
 
 

@@ -81,6 +81,7 @@ __all__ = [
     "rename_fvars",
     "rename_remembered",
     "replace_const",
+    "replace_term",
     "subst",
     "type_name",
     "type_term",
@@ -346,6 +347,15 @@ def replace_const(t: Term, name: str, val: Term) -> Term:
         return ("app", replace_const(t[1], name, val), tuple(replace_const(a, name, val) for a in t[2]))
     out = tuple(replace_const(c, name, val) if type(c) is tuple else c for c in t)
     return t if out == t else out
+
+
+def replace_term(t: Term, old: Term, new: Term) -> Term:
+    """``t`` with every occurrence of ``old`` (a term of locals and constants, which no binder captures)
+    replaced by ``new``, up to syntax (what ``set`` and ``generalize`` abstract; Lean's ``kabstract`` matches
+    up to instances, so it finds at least these)."""
+    if t == old:
+        return new
+    return tuple(replace_term(c, old, new) if type(c) is tuple else c for c in t)
 
 
 # ------------------------------------------------------------------------------------------ term heads
