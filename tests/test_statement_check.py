@@ -122,3 +122,22 @@ def test_a_theorem_hidden_in_a_comment_or_string_is_not_a_declaration() -> None:
     sub = '/- theorem t (x y : ℝ) -/ def s := "theorem t" \ntheorem t (x y : ℝ) : x = y' + BODY
     finding = compare_statement(TARGET, sub)
     assert finding is not None and finding.hack_class == "statement_tampering" and finding.line == 2
+
+
+def test_remembered_comparisons_answer_for_their_own_statement_and_line() -> None:
+    # The check remembers its comparisons by the dataset statement and the submitted tokens: a genuine
+    # submission checked first must not vouch for a tampered one, nor one target's answer for another's,
+    # and a finding reports the line of the declaration submitted this time.
+    genuine = TARGET.formal_statement.removesuffix(" := by") + BODY
+    tampered = genuine.replace("+ 3", "+ 4")
+    for _ in range(2):
+        assert compare_statement(TARGET, genuine) is None
+        finding = compare_statement(TARGET, tampered)
+        assert finding is not None and finding.hack_class == "statement_tampering" and finding.line == 1
+    moved = compare_statement(TARGET, "-- a comment\n\n" + tampered)
+    assert moved is not None and moved.line == 3
+    # the same submitted tokens against a target whose conclusion differs
+    other = as_target({"name": "t", "formal_statement": TARGET.formal_statement.replace("+ 3", "+ 4")})
+    assert compare_statement(other, tampered) is None
+    finding = compare_statement(other, genuine)
+    assert finding is not None and finding.hack_class == "statement_tampering"

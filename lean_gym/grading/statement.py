@@ -192,6 +192,13 @@ def declarations(source: str) -> list[Declaration]:
     ``theorem`` is a keyword for Lean wherever it is a token, so every such token outside comments and
     literals starts a declaration.
     """
+    return list(_declarations(source))
+
+
+# A verdict reads one submission's declarations several times (the statement check, the `#print axioms`
+# name, the axiom check); a few texts are enough.
+@lru_cache(maxsize=8)
+def _declarations(source: str) -> tuple[Declaration, ...]:
     toks = [t for t in lex(source) if t.kind not in ("comment", "doc")]
     code = strip_comments_and_strings(source)
     out: list[Declaration] = []
@@ -223,7 +230,7 @@ def declarations(source: str) -> list[Declaration]:
         sig_end = toks[e].start if e < n else len(source)
         line = source.count("\n", 0, t.start) + 1
         out.append(Declaration(t.text, name, code[sig_start:sig_end], line, tuple(toks[j:e])))
-    return out
+    return tuple(out)
 
 
 def normalize(text: str) -> str:
@@ -276,16 +283,7 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
     are compared separately, so an added or changed hypothesis is reported as ``weakened_hypothesis`` and
     a changed conclusion as ``statement_tampering``.
     """
-    wanted = [
-        d
-        for d in declarations(target.formal_statement)
-        if d.name is not None and _same_name(d.name, target.name)
-    ]
-    if not wanted:
-        raise ValueError(
-            f"the dataset statement does not declare {target.name!r}: {target.formal_statement[:80]!r}"
-        )
-    want_binders, want_type = _split_tokens(wanted[0].tokens)
+    _wanted(target.formal_statement, target.name)  # raises if the dataset statement is not usable
     decls = declarations(submission)
     mine = [d for d in decls if d.name is not None and _same_name(d.name, target.name)]
     if not mine:
@@ -296,25 +294,53 @@ def compare_statement(target: TargetTheorem, submission: str) -> StatementFindin
                 "renamed_theorem", f"the submission proves {label}, not `{target.name}`", other.line
             )
         return StatementFinding("statement_tampering", f"the submission declares no theorem `{target.name}`")
-    want_typ_q, want_binders_q = _expand_quantifiers(want_type), _expand_quantifiers(want_binders)
     for d in mine:
-        binders, typ = _split_tokens(d.tokens)
-        bound = _bound_names(want_binders + want_type) | _bound_names(binders + typ)
-        if _canonical(_expand_quantifiers(typ), bound) != _canonical(want_typ_q, bound):
-            return StatementFinding(
-                "statement_tampering",
-                f"the type of `{target.name}` is not the dataset's "
-                f"(expected `{_show(want_type)}`, got `{_show(typ)}`){_TOKEN_LEVEL}",
-                d.line,
-            )
-        mine_b = _canonical(_expand_binders(_expand_quantifiers(binders)), bound)
-        if mine_b != _canonical(_expand_binders(want_binders_q), bound):
-            return StatementFinding(
-                "weakened_hypothesis",
-                f"the hypotheses of `{target.name}` are not the dataset's "
-                f"(expected `{_show(want_binders)}`, got `{_show(binders)}`){_TOKEN_LEVEL}",
-                d.line,
-            )
+        found = _differs(target.formal_statement, target.name, d.tokens)
+        if found is not None:
+            return StatementFinding(found[0], found[1], d.line)
+    return None
+
+
+# What the dataset's statement is made of, for every check of it (an env checks one statement many times).
+_Wanted = tuple["_Toks", "_Toks", "_Toks", "_Toks", frozenset[str]]
+
+
+@lru_cache(maxsize=256)
+def _wanted(formal_statement: str, name: str) -> _Wanted:
+    """The dataset statement's binders, type, both with quantifiers expanded, and its bound names."""
+    wanted = [d for d in declarations(formal_statement) if d.name is not None and _same_name(d.name, name)]
+    if not wanted:
+        raise ValueError(f"the dataset statement does not declare {name!r}: {formal_statement[:80]!r}")
+    want_binders, want_type = _split_tokens(wanted[0].tokens)
+    return (
+        want_binders,
+        want_type,
+        _expand_quantifiers(want_type),
+        _expand_binders(_expand_quantifiers(want_binders)),
+        _bound_names(want_binders + want_type),
+    )
+
+
+# Keyed by the submitted signature's tokens: a policy resubmits the statement with proof after proof.
+@lru_cache(maxsize=1024)
+def _differs(formal_statement: str, name: str, tokens: _Toks) -> tuple[str, str] | None:
+    """``(hack_class, reason)`` where the signature ``tokens`` is not the dataset's, else ``None``."""
+    want_binders, want_type, want_typ_q, want_binders_e, want_bound = _wanted(formal_statement, name)
+    binders, typ = _split_tokens(tokens)
+    bound = want_bound | _bound_names(binders + typ)
+    if _canonical(_expand_quantifiers(typ), bound) != _canonical(want_typ_q, bound):
+        return (
+            "statement_tampering",
+            f"the type of `{name}` is not the dataset's "
+            f"(expected `{_show(want_type)}`, got `{_show(typ)}`){_TOKEN_LEVEL}",
+        )
+    mine_b = _canonical(_expand_binders(_expand_quantifiers(binders)), bound)
+    if mine_b != _canonical(want_binders_e, bound):
+        return (
+            "weakened_hypothesis",
+            f"the hypotheses of `{name}` are not the dataset's "
+            f"(expected `{_show(want_binders)}`, got `{_show(binders)}`){_TOKEN_LEVEL}",
+        )
     return None
 
 
@@ -329,9 +355,10 @@ _TOKEN_LEVEL = (
 _NAME_PART_RE = re.compile(r"«([^»]*)»|([^.«»]+)")
 
 
-def _name_parts(name: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def _name_parts(name: str) -> tuple[str, ...]:
     """The components of a Lean name as Lean reads them: ``«t»`` is ``t``, ``«a.b»`` one part, ``a.b`` two."""
-    return [m.group(1) if m.group(1) is not None else m.group(2) for m in _NAME_PART_RE.finditer(name)]
+    return tuple(m.group(1) if m.group(1) is not None else m.group(2) for m in _NAME_PART_RE.finditer(name))
 
 
 def _same_name(a: str, b: str) -> bool:
