@@ -129,7 +129,6 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
         # Aesop's `handleNonfatalError`: expand the safe prefix, then report the goals it leaves
         expanded = search.expand_safe_prefix()
         remaining = search.safe_prefix_goals()
-        initial = indent(goal.pretty())
         prefix_cut = (
             f"the maximum number of rule applications ({o.max_safe_prefix_rule_applications}) was reached."
         )
@@ -146,11 +145,12 @@ def _finish(search: Search, goal: Goal, ctx: TacticContext, start: int, end: int
                 if not expanded:
                     suffix += f"\nThe safe prefix was not fully expanded because {prefix_cut}"
             raise TacticError(
-                f"tactic 'aesop' failed, {f.message}\nInitial goal:\n{initial}{suffix}"
+                f"tactic 'aesop' failed, {f.message}\nInitial goal:\n{indent(goal.pretty())}{suffix}"
             ) from None
         if not search.made_progress():
             if small:
                 raise TacticError("tactic 'aesop' failed, made no progress") from None
+            initial = indent(goal.pretty())  # printed only where a message shows it
             raise TacticError(f"tactic 'aesop' failed, made no progress\nInitial goal:\n{initial}") from None
         if o.warn_on_nonterminal:
             ctx.messages.append(LogMessage("warning", f"aesop: {f.message}", start, end))

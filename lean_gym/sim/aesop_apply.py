@@ -55,6 +55,7 @@ from lean_gym.sim.terms import (
     fvar_serial,
     new_fvar,
     rename_fvars,
+    rename_remembered,
     replace_const,
     subst,
     user_name,
@@ -204,9 +205,11 @@ def _instantiate(
             hyps = old
         else:
             hyps = tuple(
-                old[x] if type(x) is int else (back.get(x[0], x[0]), rename_fvars(x[1], back)) for x in hyps_s
+                old[x] if type(x) is int else (back.get(x[0], x[0]), rename_remembered(x[1], back))
+                for x in hyps_s
             )
-        target = goal.target if target_s is None else rename_fvars(target_s, back)
+        # an answer is replayed again and again on the goals of one request: its terms' renamings are kept
+        target = goal.target if target_s is None else rename_remembered(target_s, back)
         g = Goal(hyps, target, goal.tag if tag is _SAME else tag, ascii)
         if key is not None:
             _remember_canon(g, key[0], {back.get(x, x): c for x, c in key[1]})
