@@ -19,7 +19,7 @@ import lean_gym  # noqa: F401
 from lean_gym.backends import SimBackend
 from lean_gym.data.theorem import statement_problem
 from lean_gym.grading import Oracle
-from lean_gym.grading.policy import first_violation, scan
+from lean_gym.grading.policy import IO_ROOTS, first_violation, scan
 from lean_gym.grading.statement import as_target, compare_statement
 
 EQ2 = "theorem t (x : ℕ) (h : x = 2) : x = 2 := by"
@@ -173,6 +173,15 @@ IO_REFERENCES = [
 def test_names_that_reach_the_host_are_refused(src: str) -> None:
     v = first_violation(scan(src))
     assert v is not None and v.hack_class == "unsafe_io", scan(src)
+
+
+@pytest.mark.parametrize("root", sorted(IO_ROOTS))
+def test_every_root_is_refused_however_it_is_spelled(root: str) -> None:
+    # the scan skips a text that spells no root (policy._IO_MARKS): each root, plain, escaped, rooted or
+    # as a name literal, must still be found
+    for src in (f"exact {root}.x", f"exact «{root}».x", f"exact _root_.{root}.x", f"def f := `{root}.x"):
+        v = first_violation(scan(src))
+        assert v is not None and v.hack_class == "unsafe_io", (src, scan(src))
 
 
 def test_system_platform_is_a_constant_not_io() -> None:

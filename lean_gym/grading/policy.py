@@ -330,6 +330,10 @@ IO_ROOTS: frozenset[str] = frozenset(
 )
 #: Pure parts of those namespaces (``System.Platform.numBits`` is a constant): never reported.
 _IO_PURE = ("System.Platform",)
+#: Every root's name contains one of these: a text that has none names no root (see :func:`_io_findings`).
+_IO_MARKS = ("IO", "System")
+if not all(any(m in root for m in _IO_MARKS) for root in IO_ROOTS):  # pragma: no cover - a module's own check
+    raise AssertionError("every name in IO_ROOTS must contain one of _IO_MARKS")
 
 #: Tokens that start a command: a declaration's binders end there.
 _COMMAND_WORDS = frozenset(
@@ -549,6 +553,9 @@ def _io_findings(source: str) -> Iterable[tuple[int, str]]:
     can bring ``IO.FS`` into scope as ``FS``, and the ``open IO`` itself names ``IO``, so it is reported.
     Name literals (`` `IO.x ``) are reported too: they only serve meta-programs.
     """
+    if not any(m in source for m in _IO_MARKS):
+        # a token names a root only by spelling it (`«IO»` too: guillemets hold the name's own characters)
+        return
     code = _code(source)
     binding: set[int] = set()
     scopes: list[tuple[int, int, str]] = []
