@@ -211,6 +211,33 @@ def workload_proof(steps: int, seed: int) -> tuple[list[float], list[str]]:
     return times, verdicts
 
 
+def _count_lookups() -> dict[str, list[int]]:
+    """Count, per memo table, the lookups and those that repeat a key already asked in the same check
+    (request): wraps this tree's ``Memo.get`` and the end of a request (this tree only)."""
+    from lean_gym.sim import memo
+
+    counts: dict[str, list[int]] = {}
+    seen: set[tuple[str, Any]] = set()
+    get, end = memo.Memo.get, memo.clear_request_scoped
+
+    def counting_get(self: Any, key: Any) -> Any:
+        c = counts.setdefault(self.name, [0, 0])
+        c[0] += 1
+        if (self.name, key) in seen:
+            c[1] += 1
+        else:
+            seen.add((self.name, key))
+        return get(self, key)
+
+    def counting_end() -> None:
+        seen.clear()
+        end()
+
+    memo.Memo.get = counting_get  # type: ignore[method-assign]
+    memo.clear_request_scoped = counting_end
+    return counts
+
+
 WORKLOADS: dict[str, Callable[..., tuple[list[float], list[str]]]] = {
     "aesop": workload_aesop,
     "calib": workload_calib,
@@ -235,6 +262,12 @@ def main() -> None:
         action="store_true",
         help="aesop: time a second pass over the same steps (every answer memoised: the tables' floor)",
     )
+    ap.add_argument(
+        "--lookups",
+        action="store_true",
+        help="print, per memo table, how many lookups repeat one made earlier in the same check (the counting "
+        "slows the run: read no time from it)",
+    )
     args = ap.parse_args()
     if args.again and args.workload != "aesop":
         ap.error("--again is for the aesop workload")
@@ -248,6 +281,7 @@ def main() -> None:
     t0 = _clock()
     if prof is not None:
         prof.enable()
+    lookups = _count_lookups() if args.lookups else None
     if calib:
         times, verdicts = fn(n, args.seed, args.first)
     elif args.again:
@@ -271,6 +305,11 @@ def main() -> None:
         f"mean {1000 * t.mean():.2f} ms, p90 {1000 * np.percentile(t, 90):.2f} ms "
         f"(verdict digest {_digest(verdicts)}; backend sim; simulator of {tree})"
     )
+    if lookups is not None:
+        for name, (asked, again) in sorted(lookups.items()):
+            print(
+                f"  {name}: {asked} lookups, {again} ({100 * again / max(asked, 1):.0f}%) repeat one of the same check"
+            )
     if prof is not None:
         for key in ("tottime", "cumulative"):
             s = io.StringIO()
