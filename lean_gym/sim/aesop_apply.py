@@ -33,14 +33,13 @@ from lean_gym.sim.kernel import (
 )
 from lean_gym.sim.memo import MISS, Memo, clear_all, request_scoped
 from lean_gym.sim.memo import enabled as memo_enabled
-from lean_gym.sim.syntax import ParseError, Source
 from lean_gym.sim.tactics import (
     MEMO_EXACT,
     HeartbeatsExceeded,
     TacticContext,
     TacticError,
     forget_frames,
-    parse_block,
+    parsed_text,
     run_node,
     term_size,
 )
@@ -99,7 +98,6 @@ __all__ = [
 # its canonical form from the answer).
 
 _RESULTS = Memo("aesop.rule_results", max_entries=100_000, max_bytes=96 << 20)
-_NODES = Memo("aesop.rule_syntax", max_entries=20_000, max_bytes=16 << 20)
 _CALLS = Memo("aesop.calls", max_entries=512, max_bytes=8 << 20)
 _STEPS = Memo("aesop.builtin_steps", max_entries=100_000, max_bytes=64 << 20)
 NORM_MEMO = Memo("aesop.normalisations", max_entries=50_000, max_bytes=64 << 20)
@@ -217,20 +215,6 @@ def _instantiate(
     return out
 
 
-def _node_for(text: str) -> Any:
-    on = memo_enabled()
-    node = _NODES.get(text) if on else MISS
-    if node is MISS:
-        src = Source(text)
-        try:
-            node = (src, parse_block(src, 0, len(text)))
-        except ParseError as e:
-            node = (src, TacticError(e.message))
-        if on:
-            _NODES.put(text, node, 200 + 8 * len(text))
-    return node
-
-
 def run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
     """Run tactic text on ``goal`` as an aesop rule: the new goals, or ``None`` when the rule fails.
 
@@ -250,6 +234,13 @@ def run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
     return new
 
 
+def _answer_key(ctx: TacticContext, what: Any, gkey: int, sorry_before: bool) -> tuple[Any, ...]:
+    """The key of a remembered answer (:func:`tracked`, and the probe that reads its failures): the
+    environment, what ran, the goal's canonical number, and the context's flags that a run can read."""
+    flags = (ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before, ctx.numeral_too_large)
+    return (env_key(ctx.env), what, gkey, flags)
+
+
 def tracked(
     table: Memo, what: Any, goal: Goal, ctx: TacticContext, run: Any, keep_axioms_on_none: bool
 ) -> tuple[list[Goal] | None, Any]:
@@ -259,8 +250,7 @@ def tracked(
     axioms only when ``keep_axioms_on_none`` (a failed rule keeps none)."""
     sorry_before = ctx.hidden_sorry or "sorryAx" in ctx.axioms
     gkey, ren = _goal_key(goal)
-    flags = (ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before, ctx.numeral_too_large)
-    key = (env_key(ctx.env), what, gkey, flags)
+    key = _answer_key(ctx, what, gkey, sorry_before)
     hit = table.get(key)
     ok = False
     if hit is not MISS:
@@ -333,8 +323,8 @@ class FailureProbe:
     replayed it: it charges exactly what that replay charges and records the same need (see
     :func:`tracked`); anything else (a miss, a success, a budget too small for a replay, a rule of another
     kind) answers ``False`` with no effect, and the caller runs :func:`apply_rule` as before. The key is
-    rebuilt from the context at every question (its flags, environment and axioms), as :func:`tracked`
-    builds it; only the goal's canonical form, a function of the goal object, is computed once.
+    rebuilt from the context at every question (its flags, environment and axioms) by :func:`tracked`'s own
+    ``_answer_key``; only the goal's canonical form, a function of the goal object, is computed once.
     """
 
     __slots__ = ("_apply_texts", "_ctx", "_gkey", "_goal", "_named", "_tag")
@@ -385,9 +375,7 @@ class FailureProbe:
         if named:
             return False  # run_sub runs it without the memo
         # tracked's key and replay, for an answer that is a failure
-        sorry_before = ctx.hidden_sorry or "sorryAx" in ctx.axioms
-        flags = (ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before, ctx.numeral_too_large)
-        hit = _RESULTS.get((env_key(ctx.env), text, self._gkey, flags))
+        hit = _RESULTS.get(_answer_key(ctx, text, self._gkey, ctx.hidden_sorry or "sorryAx" in ctx.axioms))
         if hit is MISS or hit[3] is not None:
             return False
         cost, need = hit[0], hit[1]
@@ -426,9 +414,9 @@ def _nodes(goal: Goal) -> int:
 
 def _run_sub_plain(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
     """:func:`run_sub` without the memo."""
-    src, node = _node_for(text)
+    src, node = parsed_text(text)
     ctx.tick(tactic_cost(text, goal))
-    if isinstance(node, TacticError):
+    if isinstance(node, tuple):  # a parse error: the rule fails
         ctx.tick(COST_BUILTIN)
         return None
     snap = ctx.snapshot()

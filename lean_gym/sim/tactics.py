@@ -1315,7 +1315,7 @@ def run_tactic_on_goals(
     Raises:
         TacticError: with Lean's message when a tactic fails (``HeartbeatsExceeded`` past the budget).
     """
-    src, node = _parsed_text(text)
+    src, node = parsed_text(text)
     saved_src, saved_recover = ctx.src, ctx.recover
     ctx.recover = recover
     try:
@@ -1327,14 +1327,15 @@ def run_tactic_on_goals(
         ctx.src, ctx.recover = saved_src, saved_recover
 
 
-# Tactic texts that tactics run on their goals (``bound``'s aesop call, the closers a tactic tries) are
-# few and fixed: each is parsed once per process, with its source (a parsed block is read, never changed).
-_TEXTS = Memo("tactics.texts", max_entries=1024, max_bytes=8 << 20)
+# Tactic texts run on goals from inside the simulator (an aesop rule's tactic, ``bound``'s aesop call, the
+# closers a tactic tries) recur: each is parsed once per process, with its source (a parsed block is read,
+# never changed). A parsed text of n characters holds about 2,000 + 100·n bytes.
+_TEXTS = Memo("tactics.texts", max_entries=20_000, max_bytes=64 << 20)
 
 
-def _parsed_text(text: str) -> tuple[Source, Node | tuple[str, int, int]]:
+def parsed_text(text: str) -> tuple[Source, Node | tuple[str, int, int]]:
     """``text`` parsed as a whole tactic block (as :func:`run_block` parses it), or its parse error's
-    message, start and end."""
+    message, start and end; memoised per process (``tactics.texts``)."""
     on = memo_enabled()
     got = _TEXTS.get(text) if on else MISS
     if got is MISS:
@@ -1344,7 +1345,7 @@ def _parsed_text(text: str) -> tuple[Source, Node | tuple[str, int, int]]:
         except ParseError as e:
             got = (src, (e.message, e.start, e.end))
         if on:
-            _TEXTS.put(text, got, 400 + 200 * len(text))
+            _TEXTS.put(text, got, 2000 + 100 * len(text))
     return got
 
 
