@@ -29,6 +29,7 @@ from lean_gym.sim.tactics import (
     builtin,
 )
 from lean_gym.sim.terms import (
+    ATOM_HEADS,
     FALSE,
     TRUE,
     Term,
@@ -162,7 +163,7 @@ class _Kabstract:
         elif canon(instantiate(lhs, asg)) == canon(u) and not (bound and free_vars(u) & bound):
             return instantiate(rhs, asg)
         h = u[0]
-        if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+        if h in ATOM_HEADS:
             return u
         if h == "app":
             return ("app", go(u[1], bound), tuple(go(a, bound) for a in u[2]))

@@ -36,6 +36,7 @@ from lean_gym.sim.simp_nat import nat_offset_simproc
 from lean_gym.sim.syntax import Syn, TokenStream, parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
 from lean_gym.sim.terms import (
+    ATOM_HEADS,
     FALSE,
     LIST_NIL,
     TRUE,
@@ -202,7 +203,7 @@ def _simp_children(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> 
 
 def _simp_children_of(t: Term, ss: SimpSet, memo: dict[Term, Term], depth: int) -> Term:
     h = t[0]
-    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+    if h in ATOM_HEADS:
         if h == "const" and t[1] in ss.unfold:
             d = ss.ctx.lookup(t[1])
             if d is not None and d.value is not None:

@@ -51,7 +51,18 @@ from lean_gym.sim.polyconv import DOMAIN, RING_TYPES, Conv, poly_to_term, to_con
 from lean_gym.sim.proofs import ProofChecker
 from lean_gym.sim.syntax import parse_term
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin, run_tactic
-from lean_gym.sim.terms import FALSE, TRUE, Term, is_prop_type, mk_num, new_fvar, pretty, subst, user_name
+from lean_gym.sim.terms import (
+    ATOM_HEADS,
+    FALSE,
+    TRUE,
+    Term,
+    is_prop_type,
+    mk_num,
+    new_fvar,
+    pretty,
+    subst,
+    user_name,
+)
 from lean_gym.sim.unify import canon
 
 __all__ = ["Conv", "decide_closed", "eval_term", "poly_to_term", "rfl_closes", "to_constraint"]
@@ -529,7 +540,7 @@ _ARITH_HEADS = frozenset({"+", "-", "*", "/", "^", "neg", "inv"})
 def _nf_inside(t: Term, ctx: TacticContext, depth: int = 0) -> Term:
     """``ring_nf`` normalises every ring subterm, the arguments of applications (``f (a * c * b)``) too."""
     h = t[0]
-    if depth > 40 or h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+    if depth > 40 or h in ATOM_HEADS:
         return t
     if h == "app":
         return ("app", t[1], tuple(_nf_child(a, ctx, depth + 1) for a in t[2]))

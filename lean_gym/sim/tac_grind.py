@@ -51,7 +51,18 @@ from lean_gym.sim.polyconv import Conv
 from lean_gym.sim.proofs import Binder, Instance, _has_mvars, decl_telescope, prop_telescope
 from lean_gym.sim.tac_arith import _cutsat_tac, _ring_closes, linarith_core
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
-from lean_gym.sim.terms import FALSE, LIST_NIL, TRUE, NumeralTooLarge, Term, mk_num, new_fvar, subst
+from lean_gym.sim.terms import (
+    ATOM_HEADS,
+    FALSE,
+    LIST_NIL,
+    TRUE,
+    NumeralTooLarge,
+    Term,
+    map_subterms,
+    mk_num,
+    new_fvar,
+    subst,
+)
 from lean_gym.sim.unify import canon, instantiate, match
 
 __all__ = ["GRIND_EMATCH_ROUNDS", "GRIND_MAX_GEN", "GRIND_MAX_INSTANCES", "GRIND_SPLITS"]
@@ -73,7 +84,6 @@ _RINGS = (*_NUM, "ℂ")
 """The commutative rings of the ring module (``Grind.CommRing``): ℂ too, a field with no order."""
 _FIELDS = ("ℚ", "ℝ", "ℂ")
 _RELS = ("=", "<", "≤", "∣")
-_LEAVES = frozenset({"var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"})
 
 # E-matching symbol priorities (Init/Grind/Tactics.lean: `attribute [grind symbol 0] Eq HEq Iff And Or Not
 # ite dite`, `attribute [grind symbol low] HAdd.hAdd HSub.hSub HMul.hMul HSMul.hSMul Dvd.dvd HDiv.hDiv
@@ -169,7 +179,7 @@ def _norm(t: Term) -> Term:
     evaluated, closed comparisons decided, ``>``/``≥``/``≠`` unfolded, ``¬a < b`` as ``b ≤ a``, and the
     propositional identities with ``True``/``False``."""
     h = t[0]
-    if h in _LEAVES or h in ("∀", "∃", "fun"):
+    if h in ATOM_HEADS or h in ("∀", "∃", "fun"):
         return t
     if h == "app":
         args = tuple(_norm(a) for a in t[2])
@@ -339,13 +349,9 @@ def _local_theorem(p: Term, key: Any, gen: int) -> _Thm | None:
 def _unfold_reducible(t: Term) -> Term:
     """``>``, ``≥``, ``≠`` unfolded (they are reducible: Lean's patterns see ``<``, ``≤``, ``¬ =``)."""
     h = t[0]
-    if h in _LEAVES:
-        return t
-    if h == "app":
-        return ("app", t[1], tuple(_unfold_reducible(a) for a in t[2]))
     if h in ("∀", "∃", "fun"):
         return t
-    t = tuple(_unfold_reducible(c) if type(c) is tuple else c for c in t)
+    t = map_subterms(t, _unfold_reducible)
     if h == ">":
         return ("<", t[1], t[3], t[2])
     if h == "≥":
@@ -357,7 +363,7 @@ def _unfold_reducible(t: Term) -> Term:
 
 def _children(t: Term) -> tuple[Term, ...]:
     h = t[0]
-    if h in _LEAVES or h in ("∀", "∃", "fun"):
+    if h in ATOM_HEADS or h in ("∀", "∃", "fun"):
         return ()
     if h == "app":
         return tuple(t[2])
@@ -418,7 +424,7 @@ def _collect_in(
     e: Term, data: frozenset[str], min_idx: bool, min_prio: int, found: set[str], pats: list[Term]
 ) -> bool:
     """Collect patterns in ``e`` (Lean's ``collect.go``); whether every variable is covered now."""
-    if e[0] in _LEAVES:
+    if e[0] in ATOM_HEADS:
         return False
     if _candidate(e, True, min_prio):
         new = (_mvars(e) & data) - found
@@ -434,7 +440,7 @@ def _collect_in(
 def _subsumed(e: Term, new: set[str], found: set[str], data: frozenset[str], min_prio: int) -> bool:
     """A child of ``e`` that covers as many new variables (the minimal indexable subterm condition)."""
     for c in _children(e):
-        if c[0] in _LEAVES or _is_offset(c) or not _candidate(c, True, min_prio):
+        if c[0] in ATOM_HEADS or _is_offset(c) or not _candidate(c, True, min_prio):
             continue
         if len((_mvars(c) & data) - found) == len(new):
             return True
@@ -446,7 +452,7 @@ def _collect_singletons(places: list[Term], data: frozenset[str]) -> list[Term]:
     for pl in places:
         for s in _subterms(pl):
             if (
-                s[0] not in _LEAVES
+                s[0] not in ATOM_HEADS
                 and _candidate(s, True, _PRIO_DEFAULT)
                 and _mvars(s) >= data
                 and s not in out
@@ -818,7 +824,7 @@ class _Search:
             old = b.terms.get(s)
             if old is None:
                 b.terms[s] = gen
-                if s[0] not in _LEAVES:
+                if s[0] not in ATOM_HEADS:
                     b.index.setdefault(_head_key(s), []).append(s)
             elif gen < old:
                 b.terms[s] = gen

@@ -49,6 +49,7 @@ from lean_gym.sim.memo import MISS, IdentityMemo
 
 __all__ = [
     "ARITH_OPS",
+    "ATOM_HEADS",
     "FALSE",
     "FVAR_SEP",
     "LIST_NIL",
@@ -258,14 +259,15 @@ def _fv(t: Term, bound: frozenset[str], out: set[str]) -> None:
                 _fv(c, bound, out)
 
 
-_ATOMS = frozenset({"var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"})
+ATOM_HEADS = frozenset({"var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"})
+"""The heads of the terms with no term below them."""
 
 
 def map_subterms(t: Term, fn: Callable[[Term], Term]) -> Term:
     """``t`` with ``fn`` applied to each term directly below it: an application's arguments (not its head), a
     binder's body (not its type), every other node's term children; a leaf as it is."""
     h = t[0]
-    if h in _ATOMS:
+    if h in ATOM_HEADS:
         return t
     if h == "app":
         return ("app", t[1], tuple(fn(a) for a in t[2]))

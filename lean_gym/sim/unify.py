@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import count
 from typing import Any
 
-from lean_gym.sim.terms import FALSE, Term, numeral_fits, subst
+from lean_gym.sim.terms import ATOM_HEADS, FALSE, Term, numeral_fits, subst
 
 __all__ = ["canon", "defeq", "instantiate", "match", "rename_bound"]
 
@@ -57,7 +57,7 @@ def _canon_rest(t: Term, rec: Callable[[Term], Term]) -> Term:
         return ("→", rec(t[1]), FALSE)
     if h in ("∀", "∃", "fun"):
         return (h, "", rec(t[2]), rec(_bound_rename(t)))
-    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+    if h in ATOM_HEADS:
         return t
     if h == "app":
         if t[1] == ("const", "Nat.succ") and len(t[2]) == 1:
@@ -194,7 +194,7 @@ def _generic_lt(t: Term) -> bool:
     h = t[0]
     if h in ("<", ">") and type(t[1]) is str and t[1].startswith("?"):
         return True
-    if h in ("var", "fvar", "const", "num", "type", "True", "False", "bool", "sorry", "mvar"):
+    if h in ATOM_HEADS:
         return False
     if h == "app":
         return _generic_lt(t[1]) or any(_generic_lt(a) for a in t[2])
