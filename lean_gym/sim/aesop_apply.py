@@ -31,7 +31,7 @@ from lean_gym.sim.kernel import (
     close,
     replayable,
 )
-from lean_gym.sim.memo import MISS, Memo, clear_all, request_scoped
+from lean_gym.sim.memo import MISS, IdentityMemo, Memo, clear_all
 from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.tactics import (
     MEMO_EXACT,
@@ -103,28 +103,26 @@ _STEPS = Memo("aesop.builtin_steps", max_entries=100_000, max_bytes=64 << 20)
 NORM_MEMO = Memo("aesop.normalisations", max_entries=50_000, max_bytes=64 << 20)
 """Whole normalisations of a goal (``Search._normalize``), memoised as rule answers are."""
 _GOAL_IDS = Memo("aesop.canonical_goals", max_entries=200_000, max_bytes=64 << 20)
-_CANON: dict[int, tuple[Goal, int, dict[str, str]]] = {}
-request_scoped(_CANON.clear)  # about the goal objects of the request in progress
+# A goal object's canonical number and renaming, for the goals of the request in progress (only the goals of
+# the searches running need it).
+_CANON = IdentityMemo("aesop.goal_keys", 2048, per_request=True)
 _SERIAL = itertools.count()
 
 
 def clear_cache() -> None:
     """Forget every memo table of the simulator (benchmarks call it to measure cold runs)."""
     clear_all()
-    _CANON.clear()
 
 
 def _remember_canon(goal: Goal, n: int, ren: dict[str, str]) -> None:
-    if len(_CANON) >= 2048:  # only goals of the searches in progress need it
-        _CANON.clear()
-    _CANON[id(goal)] = (goal, n, ren)  # the goal is kept alive with its id, so the id is never reused
+    _CANON.put(goal, (n, ren))
 
 
 def _goal_key(goal: Goal) -> tuple[int, dict[str, str]]:
     """The interned canonical form of ``goal`` (tag dropped) and its renaming (see ``canonical_goal``)."""
-    hit = _CANON.get(id(goal))
-    if hit is not None and hit[0] is goal:
-        return hit[1], hit[2]
+    hit = _CANON.get(goal)
+    if hit is not MISS:
+        return hit
     cgoal, ren = canonical_goal(goal.with_tag(None))
     ckey = (cgoal.hyps, cgoal.target, cgoal.ascii)  # a plain tuple: the collector stops tracking it
     n = _GOAL_IDS.get(ckey)

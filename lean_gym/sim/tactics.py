@@ -48,7 +48,7 @@ from lean_gym.sim.arith.errors import ArithBudgetExceeded, WorkBudget
 from lean_gym.sim.arith.poly import set_work_meter
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature
 from lean_gym.sim.goals import Goal
-from lean_gym.sim.memo import MISS, Memo
+from lean_gym.sim.memo import MISS, IdentityMemo, Memo
 from lean_gym.sim.memo import enabled as memo_enabled
 from lean_gym.sim.syntax import (
     ParseError,
@@ -1075,21 +1075,17 @@ def context_cost(goal: Goal) -> int:
     h``) pays for that growth, while an honest goal of a few dozen nodes pays one heartbeat per hypothesis.
     """
     hyps = goal.hyps
-    hit = _CONTEXT_NODES.get(id(hyps))  # goals made from one another share their context object
-    if hit is not None and hit[0] is hyps:
-        nodes = hit[1]
-    else:
+    nodes = _CONTEXT_NODES.get(hyps)  # goals made from one another share their context object
+    if nodes is MISS:
         nodes = 0
         for _, t in hyps:
             nodes += term_size(t)
-        if len(_CONTEXT_NODES) >= 4096:
-            _CONTEXT_NODES.clear()
-        _CONTEXT_NODES[id(hyps)] = (hyps, nodes)  # kept alive with its id, so the id is never reused
+        _CONTEXT_NODES.put(hyps, nodes)
     nodes += term_size(goal.target)
     return len(hyps) + max(0, nodes - CONTEXT_FREE_NODES)
 
 
-_CONTEXT_NODES: dict[int, tuple[tuple[tuple[str, Term], ...], int]] = {}
+_CONTEXT_NODES = IdentityMemo("tactics.context_nodes", 4096)
 
 
 def _rename_inaccessible(g: Goal, names: list[str]) -> Goal:
