@@ -40,13 +40,13 @@ from lean_gym.sim.tactics import (
     _parse_location,
     builtin,
 )
-from lean_gym.sim.terms import FALSE, Term, is_prop_type, map_subterms, pretty
+from lean_gym.sim.terms import FALSE, NUM_RANK, Term, is_prop_type, map_subterms, pretty
 from lean_gym.sim.unify import canon, defeq
 
 __all__ = ["derive", "le_facts"]
 
 #: The numeric types along their coercions: a cast goes from a lower rank to a higher one.
-_RANK = {"ℕ": 0, "ℤ": 1, "ℚ": 2, "ℝ": 3, "ℂ": 4}
+_RANK = NUM_RANK
 _RELS = frozenset({"=", "≠", "<", "≤", ">", "≥"})
 # binary nodes whose two arguments have the node's type: where the splitting heuristic looks
 _SPLIT = frozenset({"+", "-", "*", "/", "%", "∣"}) | _RELS

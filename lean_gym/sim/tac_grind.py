@@ -47,7 +47,7 @@ from lean_gym.sim.elab import BUILTIN_FNS, Decl
 from lean_gym.sim.evaluate import decide_closed, eval_term
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Decided, PolyIdentity, close
-from lean_gym.sim.polyconv import Conv
+from lean_gym.sim.polyconv import RING_TYPES, Conv
 from lean_gym.sim.proofs import Binder, Instance, _has_mvars, decl_telescope, prop_telescope
 from lean_gym.sim.tac_arith import _cutsat_tac, _ring_closes, linarith_core
 from lean_gym.sim.tactics import TacSyntax, TacticContext, TacticError, builtin
@@ -55,6 +55,7 @@ from lean_gym.sim.terms import (
     ATOM_HEADS,
     FALSE,
     LIST_NIL,
+    ORDERED_TYPES,
     TRUE,
     NumeralTooLarge,
     Term,
@@ -78,9 +79,9 @@ GRIND_MAX_INSTANCES = 1000
 NE_SPLITS = 3
 """``≠`` facts the linarith module splits into ``<``/``>`` (its model search decides them one at a time)."""
 
-_NUM = ("ℕ", "ℤ", "ℚ", "ℝ")
+_NUM = ORDERED_TYPES
 """The ordered number types: what the linear solvers (cutsat, the linarith module) read."""
-_RINGS = (*_NUM, "ℂ")
+_RINGS = RING_TYPES
 """The commutative rings of the ring module (``Grind.CommRing``): ℂ too, a field with no order."""
 _FIELDS = ("ℚ", "ℝ", "ℂ")
 _RELS = ("=", "<", "≤", "∣")
