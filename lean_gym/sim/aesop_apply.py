@@ -422,13 +422,14 @@ def _run_sub_plain(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | No
     ctx.src = src
     try:
         new = run_node(node, [goal.with_tag(None)], ctx)
-    except HeartbeatsExceeded as e:
+    except HeartbeatsExceeded as timeout:
         ctx.restore(snap)
         ctx.src = old_src
-        e.start = e.end = None  # offsets into the rule's text, not the proof's: the aesop call is the place
+        # offsets into the rule's text, not the proof's: the aesop call is the place
+        timeout.start = timeout.end = None
         raise
-    except TacticError as e:
-        forget_frames(e)
+    except TacticError as tac_err:
+        forget_frames(tac_err)
         ctx.restore(snap)
         ctx.src = old_src
         return None
@@ -563,11 +564,16 @@ def _one(r: tuple[Goal, Any] | None) -> tuple[list[Goal], str] | None:
     return [g], script if isinstance(script, str) else "intro " + " ".join(script)
 
 
+# a function, not a lambda inside NORM_STEPS' lambda, which mypyc cannot compile (scripts/compile_sim.py)
+def _none_left(script: str | None) -> tuple[list[Goal], str] | None:
+    return None if script is None else ([], script)
+
+
 NORM_STEPS: dict[str, Any] = {
     "intros": lambda g: _one(_intros(g)),
     "subst": lambda g: _one(_subst_step(g)),
     "destructProducts": lambda g: _one(_destruct_products(g)),
-    "false_hyp": lambda g: (lambda s: None if s is None else ([], s))(_false_hyp(g)),
+    "false_hyp": lambda g: _none_left(_false_hyp(g)),
 }
 """The norm-phase builtin steps by rule argument: ``goal → (goals, script step)`` or ``None``."""
 

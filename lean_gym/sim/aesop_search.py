@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -389,6 +390,7 @@ class Search:
         what = self._norm_what
         if what is None:  # the same for every goal of the search: computed once
             what = self._norm_what = False if self._norm_names_decl() else ("norm", self._norm_key())
+        scripts: Sequence[str]  # a list from a plain run, a tuple from the memo table
         if not memo_enabled() or ctx.tactic_log is not None or what is False:
             res, scripts = self._normalize_goal(g.goal)
         else:
@@ -489,7 +491,7 @@ class Search:
         the kernel (``last`` is closed already when a rule's tactic closed it)."""
         ctx = self.ctx
         if sealed_here(ctx, last) is None:
-            close(last, builtin_proof(last), ctx)  # type: ignore[arg-type]  # None: the kernel refuses
+            close(last, builtin_proof(last), ctx)  # None: the kernel refuses
         if last is not start:
             close(start, Subproof((last,)), ctx)
 

@@ -256,8 +256,8 @@ class _Runner:
         text = self.src.text
         try:
             toks = tokenize(text, self.src)
-        except ParseError as e:
-            self.msg("error", e.start, e.end, e.message)
+        except ParseError as parse_err:
+            self.msg("error", parse_err.start, parse_err.end, parse_err.message)
             return self.out
         i = 0
         n = len(toks) - 1
@@ -307,11 +307,11 @@ class _Runner:
             seen_non_import = True
             try:
                 self.command(seg)
-            except (ParseError, ElabError) as e:
-                self.msg("error", e.start, e.end, e.message)
+            except (ParseError, ElabError) as err:
+                self.msg("error", err.start, err.end, err.message)
                 # a declaration whose statement the simulator did not read, whatever modifiers come before
                 # its keyword (`set_option … in`, `noncomputable`, `@[simp]`, `private`)
-                if OUTSIDE_SUBSET.search(e.message) or (self._in_declaration and not self._signature_read):
+                if OUTSIDE_SUBSET.search(err.message) or (self._in_declaration and not self._signature_read):
                     self.out.unread.append(self.out.messages[-1])
             i = j
         self.out.env = self.env
@@ -678,7 +678,11 @@ class _Runner:
             return f"{head} : {pretty(d.type, at)}"
         t, ty = el.elab_term(syn, None)
         at = not self.env.mathlib
-        tyname = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}.get(ty or "", ty) if at else ty
+        tyname = (
+            {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real"}.get(ty, ty)
+            if at and isinstance(ty, str)
+            else ty
+        )
         return f"{pretty(t, at)} : {tyname}"
 
     def _norm_num_text(self, ts: TokenStream) -> str:
@@ -797,7 +801,8 @@ class _Runner:
             body = parse_term(TokenStream(ts.toks[ts.i :], stop_col=0), 0)
             el = Elaborator(self.env, *_scope(hyps))
             value, vty = el.elab_term(body, None)
-            target = type_term(vty or "ℕ")
+            # a proposition's type is the term PROP itself (`Elaborator.elab_term`), wrapped as a name is
+            target = ("type", vty) if isinstance(vty, tuple) else type_term(vty or "ℕ")
             self.env = self.env.extend(
                 [Decl(name, "def", tuple(hyps3), target, value, frozenset(), reducible=kw == "abbrev")]
             )
@@ -810,10 +815,10 @@ class _Runner:
             block_end = max(end, by_tok.end)
             try:
                 rest = run_block(self.src, start, block_end, [goal], ctx, outer_col=0)
-            except TacticError as e:
-                s = e.start if e.start is not None else by_tok.start
-                en = e.end if e.end is not None else block_end
-                ctx.messages.append(LogMessage("error", e.message, s, en))
+            except TacticError as tac_err:
+                s = tac_err.start if tac_err.start is not None else by_tok.start
+                en = tac_err.end if tac_err.end is not None else block_end
+                ctx.messages.append(LogMessage("error", tac_err.message, s, en))
                 ctx.axioms.add("sorryAx")
                 rest = []
             if rest:
@@ -840,8 +845,8 @@ class _Runner:
                             value, _ = el.elab_term(body, tname)
                 else:
                     ProofChecker(goal, ctx).check(body, target)
-            except ElabError as e:
-                ctx.messages.append(LogMessage("error", e.message, e.start, e.end))
+            except ElabError as elab_err:
+                ctx.messages.append(LogMessage("error", elab_err.message, elab_err.start, elab_err.end))
                 ctx.axioms.add("sorryAx")
         self.out.heartbeats.append((name, ctx.heartbeats))
         # messages, in the order they were logged

@@ -609,7 +609,8 @@ class Elaborator:
         if elem not in NUM_TYPES:
             raise ElabError(_unsupported(syn), syn.start, syn.end)
         out: Term = LIST_NIL
-        for e in reversed(syn.args):
+        # [::-1], not reversed(), which mypyc cannot compile over a sequence of Any (scripts/compile_sim.py)
+        for e in syn.args[::-1]:
             out = list_cons(self.elab_arith(e, elem), out)
         return out, f"List {elem}"
 
@@ -1077,8 +1078,9 @@ class Elaborator:
             syn.end,
         )
 
-    def elab_term(self, syn: Syn, expected: str | None) -> tuple[Term, str | None]:
-        """Elaborate a data term; returns the term and its type name (``None`` if unknown)."""
+    def elab_term(self, syn: Syn, expected: str | None) -> tuple[Term, str | Term | None]:
+        """Elaborate a data term; returns the term and its type name (``None`` if unknown; the term
+        :data:`PROP` for a local predicate applied, ``p 1``)."""
         k = syn.kind
         if k == "bigop":
             return self._elab_bigop(syn, expected)
@@ -1281,7 +1283,7 @@ class Elaborator:
             out = ("fun", tok.text, dom, out)
         return out
 
-    def _elab_local_app(self, head: Syn, args: tuple[Syn, ...], ty: Term) -> tuple[Term, str | None]:
+    def _elab_local_app(self, head: Syn, args: tuple[Syn, ...], ty: Term) -> tuple[Term, str | Term | None]:
         name = head.args[0]
         targs: list[Term] = []
         for a in args:
@@ -1297,7 +1299,7 @@ class Elaborator:
             ty = ty[2]
         rty = ty[1] if ty[0] == "type" else "?fn"
         if ty == PROP:
-            return ("app", self._ref(name), tuple(targs)), PROP  # type: ignore[return-value]
+            return ("app", self._ref(name), tuple(targs)), PROP
         return ("app", self._ref(name), tuple(targs)), rty
 
 

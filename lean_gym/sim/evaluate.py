@@ -1,13 +1,13 @@
 """Evaluation of closed terms with Lean's semantics, and the ``rfl``/``decide`` checks built on it.
 
 Tactic-core layer: the proof-term checker, simp and the tactic families all use it, so it sits below them
-(it imports only terms, unification, the arithmetic package and, for types, the tactic context).
+(it imports only terms, unification, the arithmetic package and, for types, the elaborator's ``Decl``).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from typing import cast as cast_domain
 
 from lean_gym.sim.arith import Domain, EvalTooExpensive, binop, dvd, factorial, nat_gcd, nat_lcm
@@ -15,7 +15,7 @@ from lean_gym.sim.terms import FALSE, TRUE, Term, map_subterms, mk_num, subst
 from lean_gym.sim.unify import canon
 
 if TYPE_CHECKING:
-    from lean_gym.sim.tactics import TacticContext
+    from lean_gym.sim.elab import Decl
 
 __all__ = ["MAX_GROUND_FINSET", "decide_closed", "eval_term", "fold_literals", "ground_finset", "rfl_closes"]
 
@@ -23,6 +23,16 @@ DOMAIN = {"ℕ": "Nat", "ℤ": "Int", "ℚ": "Rat", "ℝ": "Real", "ℂ": "Real"
 """The arithmetic of each number type's closed terms. ``ℂ``'s rational constants compute as ``ℝ``'s (``ℚ`` embeds
 in both, field operations, ``x / 0 = 0`` and ``0⁻¹ = 0`` alike); nothing orders them (``<`` on ``ℂ`` is not
 elaborated), and ``%``, ``∣`` on ``ℂ`` are not elaborated either."""
+
+
+class EvalContext(Protocol):
+    """What evaluation uses of a tactic context (:class:`lean_gym.sim.tactics.TacticContext`): its heartbeat
+    meter and its declarations. A protocol, not the class: ``tac_grind`` evaluates with a stand-in that
+    charges nothing, which a compiled build (``scripts/compile_sim.py``) would refuse as the wrong class."""
+
+    def tick(self, n: int = 1) -> None: ...
+
+    def lookup(self, name: str) -> Decl | None: ...
 
 
 def _dom(ty: str) -> Domain:
@@ -33,7 +43,7 @@ def _dom(ty: str) -> Domain:
 
 
 def eval_term(
-    t: Term, ctx: TacticContext | None = None, unfold: bool = True, kernel: bool = False
+    t: Term, ctx: EvalContext | None = None, unfold: bool = True, kernel: bool = False
 ) -> int | Fraction | None:
     """The exact value of a closed arithmetic term with Lean's semantics, or ``None`` if it is not closed.
 
@@ -51,7 +61,7 @@ def eval_term(
     return _eval(t, ctx, unfold, kernel)
 
 
-def _eval(t: Term, ctx: TacticContext | None, unfold: bool, kernel: bool) -> int | Fraction | None:
+def _eval(t: Term, ctx: EvalContext | None, unfold: bool, kernel: bool) -> int | Fraction | None:
     h = t[0]
     if h == "num":
         v = t[2]
@@ -126,7 +136,7 @@ def _eval(t: Term, ctx: TacticContext | None, unfold: bool, kernel: bool) -> int
 
 
 def decide_closed(
-    p: Term, ctx: TacticContext, allow_fields: bool = False, depth: int = 0, kernel: bool = False
+    p: Term, ctx: EvalContext, allow_fields: bool = False, depth: int = 0, kernel: bool = False
 ) -> bool | None:
     """Decide a closed proposition by evaluation (bounded quantifiers over ℕ/ℤ), or ``None``.
 
@@ -210,7 +220,7 @@ MAX_GROUND_FINSET = 100_000
 own work: past it the proposition is not decided, weaker than Lean, whose kernel may still reduce it)."""
 
 
-def ground_finset(s: Term, ctx: TacticContext) -> tuple[int, ...] | None:
+def ground_finset(s: Term, ctx: EvalContext) -> tuple[int, ...] | None:
     """The elements, in order, of a ground finite set of ℕ or ℤ as reduction computes them: ``Finset.range n``,
     ``Finset.Icc a b`` (``LocallyFiniteOrder ℕ``/``ℤ``: ``List.range' a (b + 1 - a)``) and ``Finset.filter
     (fun x => p) s`` with ``p`` decided for each element (its ``DecidablePred`` instance reduced, as
@@ -301,7 +311,7 @@ def _bound_of(rel: Term, v: Term) -> tuple[str, int] | None:
 _ARITH = frozenset({"+", "-", "*", "/", "%", "^"})
 
 
-def fold_literals(t: Term, ctx: TacticContext) -> Term:
+def fold_literals(t: Term, ctx: EvalContext) -> Term:
     """``t`` with every closed ℕ/ℤ arithmetic subterm of numerals replaced by its value: what ``isDefEq`` at
     default transparency sees (``Nat.add 0 0`` whnf-reduces to ``0``; Lean reduces literal ℕ arithmetic
     natively and ℤ's by its constructors). Definitions are not unfolded here."""
@@ -316,7 +326,7 @@ def fold_literals(t: Term, ctx: TacticContext) -> Term:
     return map_subterms(t, lambda c: fold_literals(c, ctx))
 
 
-def rfl_closes(eq: Term, ctx: TacticContext, kernel: bool = False) -> bool:
+def rfl_closes(eq: Term, ctx: EvalContext, kernel: bool = False) -> bool:
     """Whether ``rfl`` proves ``eq``: syntactic equality, or closed ℕ/ℤ evaluation (kernel reduction);
     ``kernel``: as the ``rfl`` tactic's ``isDefEq`` at default transparency, which also reduces
     ``Finset.card`` of a ground finite set (:func:`eval_term`)."""

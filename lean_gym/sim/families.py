@@ -328,6 +328,8 @@ def _fam_field(rng: random.Random, ty: str) -> _Spec:
     x = rng.choice(["x", "a", "t"])
     k = rng.randint(1, 5)
     kind = rng.randrange(3)
+    lhs: Term
+    rhs: Term
     if kind == 2:  # (x + k) / x - 1 = k / x
         lhs = sub(ty, ("/", ty, add(ty, v(x), num(ty, k)), v(x)), num(ty, 1))
         rhs = ("/", ty, num(ty, k), v(x))

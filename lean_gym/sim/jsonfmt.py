@@ -164,9 +164,10 @@ def lean_json(obj: Any, width: int = 80) -> str:
 
 def _rest_len(gs: list[list[Any]], limit: int) -> int:
     total = 0
-    for g in reversed(gs):
+    # [::-1], not reversed(), which mypyc cannot compile over a sequence of Any (scripts/compile_sim.py)
+    for g in gs[::-1]:
         flat = g[0]
-        for _, d in reversed(g[1]):
+        for _, d in g[1][::-1]:
             n, found = _upto_line(d, flat, limit - total)
             total += n
             if found or total > limit:

@@ -431,8 +431,10 @@ def _check(goal: Goal, j: object, ctx: TacticContext, frame: SealFrame | None) -
     return "not a justification"
 
 
-def close(goal: Goal, justification: Justification, ctx: TacticContext) -> list[Goal]:
+def close(goal: Goal, justification: Justification | None, ctx: TacticContext) -> list[Goal]:
     """Close ``goal`` with ``justification`` after re-checking it; returns ``[]`` (no goal left).
+
+    ``None`` (a caller that found no justification) is refused, as everything that is not one is.
 
     Raises:
         KernelRefusal: the justification does not hold for ``goal`` (a simulator bug: the REPL layer answers
@@ -482,7 +484,8 @@ _MAX_DEPTH = 64
 
 
 def _standalone_of(goal: Goal, frame: SealFrame, depth: int) -> Justification | None:
-    for _, _, j, src in reversed(frame.entries_of(goal)):
+    # [::-1], not reversed(), which mypyc cannot compile over a sequence of Any (scripts/compile_sim.py)
+    for _, _, j, src in frame.entries_of(goal)[::-1]:
         got = _standalone(j, src, depth)
         if got is not None:
             return got

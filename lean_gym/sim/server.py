@@ -80,8 +80,8 @@ def serve(
             continue
         try:
             req = json.loads(text)
-        except json.JSONDecodeError as e:
-            out.write(f'uncaught exception: {{"message": "Could not parse JSON: {e.msg}"}}\n')
+        except json.JSONDecodeError as bad_json:
+            out.write(f'uncaught exception: {{"message": "Could not parse JSON: {bad_json.msg}"}}\n')
             out.flush()
             return 1
         bad = _invalid_unicode(req)
@@ -91,15 +91,15 @@ def serve(
             return 1
         try:
             resp = repl.handle(req)
-        except ProtocolError as e:
-            out.write(f"uncaught exception: {e}\n")
+        except ProtocolError as protocol_err:
+            out.write(f"uncaught exception: {protocol_err}\n")
             out.flush()
             return 1
-        except Exception as e:
+        except Exception as exc:
             import traceback
 
             traceback.print_exc(file=sys.stderr)
-            out.write(f"uncaught exception: internal simulator error: {type(e).__name__}: {e}\n")
+            out.write(f"uncaught exception: internal simulator error: {type(exc).__name__}: {exc}\n")
             out.flush()
             return 1
         out.write(lean_json(resp) + "\n\n")

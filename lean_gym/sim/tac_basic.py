@@ -663,8 +663,6 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
             and not (head == "fvar" and cc[1] in binder_ids)
         ):
             continue
-        trial = Instance.__new__(Instance)
-        trial.__dict__ = {}
         asg = dict(inst.asg)
         # instantiate the used binders with metavariables (in order)
         sub_pending = list(used)
@@ -841,13 +839,13 @@ def _set(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
         raise TacticError(
             f"unexpected token '{ts.tok.text}'; expected end of tactic", ts.tok.start, ts.tok.end
         )
-    ety: str | None
+    ety: str | Term | None
     if tname in NUM_TYPES:
         e, ety = el.elab_arith(val_syn, str(tname)), tname
     else:
         e, got = el.elab_term(val_syn, tname)
         ety = tname or got
-    if ety is None or ety not in NUM_TYPES:
+    if not isinstance(ety, str) or ety not in NUM_TYPES:
         raise TacticError("`set` of a value outside ℕ, ℤ, ℚ, ℝ is outside the simulator's Lean subset")
     g, xv = goal.add_local(name, type_term(ety))
     hyps = tuple((n, t if n == xv[1] else replace_term(t, e, xv)) for n, t in g.hyps)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 from lean_gym.sim.evaluate import eval_term
 from lean_gym.sim.goals import Goal
@@ -35,8 +36,9 @@ __all__: list[str] = []
 
 _FIELDS = ("ℚ", "ℝ")
 
-# findCancelFactor's tree: (n, left, right), or None for Lean's `Tree.nil`
-_Tree = tuple[int, "_Tree", "_Tree"] | None
+# findCancelFactor's tree: (n, left, right), or None for Lean's `Tree.nil`; the children are trees too,
+# typed Any because mypyc (scripts/compile_sim.py) cannot compile a recursive type alias
+_Tree = tuple[int, Any, Any] | None
 
 
 def _nat_lit(e: Term) -> int | None:

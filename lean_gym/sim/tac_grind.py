@@ -771,10 +771,10 @@ class _Search:
             for t in list(b.terms):
                 if t[0] != "app":
                     continue
-                key = (self._find(b, canon(t[1])), tuple(self._find(b, canon(a)) for a in t[2]))
-                other = seen.get(key)
+                sig = (self._find(b, canon(t[1])), tuple(self._find(b, canon(a)) for a in t[2]))
+                other = seen.get(sig)
                 if other is None:
-                    seen[key] = t
+                    seen[sig] = t
                 elif self._find(b, canon(t)) != self._find(b, canon(other)):
                     self._merge(b, t, other)
                     changed = True

@@ -130,8 +130,9 @@ class TacticError(Exception):
             m = self._message = m()
         return m
 
-    @message.setter
-    def message(self, text: str) -> None:
+    def reword(self, text: str) -> None:
+        """Replace the message with ``text`` (a method, not a property setter, which mypyc's compiled
+        exception classes crash on: ``scripts/compile_sim.py``)."""
         self._message = text
 
     def __str__(self) -> str:
@@ -1098,7 +1099,7 @@ def _rename_inaccessible(g: Goal, names: list[str]) -> Goal:
     return g
 
 
-def _log_and_admit(ctx: TacticContext, err: TacticError, node: Node | TacSyntax) -> None:
+def _log_and_admit(ctx: TacticContext, err: TacticError, node: Node | TacSyntax | Syn) -> None:
     """Recover from ``err``: log it (at ``node`` when it has no position) and admit the goal with ``sorry``."""
     start = err.start if err.start is not None else node.start
     end = err.end if err.end is not None else node.end
@@ -1223,36 +1224,39 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
             new = handler(goal, syn.text, ctx)
         else:
             new = handler(goal, syn, ctx)
-    except ElabError as e:
+    except ElabError as elab_err:
         err = TacticError(
-            e.message, e.start if e.start >= 0 else None, e.end if e.end >= 0 else None, recover=True
+            elab_err.message,
+            elab_err.start if elab_err.start >= 0 else None,
+            elab_err.end if elab_err.end >= 0 else None,
+            recover=True,
         )
         if not ctx.recover:
-            raise err from e
+            raise err from elab_err
         _log_and_admit(ctx, err, syn)
         return list(rest)
-    except ParseError as e:
-        raise TacticError(e.message, e.start, e.end) from e
-    except TacticError as e:
-        if ctx.numeral_too_large and not isinstance(e, HeartbeatsExceeded):
+    except ParseError as parse_err:
+        raise TacticError(parse_err.message, parse_err.start, parse_err.end) from parse_err
+    except TacticError as tac_err:
+        if ctx.numeral_too_large and not isinstance(tac_err, HeartbeatsExceeded):
             # the tactic left a number it could not hold unevaluated, and then failed: say why
-            e.message = numeral_too_large_message(f"a number computed by `{name}`")
-            e.args = (e.message,)
-        if e.recover and ctx.recover:
-            _log_and_admit(ctx, e, syn)
+            tac_err.reword(numeral_too_large_message(f"a number computed by `{name}`"))
+            tac_err.args = (tac_err.message,)
+        if tac_err.recover and ctx.recover:
+            _log_and_admit(ctx, tac_err, syn)
             return list(rest)
-        if e.start is None:
-            e.start, e.end = syn.start, syn.end
+        if tac_err.start is None:
+            tac_err.start, tac_err.end = syn.start, syn.end
         raise
-    except ArithBudgetExceeded as e:
+    except ArithBudgetExceeded as budget:
         for f in ctx.memo_frames:
             f[1] = MEMO_EXACT
         raise HeartbeatsExceeded(
             timeout_message(int(ctx.max_heartbeats or HARD_HEARTBEAT_CAP)), syn.start, syn.end
-        ) from e
-    except NumeralTooLarge as e:
+        ) from budget
+    except NumeralTooLarge as too_large:
         where = f"a number computed by `{name}`"
-        raise TacticError(numeral_too_large_message(where), syn.start, syn.end) from e
+        raise TacticError(numeral_too_large_message(where), syn.start, syn.end) from too_large
     finally:
         set_work_meter(outer_meter)
         ctx.numeral_too_large = outer_too_large

@@ -419,7 +419,7 @@ def check_heads(t: Term) -> str:
 
 def _check_heads(root: Term) -> str:
     heads = TERM_HEADS
-    stack = [root]
+    stack: list[object] = [root]  # objects: what is checked is whether they are terms
     while stack:
         t = stack.pop()
         if type(t) is not tuple or not t or type(t[0]) is not str:

@@ -157,9 +157,10 @@ class Poly:
 
     @classmethod
     def _raw(cls, t: dict[Monomial, Number]) -> Poly:
-        p = object.__new__(cls)
+        # `cls()`, not `object.__new__(cls)`: a class compiled by mypyc (scripts/compile_sim.py) cannot be
+        # made without its __init__, which costs one empty dict here
+        p = cls()
         p._t = t
-        p._hash = None
         return p
 
     # ----- constructors -------------------------------------------------------------------------
@@ -300,7 +301,9 @@ class Poly:
                 t.pop(m, None)
         return Poly._raw(t)
 
-    __radd__ = __add__
+    def __radd__(self, other: Poly | Number) -> Poly:
+        # a method, not the alias `__radd__ = __add__`, which mypyc cannot compile (scripts/compile_sim.py)
+        return self.__add__(other)
 
     def __neg__(self) -> Poly:
         return Poly._raw({m: -c for m, c in self._t.items()})
@@ -359,7 +362,9 @@ class Poly:
                 t[m] = s
         return Poly._raw({m: _norm(c) for m, c in t.items() if c})
 
-    __rmul__ = __mul__
+    def __rmul__(self, other: Poly | Number) -> Poly:
+        # a method, not the alias `__rmul__ = __mul__`, which mypyc cannot compile (scripts/compile_sim.py)
+        return self.__mul__(other)
 
     def __truediv__(self, other: Number) -> Poly:
         """Division by a non-zero rational constant (polynomial division is not offered)."""
@@ -422,7 +427,7 @@ class Poly:
 
     def substitute_many(self, mapping: Mapping[Any, Poly | Number]) -> Poly:
         """Replace several atoms at once (simultaneously)."""
-        if not mapping or not (self.atoms() & mapping.keys()):
+        if not mapping or self.atoms().isdisjoint(mapping):
             return self
         subst = {a: Poly.coerce(v) for a, v in mapping.items()}
         powers: dict[tuple[Any, int], Poly] = {}
