@@ -564,7 +564,7 @@ def _one(r: tuple[Goal, Any] | None) -> tuple[list[Goal], str] | None:
     return [g], script if isinstance(script, str) else "intro " + " ".join(script)
 
 
-# a function, not a lambda inside NORM_STEPS' lambda, which mypyc cannot compile (scripts/compile_sim.py)
+# a function, not a lambda inside NORM_STEPS' lambda, which mypyc cannot compile (docs/simulator.md)
 def _none_left(script: str | None) -> tuple[list[Goal], str] | None:
     return None if script is None else ([], script)
 

@@ -609,7 +609,7 @@ class Elaborator:
         if elem not in NUM_TYPES:
             raise ElabError(_unsupported(syn), syn.start, syn.end)
         out: Term = LIST_NIL
-        # [::-1], not reversed(), which mypyc cannot compile over a sequence of Any (scripts/compile_sim.py)
+        # [::-1], not reversed(), which mypyc cannot compile over a sequence of Any (docs/simulator.md)
         for e in syn.args[::-1]:
             out = list_cons(self.elab_arith(e, elem), out)
         return out, f"List {elem}"

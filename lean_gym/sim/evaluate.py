@@ -28,7 +28,7 @@ elaborated), and ``%``, ``∣`` on ``ℂ`` are not elaborated either."""
 class EvalContext(Protocol):
     """What evaluation uses of a tactic context (:class:`lean_gym.sim.tactics.TacticContext`): its heartbeat
     meter and its declarations. A protocol, not the class: ``tac_grind`` evaluates with a stand-in that
-    charges nothing, which a compiled build (``scripts/compile_sim.py``) would refuse as the wrong class."""
+    charges nothing, which a mypyc build (docs/simulator.md) would refuse as the wrong class."""
 
     def tick(self, n: int = 1) -> None: ...
 

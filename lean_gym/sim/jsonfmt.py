@@ -164,7 +164,7 @@ def lean_json(obj: Any, width: int = 80) -> str:
 
 def _rest_len(gs: list[list[Any]], limit: int) -> int:
     total = 0
-    # [::-1], not reversed(), which mypyc cannot compile over a sequence of Any (scripts/compile_sim.py)
+    # [::-1], not reversed(), which mypyc cannot compile over a sequence of Any (docs/simulator.md)
     for g in gs[::-1]:
         flat = g[0]
         for _, d in g[1][::-1]:

@@ -484,7 +484,7 @@ _MAX_DEPTH = 64
 
 
 def _standalone_of(goal: Goal, frame: SealFrame, depth: int) -> Justification | None:
-    # [::-1], not reversed(), which mypyc cannot compile over a sequence of Any (scripts/compile_sim.py)
+    # [::-1], not reversed(), which mypyc cannot compile over a sequence of Any (docs/simulator.md)
     for _, _, j, src in frame.entries_of(goal)[::-1]:
         got = _standalone(j, src, depth)
         if got is not None:

@@ -37,7 +37,7 @@ __all__: list[str] = []
 _FIELDS = ("ℚ", "ℝ")
 
 # findCancelFactor's tree: (n, left, right), or None for Lean's `Tree.nil`; the children are trees too,
-# typed Any because mypyc (scripts/compile_sim.py) cannot compile a recursive type alias
+# typed Any because mypyc (docs/simulator.md) cannot compile a recursive type alias
 _Tree = tuple[int, Any, Any] | None
 
 

@@ -131,9 +131,10 @@ class TacticError(Exception):
         return m
 
     def reword(self, text: str) -> None:
-        """Replace the message with ``text`` (a method, not a property setter, which mypyc's compiled
-        exception classes crash on: ``scripts/compile_sim.py``)."""
+        """Replace the message with ``text``, in ``args`` too (a method, not a property setter, which mypyc's
+        compiled exception classes crash on: docs/simulator.md)."""
         self._message = text
+        self.args = (text,)
 
     def __str__(self) -> str:
         return self.message
@@ -1241,7 +1242,6 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
         if ctx.numeral_too_large and not isinstance(tac_err, HeartbeatsExceeded):
             # the tactic left a number it could not hold unevaluated, and then failed: say why
             tac_err.reword(numeral_too_large_message(f"a number computed by `{name}`"))
-            tac_err.args = (tac_err.message,)
         if tac_err.recover and ctx.recover:
             _log_and_admit(ctx, tac_err, syn)
             return list(rest)

@@ -157,7 +157,7 @@ class Poly:
 
     @classmethod
     def _raw(cls, t: dict[Monomial, Number]) -> Poly:
-        # `cls()`, not `object.__new__(cls)`: a class compiled by mypyc (scripts/compile_sim.py) cannot be
+        # `cls()`, not `object.__new__(cls)`: a class compiled by mypyc (docs/simulator.md) cannot be
         # made without its __init__, which costs one empty dict here
         p = cls()
         p._t = t
@@ -302,7 +302,7 @@ class Poly:
         return Poly._raw(t)
 
     def __radd__(self, other: Poly | Number) -> Poly:
-        # a method, not the alias `__radd__ = __add__`, which mypyc cannot compile (scripts/compile_sim.py)
+        # a method, not the alias `__radd__ = __add__`, which mypyc cannot compile (docs/simulator.md)
         return self.__add__(other)
 
     def __neg__(self) -> Poly:
@@ -363,7 +363,7 @@ class Poly:
         return Poly._raw({m: _norm(c) for m, c in t.items() if c})
 
     def __rmul__(self, other: Poly | Number) -> Poly:
-        # a method, not the alias `__rmul__ = __mul__`, which mypyc cannot compile (scripts/compile_sim.py)
+        # a method, not the alias `__rmul__ = __mul__`, which mypyc cannot compile (docs/simulator.md)
         return self.__mul__(other)
 
     def __truediv__(self, other: Number) -> Poly:
