@@ -36,7 +36,7 @@ docs:
 bench:
 	python benchmarks/bench_repl_client.py
 
-# Opt-in: the simulator compiled with mypyc, in place (a few minutes; needs a C compiler). The default install
+# Opt-in: the aesop search compiled with mypyc, in place (about 20 s; needs a C compiler). The default install
 # stays pure Python; `clean-compiled` goes back to it. See docs/simulator.md, "Memo tables and speed".
 compile-sim:
 	python scripts/compile_sim.py

@@ -3,14 +3,15 @@
 The simulator stays pure Python: this script is never needed, and the default install never runs it. It
 compiles the modules of :data:`MODULES` with mypyc (shipped with mypy, a ``dev`` dependency) into extension
 modules that sit beside their ``.py`` files, where Python's import system prefers them; their shared runtime
-is one more extension, ``lean_gym/_sim__mypyc*.so``. The ``.py`` files stay the source of truth: edit them,
+is one more extension, ``lean_gym/_sim__mypyc*.so``. Only the aesop search's bookkeeping is compiled
+(:data:`MODULES`, and why only those). The ``.py`` files stay the source of truth: edit them,
 then compile again (a stale extension runs the old code) or remove the extensions (``make clean-compiled``,
 ``python scripts/compile_sim.py --clean``). :func:`lean_gym.sim.compiled` says which one runs.
 
-Needs a C compiler and Python's headers; the build takes about 3.5 minutes (mypyc's C for all modules
-is one extension, which setuptools compiles on one core). Generated files (the extensions,
+Needs a C compiler and Python's headers; the build takes about 20 seconds. Generated files (the extensions,
 ``build/mypyc``) are git-ignored. What mypyc cannot compile or run as written is kept out of the code (see
-``docs/simulator.md``, "Memo tables and speed", for the list and for what differs compiled).
+``docs/simulator.md``, "Memo tables and speed", for the list, for what differs compiled and for why the
+compiled functions' recursions are bounded).
 
 Usage::
 
@@ -28,69 +29,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The modules compiled: every module of the simulator (``lean_gym/sim``, ``lean_gym/sim/arith``) and the
-#: lexer it parses with, less :data:`LEFT_OUT`.
+#: The modules compiled: the aesop search's bookkeeping, where random aesop actions spend most of their time
+#: (the search tree, memo replays, failure probes, rule costs). Every other module stays interpreted: the
+#: elaborator, the tactics and the term functions recurse as deep as their input, and an interpreted frame
+#: counts against Python's recursion limit where a compiled one does not (docs/simulator.md, "Memo tables and
+#: speed"). A module joins this list only if every recursion among compiled functions is bounded: the test
+#: tests/test_sim_compiled.py lists those recursions from the sources and holds them to the documented set.
 MODULES = (
-    "lean_gym.lean.lexer",
     "lean_gym.sim.aesop",
     "lean_gym.sim.aesop_apply",
     "lean_gym.sim.aesop_cost",
     "lean_gym.sim.aesop_rules",
     "lean_gym.sim.aesop_search",
-    "lean_gym.sim.aesop_syntax",
-    "lean_gym.sim.arith.errors",
-    "lean_gym.sim.arith.evaluate",
-    "lean_gym.sim.arith.groebner",
-    "lean_gym.sim.arith.linarith",
-    "lean_gym.sim.arith.normnum",
-    "lean_gym.sim.arith.omega",
-    "lean_gym.sim.arith.poly",
-    "lean_gym.sim.arith.positivity",
-    "lean_gym.sim.arith.simplex",
-    "lean_gym.sim.commands",
-    "lean_gym.sim.elab",
-    "lean_gym.sim.evaluate",
-    "lean_gym.sim.families",
-    "lean_gym.sim.families_poly",
-    "lean_gym.sim.families_retrieval",
-    "lean_gym.sim.families_terms",
-    "lean_gym.sim.families_text",
-    "lean_gym.sim.goals",
-    "lean_gym.sim.jsonfmt",
-    "lean_gym.sim.kernel",
-    "lean_gym.sim.library",
     "lean_gym.sim.memo",
-    "lean_gym.sim.polyconv",
-    "lean_gym.sim.proofs",
-    "lean_gym.sim.repl",
-    "lean_gym.sim.rewrite",
-    "lean_gym.sim.server",
-    "lean_gym.sim.simp",
-    "lean_gym.sim.simp_arith",
-    "lean_gym.sim.simp_nat",
-    "lean_gym.sim.syntax",
-    "lean_gym.sim.tac_arith",
-    "lean_gym.sim.tac_basic",
-    "lean_gym.sim.tac_cancel",
-    "lean_gym.sim.tac_cast",
-    "lean_gym.sim.tac_choose",
-    "lean_gym.sim.tac_conv",
-    "lean_gym.sim.tac_field_simp",
-    "lean_gym.sim.tac_grind",
-    "lean_gym.sim.tac_lincomb",
-    "lean_gym.sim.tac_rcases",
-    "lean_gym.sim.tac_tauto",
-    "lean_gym.sim.tactics",
-    "lean_gym.sim.terms",
-    "lean_gym.sim.unify",
 )
 
-#: The simulator's modules left interpreted, and why.
-LEFT_OUT = {
+#: Modules that cannot be compiled at all, and why (the rest of the simulator could be, but stays interpreted
+#: for the reason above).
+CANNOT_COMPILE = {
     "lean_gym.sim": "its module-level __getattr__ (the lazy SimRepl) crashes mypyc's module initialisation",
-    "lean_gym.sim.arith": "a package __init__ with nothing to run",
-    "lean_gym.sim.__main__": "the command line, run once",
-    "lean_gym.sim.native": "says whether the rest runs compiled, from the files; runs once",
+    "lean_gym.sim.native": "says whether the rest runs compiled, from the files",
 }
 
 #: The shared runtime of the compiled modules: ``lean_gym/_sim__mypyc*.so``, inside the package (so an
@@ -120,10 +78,15 @@ def module_path(name: str) -> Path:
 
 
 def built_files() -> list[Path]:
-    """The extension modules this script builds that exist now (what ``--clean`` removes)."""
-    found = [p for name in MODULES for p in module_path(name).parent.glob(name.rsplit(".", 1)[1] + ".*.so")]
+    """The extension modules that exist now beside the simulator's and the lexer's sources, and the runtime.
+
+    What ``--clean`` removes: those of :data:`MODULES`, and any that an earlier build with another list left
+    (the whole simulator, once), which would otherwise go on running.
+    """
+    sources = [*(ROOT / "lean_gym" / "sim").rglob("*.py"), ROOT / "lean_gym" / "lean" / "lexer.py"]
+    found = [ext for src in sources for ext in src.parent.glob(src.stem + ".*.so")]
     found += (ROOT / "lean_gym").glob(GROUP.rsplit(".", 1)[1] + "__mypyc.*.so")
-    return sorted(found)
+    return sorted(set(found))
 
 
 def clean() -> None:

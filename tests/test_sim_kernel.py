@@ -19,7 +19,6 @@ import pytest
 from corpus_run import whole_corpus_on_sim
 from mathlib_header import MathlibSimBackend
 
-import lean_gym.sim
 from lean_gym.sim import kernel
 from lean_gym.sim import tactics as engine
 from lean_gym.sim.arith import Certificate, Constraint, Poly
@@ -142,11 +141,6 @@ def test_the_kernel_key_is_handed_out_once() -> None:
     assert engine.sealed_here(c, g) is None
 
 
-@pytest.mark.skipif(
-    lean_gym.sim.compiled(),
-    reason="reloads the kernel's Python module, which a compiled extension does not re-run (make compile-sim's "
-    "build: no second key either; the pure-Python run checks the refusal)",
-)
 def test_reloading_the_kernel_does_not_get_a_second_key() -> None:
     with pytest.raises(KernelRefusal):
         importlib.reload(kernel)
@@ -465,11 +459,6 @@ NEVER_CLOSE = {"lean_gym.sim.tac_choose"}
 """Families none of whose tactics closes a goal (``choose`` always leaves one)."""
 
 
-@pytest.mark.skipif(
-    lean_gym.sim.compiled(),
-    reason="watches the tactic core by replacing a module function, which compiled callers do not look up "
-    "(make compile-sim's build; the pure-Python run checks it)",
-)
 def test_every_head_met_in_the_corpus_is_declared(corpus_run) -> None:
     from lean_gym.sim.terms import TERM_HEADS
 

@@ -1,8 +1,10 @@
 """Whether the simulator runs compiled (the opt-in mypyc build of issue 22), and mypyc's class options.
 
-The simulator is pure Python. ``make compile-sim`` (``scripts/compile_sim.py``) compiles its modules with
-mypyc into extension modules beside the ``.py`` files, where Python's import system prefers them;
-``make clean-compiled`` removes them. Nothing here imports a module of the simulator: it looks at the files
+The simulator is pure Python. ``make compile-sim`` (``scripts/compile_sim.py``) compiles the aesop
+search's modules with mypyc into extension modules beside the ``.py`` files, where Python's import system
+prefers them; ``make clean-compiled`` removes them. A compiled function's calls do not count against
+Python's recursion limit, so every recursion among compiled functions counts its own depth against
+:data:`NATIVE_DEPTH` (``docs/simulator.md``, "Memo tables and speed"). Nothing here imports a module of the simulator: it looks at the files
 the import system would pick, so it sits below every other module. :func:`mypyc_attr` is mypyc's decorator
 of a class's options (a no-op without mypy installed): the few classes that must stay open to Python code
 when compiled (subclassed, weakly referenced) say so with it.
@@ -13,7 +15,7 @@ from __future__ import annotations
 import warnings
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from mypy_extensions import mypyc_attr
@@ -26,7 +28,14 @@ else:
             return lambda cls: cls
 
 
-__all__ = ["compiled", "compiled_modules", "mypyc_attr", "stale_modules", "warn_if_stale"]
+__all__ = ["NATIVE_DEPTH", "compiled", "compiled_modules", "mypyc_attr", "stale_modules", "warn_if_stale"]
+
+#: The deepest a recursion among the compiled modules' functions may go: past it they raise
+#: ``RecursionError``, as the interpreter does past its recursion limit (1000 by default, which the pure
+#: build meets first: its frames below the recursion count too), and ``SimRepl.handle`` answers Lean's
+#: ``maximum recursion depth`` error either way. Compiled, nothing else would stop them before the C stack
+#: overflows and the process dies (mypyc does not count its calls against Python's limit: mypyc issue #582).
+NATIVE_DEPTH: Final = 1000
 
 _SIM = Path(__file__).resolve().parent
 #: The module whose form says whether the simulator runs compiled: the aesop search, where RL spends its time.
