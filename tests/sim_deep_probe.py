@@ -51,6 +51,17 @@ def _statements() -> dict[str, list[str]]:
             "example (f : ℕ → ℕ) (h : ∀ n, f (n + 1) = f n + 1) : f 5000 = f 0 + 5000 := by "
             "aesop (add norm simp h)",
         ],
+        # a search whose goals grow a level per rule application (`P (f (f … 0))`) until a walk over them
+        # stops at native.NATIVE_DEPTH, given the heartbeats to get there (see _HEARTBEATS)
+        "deep_terms": [
+            "set_option maxHeartbeats 20000000 in\n"
+            "example (f : ℕ → ℕ) (P : ℕ → Prop) (h : ∀ n, P (f n) → P n) : P 0 := by aesop (add safe apply h) "
+            "(config := { maxRuleApplicationDepth := 0, maxRuleApplications := 0, "
+            "maxSafePrefixRuleApplications := 0 })",
+            "set_option maxHeartbeats 100000000 in\n"
+            "example (f : ℕ → ℕ) (P : ℕ → Prop) (h : ∀ n, P (f n) → P n) : P 0 := by aesop (add unsafe apply h) "
+            "(config := { maxRuleApplicationDepth := 0, maxRuleApplications := 0 })",
+        ],
         # a search tree as deep as the rule applications allow (the tree's recursions: script, safe prefix)
         "deep_tree": [
             "example (P : ℕ → Prop) (h : ∀ n, P (n + 1) → P n) : P 0 := by aesop (add safe apply h) "
@@ -74,6 +85,11 @@ def _statements() -> dict[str, list[str]]:
     }
 
 
+#: Probes that need a larger heartbeat cap than ``SimRepl``'s default (a statement's ``maxHeartbeats`` is
+#: capped by it).
+_HEARTBEATS = {"deep_terms": 10**9}
+
+
 def main(argv: list[str]) -> int:
     probes = _statements()
     if argv[:1] == ["--list"]:
@@ -85,7 +101,7 @@ def main(argv: list[str]) -> int:
 
     build = "compiled" if lean_gym.sim.compiled() else "pure"
     for name in argv:
-        repl = SimRepl()
+        repl = SimRepl(max_heartbeats=_HEARTBEATS[name]) if name in _HEARTBEATS else SimRepl()
         out = []
         for cmd in probes[name]:
             resp = repl.handle({"cmd": HEADER + cmd})

@@ -536,11 +536,12 @@ def test_the_compiled_guards_stop_a_recursion_that_python_s_limit_no_longer_woul
 
 
 @pytest.mark.slow
-def test_the_conformance_report_is_the_same_compiled(trees: dict[str, Path]) -> None:
-    pure = _run(trees["pure"], "-m", "lean_gym.conformance", "--disagreements")
-    compiled = _run(trees["compiled"], "-m", "lean_gym.conformance", "--disagreements")
+@pytest.mark.parametrize("flags", [(), ("--disagreements", "--messages")], ids=["report", "every-case"])
+def test_the_conformance_report_is_the_same_compiled(trees: dict[str, Path], flags: tuple[str, ...]) -> None:
+    pure = _run(trees["pure"], "-m", "lean_gym.conformance", *flags)
+    compiled = _run(trees["compiled"], "-m", "lean_gym.conformance", *flags)
     assert pure.returncode == compiled.returncode
-    assert pure.stdout and compiled.stdout == pure.stdout
+    assert pure.stdout and compiled.stdout == pure.stdout  # byte for byte
 
 
 @pytest.mark.slow

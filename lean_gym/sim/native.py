@@ -30,12 +30,13 @@ else:
 
 __all__ = ["NATIVE_DEPTH", "compiled", "compiled_modules", "mypyc_attr", "stale_modules", "warn_if_stale"]
 
-#: The deepest a recursion among the compiled modules' functions may go: past it they raise
-#: ``RecursionError``, as the interpreter does past its recursion limit (1000 by default, which the pure
-#: build meets first: its frames below the recursion count too), and ``SimRepl.handle`` answers Lean's
-#: ``maximum recursion depth`` error either way. Compiled, nothing else would stop them before the C stack
-#: overflows and the process dies (mypyc does not count its calls against Python's limit: mypyc issue #582).
-NATIVE_DEPTH: Final = 1000
+#: The deepest a recursion among the compiled modules' functions may go: past it they raise ``RecursionError``,
+#: which ``SimRepl.handle`` answers with Lean's ``maximum recursion depth`` error. Compiled, nothing else would
+#: stop them before the C stack overflows and the process dies (mypyc does not count its calls against
+#: Python's recursion limit: mypyc issue #582). Low enough that the pure build meets it before Python's limit
+#: (each level costs the interpreter one or two frames, and a request's stack is some 30 to 100 frames deep
+#: where these walks run), so that both builds stop at the same depth, whatever the stack below.
+NATIVE_DEPTH: Final = 256
 
 _SIM = Path(__file__).resolve().parent
 #: The module whose form says whether the simulator runs compiled: the aesop search, where RL spends its time.
