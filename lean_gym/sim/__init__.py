@@ -10,9 +10,9 @@ one above it, see ``tests/test_sim_layers.py``): it imports the lemma library an
 which register themselves with :meth:`lean_gym.sim.elab.Env.lookup` and the tactic table of
 :mod:`lean_gym.sim.tactics`. ``SimRepl`` is imported lazily.
 
-It runs as pure Python, or compiled by mypyc where ``make compile-sim`` was run (an opt-in build, the same
-answers; see ``docs/simulator.md``, "Memo tables and speed"): :func:`compiled` says which, and importing the
-package warns when a compiled module is older than its source.
+It runs as pure Python, or with its aesop search compiled by mypyc where ``make compile-sim`` was run (an
+opt-in build, the same answers; see ``docs/simulator.md``, "Memo tables and speed"): :func:`compiled` says
+which, and importing the package warns when a compiled module is older than its source.
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["Binder", "Instance", "ProofChecker", "Telescope", "decl_telescope", "prop_telescope"]
 
 
-# a plain Python class even compiled: mypyc's own classes cannot be weakly referenced (`_ISSUED`)
+# a plain Python class even were it compiled (make compile-sim leaves it interpreted): mypyc's own classes
+# cannot be weakly referenced (`_ISSUED`)
 @mypyc_attr(native_class=False)
 class Checked:
     """The proof checker's record that it checked ``syn`` against ``expected`` in the context ``hyps``,

@@ -52,7 +52,7 @@ class _Counters:
     states: list[ProofState] = field(default_factory=list)
 
 
-# callers may subclass it, compiled too (scripts/compile_sim.py)
+# callers may subclass it, were it compiled (make compile-sim leaves it interpreted: docs/simulator.md)
 @mypyc_attr(allow_interpreted_subclasses=True)
 class SimRepl:
     """In-process REPL-protocol handler backed by the simulator (not Lean).
