@@ -11,8 +11,8 @@ Over-approximate by design (a spurious edge makes the test fail loudly; a missed
   (``sorted(key=f)``, ``map``, ``lru_cache``'s wrapper) may call it within the referencing function;
 * a call of a callable the graph cannot name by its spelling (a parameter, a local, a table's entry, a
   function's result) reaches what flows there: a lambda or function named at the call sites of the
-  parameter, a table's lambdas, the functions a function returns; where the flow is not one of those, it
-  reaches every function of the set that is ever used as a value (:attr:`CallGraph.escaped`);
+  parameter, a table's lambdas, the functions a function returns; where the flow is not one of those
+  (a callable from outside the set, ``getattr(self, name)``), it reaches every function of the set;
 * ``x.name`` reaches every method ``name`` of every class of the set, unless ``x`` is ``self`` (the
   class's own method, or a base's in the set), a class or a module of the set, ``super()``, or an
   attribute of ``self`` that the class declares as a builtin container (``dict``, ``list``, …);
@@ -22,9 +22,10 @@ Over-approximate by design (a spurious edge makes the test fail loudly; a missed
   method of a class in the set (``__eq__``, ``__len__``, ``__repr__``, …) may run implicitly anywhere, so
   every function reaches it (the test pins that list: each is a leaf).
 
-A call into a module outside the set (an imported name, a builtin) ends the path there: that code runs
-interpreted, and each interpreted frame counts against Python's recursion limit, which bounds every cycle
-through it.
+A call into a module outside the set ends the path there: Python code there runs interpreted, and each
+interpreted frame counts against Python's recursion limit, which bounds every cycle through it (so is a
+``@contextlib.contextmanager`` function: only contextlib's Python code enters it); a builtin or other C code
+calls back only what it is handed (the first rule) or a dunder (the last).
 """
 
 from __future__ import annotations
@@ -120,6 +121,12 @@ class CallGraph:
                     self.edges[clone] = self._base_edges(self.nodes[target], n, site)
                     out.add(clone)
             self.edges[n.name] = out | self._base_edges(n, None, None)
+        # a function behind contextlib's wrapper (`@contextmanager`) is only ever entered through that
+        # wrapper's Python code: its module name binds the wrapper, so no path reaches it without an
+        # interpreted frame
+        wrapped = {q for q, n in self.nodes.items() if _python_wrapped(n)}
+        for out in self.edges.values():
+            out -= wrapped
 
     def _param_call(self, n: _Node, callee: ast.expr) -> bool:
         return isinstance(callee, ast.Name) and callee.id in n.params
@@ -158,7 +165,9 @@ class CallGraph:
                 )
             else:
                 got = self._values_of(n, callee, set())
-            out |= set(self.escaped) if _TOP in got else got
+            # a callable nothing names may be any function of the set: one used as a value, or a method looked
+            # up by a name computed at run time (`getattr(self, name)`)
+            out |= set(self.nodes) if _TOP in got else got
         if caller is not None:
             out |= {r for r in n.refs if r in self.nodes}
         if not _implicit_dunder(n.name.rsplit(".", 1)[1]):
@@ -429,7 +438,8 @@ class CallGraph:
             return {_TOP}
         if isinstance(expr, ast.Call):
             callees = self._values_of(node, expr.func, seen)
-            if _TOP in callees:
+            if _TOP in callees or not callees:
+                # what a function outside the set returns may be one of ours (`getattr(self, name)`)
                 return {_TOP}
             out = set()
             for c in callees:  # what the called function returns
@@ -542,6 +552,14 @@ class CallGraph:
 def recursion_cycles(root: Path, modules: Iterable[str]) -> list[tuple[str, ...]]:
     """Every recursion among the functions of ``modules`` (see the module's docstring for what counts)."""
     return CallGraph(root, modules).cycles()
+
+
+def _python_wrapped(node: _Node) -> bool:
+    if not isinstance(node.fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(
+        ast.unparse(d) in ("contextmanager", "contextlib.contextmanager") for d in node.fn.decorator_list
+    )
 
 
 def _implicit_dunder(name: str) -> bool:
