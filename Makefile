@@ -1,4 +1,4 @@
-.PHONY: install test test-slow format format-check lint typecheck doctest docs docs-check bench check
+.PHONY: install test test-slow format format-check lint typecheck doctest docs docs-check bench check compile-sim clean-compiled
 
 # Every Python folder of the repository (what lint and the format check cover).
 PY_DIRS = lean_gym agents tests benchmarks examples scripts
@@ -35,6 +35,14 @@ docs:
 
 bench:
 	python benchmarks/bench_repl_client.py
+
+# Opt-in: the aesop search compiled with mypyc, in place (about 20 s; needs a C compiler). The default install
+# stays pure Python; `clean-compiled` goes back to it. See docs/simulator.md, "Memo tables and speed".
+compile-sim:
+	python scripts/compile_sim.py
+
+clean-compiled:
+	python scripts/compile_sim.py --clean
 
 # What CI runs (.ci/run, in a fresh clone): format, lint, types, doctests, the API reference, the tests.
 check: format-check lint typecheck doctest docs test

@@ -294,16 +294,23 @@ def main() -> None:
     if args.dump:
         Path(args.dump).write_text("".join(v.replace("\n", "\\n") + "\n" for v in verdicts), encoding="utf-8")
     import lean_gym
+    import lean_gym.sim
 
     tree = str(Path(lean_gym.__file__).resolve().parents[1])
+    # `make compile-sim`'s build or the pure-Python simulator (an older tree has no `compiled`: pure)
+    build = "compiled" if getattr(lean_gym.sim, "compiled", lambda: False)() else "pure"
     if args.json:
-        print(json.dumps({"times": times, "digest": _digest(verdicts), "wall": wall, "tree": tree}))
+        print(
+            json.dumps(
+                {"times": times, "digest": _digest(verdicts), "wall": wall, "tree": tree, "build": build}
+            )
+        )
         return
     t = np.array(times)
     print(
         f"{args.workload}: n={len(t)} total {t.sum():.2f} s, median {1000 * statistics.median(times):.2f} ms, "
         f"mean {1000 * t.mean():.2f} ms, p90 {1000 * np.percentile(t, 90):.2f} ms "
-        f"(verdict digest {_digest(verdicts)}; backend sim; simulator of {tree})"
+        f"(verdict digest {_digest(verdicts)}; backend sim; {build} simulator of {tree})"
     )
     if lookups is not None:
         for name, (asked, again) in sorted(lookups.items()):

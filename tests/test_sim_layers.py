@@ -17,7 +17,9 @@ SIM = Path(__file__).resolve().parents[1] / "lean_gym" / "sim"
 
 # lowest first; a module may import only modules of a lower rank (and its own subpackage)
 LAYERS: list[tuple[str, ...]] = [
-    ("memo",),  # bounded memo tables and their switch (plain data, imports nothing of the simulator)
+    # bounded memo tables and their switch (plain data); whether the simulator runs compiled (files only):
+    # neither imports anything of the simulator
+    ("memo", "native"),
     ("syntax",),
     ("terms",),
     ("arith",),  # the decision procedures (a subpackage over plain data)

@@ -9,6 +9,10 @@ elaboration → goals → tactic core → tactic families → aesop → commands
 one above it, see ``tests/test_sim_layers.py``): it imports the lemma library and the tactic families,
 which register themselves with :meth:`lean_gym.sim.elab.Env.lookup` and the tactic table of
 :mod:`lean_gym.sim.tactics`. ``SimRepl`` is imported lazily.
+
+It runs as pure Python, or with its aesop search compiled by mypyc where ``make compile-sim`` was run (an
+opt-in build, the same answers; see ``docs/simulator.md``, "Memo tables and speed"): :func:`compiled` says
+which, and importing the package warns when a compiled module is older than its source.
 """
 
 from __future__ import annotations
@@ -31,11 +35,14 @@ from lean_gym.sim import tac_field_simp as _tac_field_simp  # noqa: F401
 from lean_gym.sim import tac_grind as _tac_grind  # noqa: F401
 from lean_gym.sim import tac_lincomb as _tac_lincomb  # noqa: F401
 from lean_gym.sim import tac_tauto as _tac_tauto  # noqa: F401
+from lean_gym.sim.native import compiled, warn_if_stale
 
 if TYPE_CHECKING:
     from lean_gym.sim.repl import SimRepl
 
-__all__ = ["SimRepl"]
+__all__ = ["SimRepl", "compiled"]
+
+warn_if_stale()  # a compiled build older than an edited source would run the old code
 
 
 def __getattr__(name: str) -> Any:

@@ -21,6 +21,7 @@ from typing import Any
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.memo import MISS, IdentityMemo
 from lean_gym.sim.memo import enabled as memo_enabled
+from lean_gym.sim.native import NATIVE_DEPTH
 
 __all__ = [
     "COST_BUILTIN",
@@ -56,12 +57,21 @@ COST_PER_CASE = 2500
 @lru_cache(maxsize=65536)
 def _term_size(t: Any) -> int:
     """Nodes of a term (any tuple shape: the measure does not depend on how terms are encoded)."""
+    return _nodes(t, 0)
+
+
+def _nodes(t: Any, depth: int) -> int:
+    # the recursion counts its depth: compiled (make compile-sim), nothing else bounds it (native.NATIVE_DEPTH)
+    if depth > NATIVE_DEPTH:
+        raise RecursionError(_TOO_DEEP)
     if not isinstance(t, tuple):
         return 0
-    return 1 + sum(_term_size(c) for c in t if isinstance(c, tuple))
+    return 1 + sum(_nodes(c, depth + 1) for c in t if isinstance(c, tuple))
 
 
 _DEGREE_MAX = 8
+# what a recursion past NATIVE_DEPTH says (the interpreter's words: SimRepl.handle answers either alike)
+_TOO_DEEP = "maximum recursion depth exceeded"
 
 
 def term_degree(t: Any) -> int:
@@ -70,7 +80,18 @@ def term_degree(t: Any) -> int:
 
     Read off the syntax, without expanding (``Poly.degree`` would need the expansion, whose work this cost
     model is there to charge), so ``(x + 1) ^ 2 - x ^ 2`` counts 2 where the polynomial (``2 * x + 1``) has
-    degree 1."""
+    degree 1.
+
+    Raises:
+        RecursionError: for a term nested deeper than :data:`lean_gym.sim.native.NATIVE_DEPTH`.
+    """
+    return _degree(t, 0)
+
+
+def _degree(t: Any, depth: int) -> int:
+    if depth > NATIVE_DEPTH:  # see _nodes
+        raise RecursionError(_TOO_DEEP)
+    depth += 1
     if not isinstance(t, tuple) or not t:
         return 0
     head = t[0]
@@ -80,14 +101,14 @@ def term_degree(t: Any) -> int:
     if head == "fvar":
         return 1
     if head == "*":
-        return min(sum(term_degree(c) for c in kids), _DEGREE_MAX)
+        return min(sum(_degree(c, depth) for c in kids), _DEGREE_MAX)
     if head == "^" and len(kids) == 2:
         k = kids[1][-1] if kids[1][:1] == ("num",) and isinstance(kids[1][-1], int) else 2
-        return min(term_degree(kids[0]) * max(k, 1), _DEGREE_MAX)
+        return min(_degree(kids[0], depth) * max(k, 1), _DEGREE_MAX)
     if head in ("+", "-", "neg", "=", "≠", "≤", "<", "≥", ">", "∧", "∨", "¬", "→", "↔"):
-        return max((term_degree(c) for c in kids), default=0)
-    if head == "/" and len(kids) == 2 and term_degree(kids[1]) == 0:
-        return term_degree(kids[0])  # division by a constant (`1 / 3 * x`) keeps the degree
+        return max((_degree(c, depth) for c in kids), default=0)
+    if head == "/" and len(kids) == 2 and _degree(kids[1], depth) == 0:
+        return _degree(kids[0], depth)  # division by a constant (`1 / 3 * x`) keeps the degree
     return 1 if kids else 0
 
 
@@ -121,21 +142,24 @@ _COMPARISONS = frozenset({"=", "≤", "<", "≥", ">"})
 _MONOMIALS_MAX = 500
 
 
-def _monomials(t: Any) -> int:
+def _monomials(t: Any, depth: int = 0) -> int:
     """Monomials of a polynomial term read off its syntax, without expanding (an upper bound: ``x - x``
     counts 2); a non-polynomial node (``|x|``, a cast, a division's denominator) is one atom."""
+    if depth > NATIVE_DEPTH:  # see _nodes
+        raise RecursionError(_TOO_DEEP)
+    depth += 1
     if not isinstance(t, tuple) or not t:
         return 1
     head = t[0]
     kids = [c for c in t[1:] if isinstance(c, tuple)]
     if head in ("+", "-") and len(kids) == 2:
-        return min(_monomials(kids[0]) + _monomials(kids[1]), _MONOMIALS_MAX)
+        return min(_monomials(kids[0], depth) + _monomials(kids[1], depth), _MONOMIALS_MAX)
     if head == "neg" and kids:
-        return _monomials(kids[0])
+        return _monomials(kids[0], depth)
     if head == "*" and len(kids) == 2:
-        return min(_monomials(kids[0]) * _monomials(kids[1]), _MONOMIALS_MAX)
+        return min(_monomials(kids[0], depth) * _monomials(kids[1], depth), _MONOMIALS_MAX)
     if head == "^" and len(kids) == 2 and kids[1][:1] == ("num",) and isinstance(kids[1][-1], int):
-        m, k = _monomials(kids[0]), max(kids[1][-1], 1)
+        m, k = _monomials(kids[0], depth), max(kids[1][-1], 1)
         return 1 if m == 1 else min(math.comb(m + k - 1, k), _MONOMIALS_MAX)
     return 1
 
@@ -147,8 +171,10 @@ def _comparison(t: Any) -> Any:
     return t if t[0] in _COMPARISONS else None
 
 
-def _squares(t: Any, out: set[Any]) -> None:
+def _squares(t: Any, out: set[Any], depth: int = 0) -> None:
     """The terms ``a`` with ``a ^ 2`` or ``a * a`` in ``t`` (``nlinarith`` adds ``0 ≤ a ^ 2`` for each)."""
+    if depth > NATIVE_DEPTH:  # see _nodes
+        raise RecursionError(_TOO_DEEP)
     if not isinstance(t, tuple) or not t:
         return
     kids = [c for c in t[1:] if isinstance(c, tuple)]
@@ -156,7 +182,7 @@ def _squares(t: Any, out: set[Any]) -> None:
     if len(kids) == 2 and square and (t[0] == "^" or kids[0] == kids[1]):
         out.add(kids[0])
     for c in kids:
-        _squares(c, out)
+        _squares(c, out, depth + 1)
 
 
 @lru_cache(maxsize=65536)

@@ -34,6 +34,7 @@ from lean_gym.sim.aesop_syntax import AesopCall
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Subproof, close
 from lean_gym.sim.memo import enabled as memo_enabled
+from lean_gym.sim.native import NATIVE_DEPTH
 from lean_gym.sim.tactics import (
     TacticContext,
     TacticError,
@@ -47,6 +48,9 @@ from lean_gym.sim.terms import (
 __all__ = ["AesopFailure", "AesopResult", "GNode", "RNode", "Search", "indent"]
 
 _RULE_FIELDS = tuple(f.name for f in fields(Rule))  # what a rule's equality compares
+
+# what a recursion past NATIVE_DEPTH says (the interpreter's words: SimRepl.handle answers either alike)
+_TOO_DEEP = "maximum recursion depth exceeded"
 
 # ------------------------------------------------------------------------------------------- the tree
 
@@ -560,17 +564,20 @@ class Search:
         return (e.goals[0], False, e.script)
 
     # ---- results
-    def _script(self, g: GNode) -> list[str]:
+    def _script(self, g: GNode, depth: int = 0) -> list[str]:
+        # the proof's depth in the tree, counted: nothing else bounds it compiled (native.NATIVE_DEPTH)
+        if depth > NATIVE_DEPTH:
+            raise RecursionError(_TOO_DEEP)
         out = list(g.norm_script)
         r = g.proof_rapp
         if r is None:
             return out
         out.append(r.script)
         if len(r.children) == 1:
-            out.extend(self._script(r.children[0]))
+            out.extend(self._script(r.children[0], depth + 1))
         else:
             for c in r.children:
-                sub = self._script(c)
+                sub = self._script(c, depth + 1)
                 if not sub:
                     continue
                 out.append("· " + sub[0])
@@ -583,13 +590,15 @@ class Search:
         self._safe_prefix(self.root, out)
         return out
 
-    def _safe_prefix(self, g: GNode, out: list[Goal]) -> None:
+    def _safe_prefix(self, g: GNode, out: list[Goal], depth: int = 0) -> None:
+        if depth > NATIVE_DEPTH:  # see _script
+            raise RecursionError(_TOO_DEEP)
         if g.proved:
             return
         safe = [r for r in g.rapps if r.rule.phase == "safe"]
         if safe:
             for c in safe[0].children:
-                self._safe_prefix(c, out)
+                self._safe_prefix(c, out, depth + 1)
         else:
             out.append(g.goal)
 

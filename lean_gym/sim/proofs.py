@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lean_gym.sim.elab import Decl, ElabError
 from lean_gym.sim.goals import Goal
+from lean_gym.sim.native import mypyc_attr
 from lean_gym.sim.syntax import Syn
 from lean_gym.sim.terms import FALSE, TRUE, Term, beta, is_prop_type, pretty, subst, type_term, user_name
 from lean_gym.sim.unify import defeq, fresh_mvar, instantiate, match, resolve_type_name
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["Binder", "Instance", "ProofChecker", "Telescope", "decl_telescope", "prop_telescope"]
 
 
+# a plain Python class even were it compiled (make compile-sim leaves it interpreted): mypyc's own classes
+# cannot be weakly referenced (`_ISSUED`)
+@mypyc_attr(native_class=False)
 class Checked:
     """The proof checker's record that it checked ``syn`` against ``expected`` in the context ``hyps``,
     leaving new goals or not (``open_goals``). Only :meth:`ProofChecker.check` makes them (see
@@ -301,6 +305,7 @@ class ProofChecker:
         records ``exact rfl`` on ``1 = 2``), with ``?_`` for what Lean's unification leaves open, as Lean
         prints it under ``pp.mvars false`` (the numbers of ``?m.N`` depend on Lean's elaboration order).
         """
+        args: tuple[Syn, ...]
         if syn.kind == "ident":
             name, args = syn.args[0], ()
         elif syn.kind == "app" and syn.args[0].kind == "ident":
@@ -386,7 +391,7 @@ class ProofChecker:
                     e.end if e.end is not None else syn.end,
                 ) from e
             # a nested block's failure is logged and its goal admitted; the outer proof goes on
-            _log_and_admit(self.ctx, e, _Span(syn.start, syn.end))  # type: ignore[arg-type]
+            _log_and_admit(self.ctx, e, syn)
             return
         if rest:
             from lean_gym.sim.tactics import LogMessage
@@ -908,12 +913,6 @@ def _require_types(inst: Instance, at: Syn) -> None:
             at.start,
             at.end,
         )
-
-
-class _Span:  # the span of a nested `by` block, for error positions
-    def __init__(self, start: int, end: int) -> None:
-        self.start = start
-        self.end = end
 
 
 def _mvar_names(t: Term) -> set[str]:

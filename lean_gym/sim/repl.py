@@ -26,6 +26,7 @@ from lean_gym.sim.goals import Goal
 from lean_gym.sim.jsonfmt import lean_order
 from lean_gym.sim.memo import caching
 from lean_gym.sim.memo import request as memo_request
+from lean_gym.sim.native import mypyc_attr
 from lean_gym.sim.syntax import ParseError, Source
 from lean_gym.sim.tactics import DEFAULT_HEARTBEAT_CAP, heartbeat_cap
 from lean_gym.sim.terms import FVAR_SEP, new_fvar
@@ -51,6 +52,8 @@ class _Counters:
     states: list[ProofState] = field(default_factory=list)
 
 
+# callers may subclass it, were it compiled (make compile-sim leaves it interpreted: docs/simulator.md)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SimRepl:
     """In-process REPL-protocol handler backed by the simulator (not Lean).
 
@@ -210,19 +213,19 @@ class SimRepl:
                 t = bp.tok
                 raise ParseError(f"unexpected token '{t.text}'; expected command", t.start, t.end)
             _check_known(node)
-        except ParseError as e:
-            line, col = src.position(e.start)
-            return {"message": f"Lean error:\n<input>:{line}:{col}: {e.message}"}
-        except _UnknownTactic as e:
-            line, col = src.position(e.start)
+        except ParseError as parse_err:
+            line, col = src.position(parse_err.start)
+            return {"message": f"Lean error:\n<input>:{line}:{col}: {parse_err.message}"}
+        except _UnknownTactic as unknown:
+            line, col = src.position(unknown.start)
             return {"message": f"Lean error:\n<input>:{line}:{col + 1}: unknown tactic"}
         ctx = TacticContext(env=st.env, decl_name=st.decl_name)
         ctx.src = src
         ctx.recover = True
         try:
             goals = exec_node(node, list(st.goals), ctx)
-        except TacticError as e:
-            return {"message": "Lean error:\n" + e.message}
+        except TacticError as tac_err:
+            return {"message": "Lean error:\n" + tac_err.message}
         sorries = []
         for s in ctx.sorries:
             nid = self._new_state(ProofState((s.goal,), st.env, False, st.decl_name))
