@@ -7,6 +7,7 @@ import sys
 import typing
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -202,6 +203,29 @@ def test_the_registry_does_not_import_the_cluster_layer() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_only_the_simulators_own_process_skips_registering_the_envs(tmp_path: Path) -> None:
+    # `python -m lean_gym.sim` (each process of a sim-repl pool) makes no env, so lean_gym/__init__ skips the
+    # registration there (it imports gymnasium and numpy); every other start registers the ids on import
+    import subprocess
+
+    def imported(*argv: str) -> set[str]:
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", *argv], input="", capture_output=True, text=True, check=True
+        )
+        return {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+
+    sim = imported("-m", "lean_gym.sim")
+    assert "lean_gym.sim.server" in sim and not {"lean_gym.envs", "gymnasium", "numpy"} & sim
+    assert "lean_gym.envs" in imported("-m", "lean_gym.cli", "--version")
+    # the same words after a script are the script's arguments, not the interpreter's `-m`
+    script = tmp_path / "user.py"
+    script.write_text("import gymnasium, lean_gym\nprint('LeanAesop-v0' in gymnasium.registry)\n")
+    out = subprocess.run(
+        [sys.executable, str(script), "-m", "lean_gym.sim"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "True"
 
 
 def test_capabilities_are_declared_not_guessed() -> None:
