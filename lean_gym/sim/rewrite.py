@@ -34,6 +34,7 @@ from lean_gym.sim.terms import (
     TRUE,
     Term,
     _fresh,
+    check_term_size,
     free_vars,
     is_prop_type,
     pretty,
@@ -202,6 +203,10 @@ def rewrite_once(
     if t is None:
         raise TacticError(f"unknown hypothesis '{where}'")
     new, found = kabstract(t, lhs, rhs, asg)
+    if found:
+        # the rule's right side may mention a matched part twice: the tuples share it, but every later walk
+        # (the next `rw`'s kabstract, printing the goal) is tree-sized, so the result is bounded
+        check_term_size(new, {}, "rw")
     if not found:
         at = goal.ascii
         what = "target expression" if where is None else "expression"

@@ -42,6 +42,7 @@ from lean_gym.sim.terms import (
     TRUE,
     NumeralTooLarge,
     Term,
+    check_term_size,
     free_vars,
     is_prop_type,
     list_cons,
@@ -98,6 +99,7 @@ class SimpSet:
         "perm",
         "rules",
         "simprocs",
+        "sizes",
         "steps",
         "unfold",
     )
@@ -117,6 +119,7 @@ class SimpSet:
         self.arith = False  # Lean's `Simp.Config.arith` (`simp +arith`): the `Nat.Linear` simprocs
         self.arith_under = False  # the term being simplified is an operand of a linear term/constraint
         self.simprocs = True  # Lean's default simprocs (`norm_num1` runs no simp: none)
+        self.sizes: dict[int, tuple[Term, int]] = {}  # tree sizes of the terms this call made, by object
 
     def rule_fvs(self) -> set[str]:
         """Free variable names of every rule (hypotheses mention locals; lemma rules have none)."""
@@ -185,6 +188,9 @@ def simp_term(t: Term, ss: SimpSet, memo: dict[Term, Term] | None = None, depth:
         nxt = _rewrite_root(nxt, ss)
         if nxt == cur:
             break
+        # a rewrite may duplicate a part (`a (n + 2) = a (n + 1) + a n`): the tuples share it, but hashing and
+        # comparing them walks the tree, so a term past MAX_TERM_NODES ends the call (counted by object)
+        check_term_size(nxt, ss.sizes, "simp")
         cur = nxt
     memo[key] = cur
     return cur

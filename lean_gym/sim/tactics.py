@@ -61,7 +61,13 @@ from lean_gym.sim.syntax import (
     parse_term,
     tokenize,
 )
-from lean_gym.sim.terms import NumeralTooLarge, Term, is_prop_type, numeral_too_large_message
+from lean_gym.sim.terms import (
+    NumeralTooLarge,
+    Term,
+    TermTooLarge,
+    is_prop_type,
+    numeral_too_large_message,
+)
 from lean_gym.sim.unify import canon
 
 __all__ = [
@@ -1257,6 +1263,8 @@ def _exec_atomic(syn: TacSyntax, goals: list[Goal], ctx: TacticContext) -> list[
     except NumeralTooLarge as too_large:
         where = f"a number computed by `{name}`"
         raise TacticError(numeral_too_large_message(where), syn.start, syn.end) from too_large
+    except TermTooLarge as too_large:
+        raise TacticError(str(too_large), syn.start, syn.end) from too_large
     finally:
         set_work_meter(outer_meter)
         ctx.numeral_too_large = outer_too_large

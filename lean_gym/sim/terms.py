@@ -54,6 +54,7 @@ __all__ = [
     "FVAR_SEP",
     "LIST_NIL",
     "MAX_NUMERAL_DIGITS",
+    "MAX_TERM_NODES",
     "NUM_TYPES",
     "ORDERED_TYPES",
     "PROP",
@@ -61,9 +62,11 @@ __all__ = [
     "TRUE",
     "NumeralTooLarge",
     "Term",
+    "TermTooLarge",
     "beta",
     "canonical_id",
     "check_numeral",
+    "check_term_size",
     "const_names",
     "free_vars",
     "fvar_mark",
@@ -168,6 +171,54 @@ class NumeralTooLarge(LeanGymError):
     Lean computes and prints such numbers; the simulator refuses them with this error (the tactic that
     computed one fails with its text), so that every term can be printed and serialised.
     """
+
+
+MAX_TERM_NODES = 20_000
+"""A term a rewrite produces (``simp``'s and ``rw``'s results) has at most this many nodes counted as a tree.
+
+Lean's terms are DAGs with cached hashes, so ``a 100`` rewritten by ``∀ n, a (n + 2) = a (n + 1) + a n``
+costs Lean work linear in the DAG; the simulator's terms are tuples, whose hashing, comparison and printing
+walk the tree, which here has Fibonacci(100) nodes. Past this bound the rewriting tactic fails with
+:class:`TermTooLarge` instead of running for hours. Honest goals have tens of nodes: the largest such result in
+the conformance corpus has 39, in the aesop and proof workloads of ``benchmarks/bench_sim_workloads.py``
+1,121 (measured at the bound's introduction), so the bound changes no recorded answer."""
+
+
+class TermTooLarge(LeanGymError):
+    """A rewrite produced a term of more than :data:`MAX_TERM_NODES` nodes (counted as a tree)."""
+
+
+def check_term_size(t: Term, sizes: dict[int, tuple[Term, int]], where: str) -> None:
+    """Refuse ``t`` when its tree has more than :data:`MAX_TERM_NODES` nodes.
+
+    The count is memoised by object in ``sizes`` (one dict per tactic call, which keeps every counted term
+    alive, so an id is never reused while it is a key): a term built from already counted parts costs one
+    step per new node, so a DAG whose tree is exponential is counted in linear time.
+
+    Raises:
+        TermTooLarge: with the simulator's message naming ``where`` (the tactic).
+    """
+    if id(t) in sizes:
+        return
+    stack: list[tuple[Any, bool]] = [(t, False)]
+    while stack:
+        u, ready = stack.pop()
+        if ready:
+            n = 1
+            for c in u:
+                if type(c) is tuple:
+                    n += sizes[id(c)][1]
+            if n > MAX_TERM_NODES:
+                raise TermTooLarge(
+                    f"the simulator does not support terms this large: {where} produced a term of more than "
+                    f"{MAX_TERM_NODES} nodes (Lean shares its subterms; the simulator refuses it)"
+                )
+            sizes[id(u)] = (u, n)
+        elif id(u) not in sizes:
+            stack.append((u, True))
+            for c in u:
+                if type(c) is tuple and id(c) not in sizes:
+                    stack.append((c, False))
 
 
 def numeral_too_large_message(where: str = "") -> str:
