@@ -201,3 +201,26 @@ def test_the_count_is_linear_in_the_dag() -> None:
     assert len(sizes) < 64  # one entry per distinct object, not per tree node
     with pytest.raises(TermTooLarge):
         check_term_size(("+", "ℕ", t, t), sizes, "test")
+
+
+# ------------------------------------------------------------------ the commands that run simp
+
+
+@pytest.mark.parametrize("cmd", ["#norm_num (2 : ℕ) + 3 * 4", "#check_simp (2 : ℕ) + 0 ~> 2"])
+def test_a_command_running_simp_reports_the_bound_as_its_error(
+    cmd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``#norm_num`` and ``#check_simp`` run simp outside any tactic: past the bound they report the
+    simulator's own message as the command's error, not an internal simulator error. The bound is lowered to
+    nothing so that any rewrite meets it (no default simp lemma grows a term past 20,000 nodes from text)."""
+    from lean_gym.sim import terms
+    from lean_gym.sim.repl import SimRepl
+
+    repl = SimRepl()
+    env = repl.handle({"cmd": HEADER})["env"]
+    monkeypatch.setattr(terms, "MAX_TERM_NODES", 0)
+    out = repl.handle({"cmd": cmd, "env": env})
+    [msg] = out["messages"]
+    assert msg["severity"] == "error"
+    assert msg["data"].startswith("the simulator does not support terms this large: simp produced")
+    assert "internal simulator error" not in msg["data"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from lean_gym.sim.elab import Decl, ElabError, Elaborator, Env, parse_signature, parse_signature_ex
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.syntax import ParseError, Source, Syn, Token, TokenStream, numeral, parse_term, tokenize
-from lean_gym.sim.terms import Term, is_prop_type, pretty, type_term, user_name
+from lean_gym.sim.terms import Term, TermTooLarge, is_prop_type, pretty, type_term, user_name
 from lean_gym.sim.unify import canon
 
 __all__ = ["OUTSIDE_SUBSET", "CommandOutput", "Msg", "axioms_text", "parse_signature", "run_commands"]
@@ -622,7 +622,7 @@ class _Runner:
         self._signature_read = True
         try:
             got = simp_term(t, SimpSet(ctx))
-        except TacticError as e:
+        except (TacticError, TermTooLarge) as e:  # a timeout, the recursion limit, the term-size bound
             raise ElabError(str(e), kw.start, seg[-1].start) from None
         if got == t:
             raise ElabError("simp made no progress", kw.start, seg[-1].start)
@@ -707,7 +707,7 @@ class _Runner:
             t = Elaborator(self.env, {}).elab_prop(syn)  # `Nat.Prime 7`: a predicate elab_term does not read
         try:
             new = simp_term(t, SimpSet(TacticContext(env=self.env), default=True, eval_fields=True))
-        except TacticError as e:  # a timeout, the recursion limit
+        except (TacticError, TermTooLarge) as e:  # a timeout, the recursion limit, the term-size bound
             raise ElabError(str(e), kw.start, kw.end) from None
         if canon(new) == canon(t):
             raise ElabError("norm_num failed to simplify", kw.start, kw.end)
