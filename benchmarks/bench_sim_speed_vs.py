@@ -33,10 +33,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -108,25 +108,15 @@ def _ref_tree(ref: str, into: Path) -> Path:
 
 def _copy_of_this_tree(into: Path, compiled: bool) -> Path:
     """This tree's ``lean_gym/`` and ``benchmarks/`` copied into ``into`` without any compiled extension;
-    built there with ``scripts/compile_sim.py`` when ``compiled``."""
-    skip = shutil.ignore_patterns("*.so", "__pycache__")
-    for folder in ("lean_gym", "benchmarks"):
-        shutil.copytree(ROOT / folder, into / folder, ignore=skip)
-    if compiled:
-        (into / "scripts").mkdir()
-        shutil.copy2(ROOT / "scripts" / "compile_sim.py", into / "scripts")
-        built = subprocess.run(
-            [sys.executable, str(into / "scripts" / "compile_sim.py")],
-            cwd=into,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if built.returncode != 0:
-            raise SystemExit(
-                f"scripts/compile_sim.py failed (a C compiler and mypy are needed):\n{built.stderr[-3000:]}"
-            )
-    return into
+    built there with ``scripts/compile_sim.py`` when ``compiled`` (its ``copy_package``)."""
+    spec = importlib.util.spec_from_file_location("compile_sim", ROOT / "scripts" / "compile_sim.py")
+    assert spec is not None and spec.loader is not None
+    compile_sim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compile_sim)
+    try:
+        return compile_sim.copy_package(into, compiled, ("lean_gym", "benchmarks"))
+    except RuntimeError as e:
+        raise SystemExit(f"{e}\n(a C compiler and mypy are needed)") from None
 
 
 def main() -> None:

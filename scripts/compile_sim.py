@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -125,6 +126,36 @@ def compile_in_place() -> None:
             f"--build-lib={BUILD / 'lib'}",
         ],
     )
+
+
+def copy_package(into: Path, compiled: bool, folders: tuple[str, ...] = ("lean_gym",)) -> Path:
+    """This repository's ``folders`` copied into ``into``, built there when ``compiled``; returns ``into``.
+
+    The copy holds no compiled extension; when ``compiled``, this script is copied beside it and run there
+    (the benchmark's and the tests' pure and compiled trees of the same code).
+
+    Raises:
+        RuntimeError: when the build fails (it needs mypyc, a C compiler and Python's headers), with the
+            end of the build's output.
+    """
+    skip = shutil.ignore_patterns("*.so", "__pycache__")
+    for folder in folders:
+        shutil.copytree(ROOT / folder, into / folder, ignore=skip)
+    if compiled:
+        (into / "scripts").mkdir(exist_ok=True)
+        script = into / "scripts" / "compile_sim.py"
+        shutil.copy2(Path(__file__), script)
+        built = subprocess.run(
+            [sys.executable, str(script)],
+            cwd=into,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=dict(os.environ, PYTHONPATH=str(into)),
+        )
+        if built.returncode != 0:
+            raise RuntimeError(f"scripts/compile_sim.py failed in {into}:\n{built.stderr[-3000:]}")
+    return into
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -461,24 +461,8 @@ def trees(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]
     if reason is not None:
         pytest.skip(reason)
     base = tmp_path_factory.mktemp("sim_builds")
-    out = {}
-    for build in ("pure", "compiled"):
-        root = base / build
-        shutil.copytree(
-            ROOT / "lean_gym", root / "lean_gym", ignore=shutil.ignore_patterns("*.so", "__pycache__")
-        )
-        (root / "scripts").mkdir()
-        shutil.copy2(ROOT / "scripts" / "compile_sim.py", root / "scripts")
-        out[build] = root
-    done = subprocess.run(
-        [sys.executable, str(out["compiled"] / "scripts" / "compile_sim.py")],
-        cwd=out["compiled"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=_env(out["compiled"]),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    build = _compile_script().copy_package
+    out = {name: build(base / name, name == "compiled") for name in ("pure", "compiled")}
     yield out
 
 
