@@ -650,11 +650,15 @@ def _apply(goal: Goal, syn: TacSyntax, ctx: TacticContext) -> list[Goal]:
     for k in range(len(pending) + 1):
         ctx.tick(5)
         used, left = pending[: len(pending) - k] if k else pending, pending[len(pending) - k :] if k else []
+        # `match` compares the normal forms head first, and instantiating the binders with metavariables
+        # changes no head but a binder's own: a conclusion whose head differs cannot match (nothing to try).
+        # With binders left, the conclusion is `_pi(left[0], …)`, an `→` or a `∀`, and `canon` keeps both
+        # heads: the head is known before the term is built and normalised (most `k` are skipped so).
+        if left and ("→" if left[0].is_prop else "∀") != target_head:
+            continue
         c = concl
         for b in reversed(left):
             c = _pi(b, c)
-        # `match` compares the normal forms head first, and instantiating the binders with metavariables
-        # changes no head but a binder's own: a conclusion whose head differs cannot match (nothing to try)
         cc = canon(c)
         head = cc[0]
         if (
