@@ -323,6 +323,54 @@ def test_apply_tags_new_goals_with_binder_names() -> None:
     assert goals[0].pretty().startswith("case ha\n")
 
 
+@pytest.mark.parametrize(
+    ("stmt", "tac", "left"),
+    [
+        # the conclusion is tried after every number of binders left unconsumed, fewest first (Lean's
+        # `MVarId.apply`): with binders left it is an `→` or a `∀`, matched against such a target
+        ("(p q r : Prop) (h : p → q → r) : q → r", "apply h", ["p"]),
+        ("(f : ℕ → ℕ) (h : ∀ n, 0 < n → ∀ m, f n ≤ f m) : ∀ m, f 1 ≤ f m", "apply h", ["0 < 1"]),
+        ("(p : ℕ → Prop) (h : ∀ n, p n) : ∀ k, p k", "apply h", []),
+        ("(p q : Prop) (h : (p → q) → q) : (p → q) → q", "apply h", []),
+        # `¬p` and `a ≠ b` are `→ False` targets: a premise left unconsumed meets them
+        ("(p : Prop) (h : p → False) : ¬ p", "apply h", []),
+        ("(a b : ℕ) (h : a ≠ b → False) : a ≠ b → False", "apply h", []),
+        ("(a b c : ℝ) (h : a ≤ b) : a ≤ max b c", "apply le_max_of_le_left", ["a ≤ b"]),
+        # no number of binders gives the target's head
+        ("(p q : Prop) (h : p → q) : ¬ q", "apply h", None),
+        ("(a b c : ℝ) (h : a ≤ b) : a ≤ max b c → True", "apply le_max_of_le_left", None),
+    ],
+)
+def test_apply_tries_the_conclusion_under_each_number_of_binders(
+    stmt: str, tac: str, left: list[str] | None
+) -> None:
+    if left is None:
+        with pytest.raises(TacticError, match="^Tactic `apply` failed: could not unify the conclusion"):
+            run(stmt, tac)
+    else:
+        assert [pretty(g.target) for g in run(stmt, tac)] == left
+
+
+def test_canon_keeps_the_head_of_a_pi() -> None:
+    # `apply` skips a number of binders whose `→`/`∀` head differs from the target's without normalising
+    # the conclusion: that holds only while `canon` keeps these two heads, whatever is below them
+    from lean_gym.sim.unify import canon
+
+    x = ("fvar", "x")
+    bodies = [
+        ("≠", "ℕ", x, x),
+        ("¬", ("True",)),
+        (">", "ℤ", x, x),
+        ("≥", "ℝ", x, x),
+        ("False",),
+        ("<", "ℕ", x, x),
+    ]
+    for body in bodies:
+        for ty in [("type", "ℕ"), ("¬", ("False",)), ("≠", "ℕ", x, x)]:
+            assert canon(("→", ty, body))[0] == "→"
+            assert canon(("∀", "y", ty, body))[0] == "∀"
+
+
 def test_cases_names_inaccessible_hypotheses_and_tags() -> None:
     goals = run("(p q : Prop) (h : p ∨ q) : q ∨ p", "cases h")
     assert [g.tag for g in goals] == ["inl", "inr"]

@@ -695,3 +695,44 @@ def test_a_tactic_text_run_by_a_tactic_fails_the_same_way_parsed_once_or_afresh(
             want = outcome(text)
         with memo.caching(True):
             assert outcome(text) == want == outcome(text), text
+
+
+def test_a_failure_sheet_answers_only_under_its_own_environment_and_flags() -> None:
+    # the probe reads a goal's remembered failures from one sheet per (environment, goal, flags): a failure
+    # recorded in one environment, or before the proof held a sorry, is no answer in another, and a failure
+    # stays an answer after the rule results' table forgets its twin (a failure is a function of its key)
+    from lean_gym.sim import aesop_apply
+    from lean_gym.sim.aesop_rules import Rule
+
+    clear_cache()
+    rule = Rule("t", "safe", 0, "tactic", "exact h")
+    stmt = "(x : ℕ) (h : x = 2) : x + 1 = 3"
+
+    def probe(ctx: TacticContext) -> bool:
+        return aesop_apply.FailureProbe(goal_from_statement(stmt, ctx), ctx, {}).fails(rule)
+
+    ctx = TacticContext(env=MATHLIB_ENV)
+    g = goal_from_statement(stmt, ctx)
+    assert not probe(ctx)  # nothing remembered yet
+    assert aesop_apply.run_sub(g, "exact h", ctx) is None  # a failure, remembered
+    assert probe(ctx)
+    other_env = Env(imports=("Mathlib",), opens=("Real",))
+    assert not probe(TacticContext(env=other_env))
+    sorry_ctx = TacticContext(env=MATHLIB_ENV)
+    sorry_ctx.axioms.add("sorryAx")
+    assert not probe(sorry_ctx)
+    assert aesop_apply.run_sub(goal_from_statement(stmt, sorry_ctx), "exact h", sorry_ctx) is None
+    assert probe(sorry_ctx)
+    # the flags of the context at the question, not when the probe was made
+    ctx2 = TacticContext(env=MATHLIB_ENV)
+    p = aesop_apply.FailureProbe(goal_from_statement(stmt, ctx2), ctx2, {})
+    assert p.fails(rule)
+    ctx2.hidden_sorry = True
+    before = ctx2.heartbeats
+    assert p.fails(rule) and ctx2.heartbeats > before  # the sorry sheet holds it too, charged
+    ctx2.recover = not ctx2.recover
+    assert not p.fails(rule)
+    aesop_apply._RESULTS.clear()
+    assert probe(ctx) and probe(sorry_ctx)
+    clear_cache()
+    assert not probe(ctx)

@@ -103,9 +103,17 @@ _STEPS = Memo("aesop.builtin_steps", max_entries=100_000, max_bytes=64 << 20)
 NORM_MEMO = Memo("aesop.normalisations", max_entries=50_000, max_bytes=64 << 20)
 """Whole normalisations of a goal (``Search._normalize``), memoised as rule answers are."""
 _GOAL_IDS = Memo("aesop.canonical_goals", max_entries=200_000, max_bytes=64 << 20)
+# The remembered failures of rule texts on one goal (``(environment, canonical goal, flags)`` → rule text →
+# ``(cost, need)``), written beside ``_RESULTS`` whenever it stores a failure that any budget replays: what
+# :class:`FailureProbe` reads, one dictionary lookup per rule (an answer is a function of its key, so an entry
+# stays true after ``_RESULTS`` evicts its twin).
+_FAIL_SHEETS = Memo("aesop.failure_sheets", max_entries=50_000, max_bytes=32 << 20)
 # A goal object's canonical number and renaming, for the goals of the request in progress (only the goals of
 # the searches running need it).
 _CANON = IdentityMemo("aesop.goal_keys", 2048, per_request=True)
+# The inverse of a goal's canonical renaming (canonical id → the goal's id), by the renaming's identity: every
+# answer replayed on the goal maps back through it.
+_BACK = IdentityMemo("aesop.goal_renamings_back", 2048, per_request=True)
 _SERIAL = itertools.count()
 
 
@@ -191,9 +199,14 @@ def _instantiate(
     """A remembered answer replayed on ``goal`` (canonical renaming ``ren``): fresh locals for the holes."""
     if not entries:
         return []
-    back = {c: fid for fid, c in ren.items()}
-    for h in holes:
-        back[h] = new_fvar(user_name(h))
+    back = _BACK.get(ren)
+    if back is MISS:
+        back = {c: fid for fid, c in ren.items()}
+        _BACK.put(ren, back)
+    if holes:
+        back = dict(back)
+        for h in holes:
+            back[h] = new_fvar(user_name(h))
     out: list[Goal] = []
     old = goal.hyps
     for hyps_s, target_s, tag, ascii, key in entries:
@@ -301,6 +314,13 @@ def tracked(
     where = key if exact is None else (key, exact)
     if new is None:
         table.put(where, (cost, need, exact, None, axioms, data), 200)
+        if table is _RESULTS and exact is None:
+            skey = (key[0], gkey, key[3])
+            sheet = _FAIL_SHEETS.get(skey)
+            if sheet is MISS:
+                sheet = {}
+            sheet[what] = (cost, need)
+            _FAIL_SHEETS.put(skey, sheet, 200 + 120 * len(sheet))
     else:
         answer = _abstract(goal, ren, new, mark)
         if answer is not None and not new:
@@ -325,7 +345,7 @@ class FailureProbe:
     ``_answer_key``; only the goal's canonical form, a function of the goal object, is computed once.
     """
 
-    __slots__ = ("_apply_texts", "_ctx", "_gkey", "_goal", "_named", "_tag")
+    __slots__ = ("_apply_texts", "_ctx", "_env", "_flags", "_gkey", "_goal", "_named", "_sheet", "_tag")
 
     def __init__(self, goal: Goal, ctx: TacticContext, named: dict[str, bool]) -> None:
         self._ctx = ctx
@@ -334,6 +354,11 @@ class FailureProbe:
         self._tag = goal.tag
         self._named = named
         self._apply_texts: dict[str, str] = {}
+        # the failure sheet of the goal under the context's environment and flags (read again whenever
+        # they change, and while there is none)
+        self._env: Any = None
+        self._flags: Any = None
+        self._sheet: Any = MISS
 
     def fails(self, rule: Rule) -> bool:
         """Whether ``rule`` fails on the goal by a remembered answer, replayed now (see the class)."""
@@ -372,11 +397,24 @@ class FailureProbe:
             named = self._named[text] = name is not None and mentions(text, name.rsplit(".", 1)[-1])
         if named:
             return False  # run_sub runs it without the memo
-        # tracked's key and replay, for an answer that is a failure
-        hit = _RESULTS.get(_answer_key(ctx, text, self._gkey, ctx.hidden_sorry or "sorryAx" in ctx.axioms))
-        if hit is MISS or hit[3] is not None:
+        # tracked's key (as _answer_key builds it) and replay, for an answer that is a failure
+        flags = (
+            ctx.recover,
+            ctx.synthetic_sorry,
+            ctx.self_reference,
+            ctx.hidden_sorry or "sorryAx" in ctx.axioms,
+            ctx.numeral_too_large,
+        )
+        sheet = self._sheet
+        if sheet is MISS or flags != self._flags or ctx.env is not self._env:
+            self._flags, self._env = flags, ctx.env
+            sheet = self._sheet = _FAIL_SHEETS.get((env_key(ctx.env), self._gkey, flags))
+            if sheet is MISS:
+                return False
+        hit = sheet.get(text)
+        if hit is None:
             return False
-        cost, need = hit[0], hit[1]
+        cost, need = hit
         if not ctx.heartbeats_left_at_least(cost if cost > need else need):
             return False
         ctx.tick(cost)

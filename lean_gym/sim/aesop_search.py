@@ -55,7 +55,7 @@ _TOO_DEEP = "maximum recursion depth exceeded"
 # ------------------------------------------------------------------------------------------- the tree
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class GNode:
     """A goal in the search tree."""
 
@@ -79,7 +79,7 @@ class GNode:
     requeue: bool = False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class RNode:
     """A rule application in the search tree."""
 
