@@ -14,11 +14,15 @@
 It reads only the public API, so it can time an older tree: ``PYTHONPATH=<tree> python
 bench_sim_workloads.py`` (``bench_sim_speed_vs.py`` does that). ``--json`` prints the per-item seconds and a
 digest of every verdict (so two trees can be checked to agree) as one JSON object; ``--profile`` prints the
-top of a cProfile instead. Every figure comes from the simulator (backend ``sim``), not from Lean.
+top of a cProfile instead. ``--phases`` (aesop, this tree's pure-Python simulator only: it wraps internal
+functions) prints where a step's CPU time goes: the backend, the REPL request, the declaration, the parse of
+the tactic block and of the aesop call, the rules built, the search and the safe prefix, and the rules and
+normalisations run afresh inside them, each at its outermost call, for the median band of steps (45th to
+55th percentile) and for all of them. Every figure comes from the simulator (backend ``sim``), not from Lean.
 
 Usage::
 
-    python benchmarks/bench_sim_workloads.py aesop [--steps 400] [--profile] [--again]
+    python benchmarks/bench_sim_workloads.py aesop [--steps 400] [--profile K] [--again] [--phases]
     python benchmarks/bench_sim_workloads.py calib [--goals 300]
     python benchmarks/bench_sim_workloads.py proof [--steps 600]
 """
@@ -86,6 +90,10 @@ def _verdict(r: object) -> str:
     return getattr(r, "status", "?") + "|" + "|".join(getattr(m, "data", str(m)) for m in msgs)
 
 
+_STEP_PHASES: list[dict[str, float]] = []  # --phases: the accumulator, emptied before each aesop step
+_STEP_ROWS: list[dict[str, float]] = []  # --phases: each timed step's phases
+
+
 def workload_aesop(steps: int, seed: int, again: bool = False) -> tuple[list[float], list[str]]:
     from lean_gym.backends.sim import SimBackend
     from lean_gym.envs.aesop_env import LeanAesopEnv
@@ -99,12 +107,17 @@ def workload_aesop(steps: int, seed: int, again: bool = False) -> tuple[list[flo
         rng = np.random.default_rng(seed)
         times: list[float] = []
         verdicts: list[str] = []
+        _STEP_ROWS.clear()
         for _ in range(steps):
             env.reset(options={"index": int(rng.integers(len(env.theorems)))})
             a = env.action_space.sample()
+            for acc in _STEP_PHASES:
+                acc.clear()
             t0 = _clock()
             _, _, _, _, info = env.step(a)
             times.append(_clock() - t0)
+            for acc in _STEP_PHASES:
+                _STEP_ROWS.append(dict(acc))
             verdicts.append(info["status"] + "|" + str(info["messages"]))
         return times, verdicts
 
@@ -246,7 +259,80 @@ WORKLOADS: dict[str, Callable[..., tuple[list[float], list[str]]]] = {
 }
 
 
-def main() -> None:
+# --phases: where a step's time goes, by phase (this tree's pure-Python simulator only: it wraps internal
+# functions, which a compiled build calls directly and an older tree may not have). Each phase is timed at its
+# outermost call only (bound's own aesop call runs inside the search), with the process's CPU clock.
+_PHASES = (
+    # (label, module, attribute, method of): what the step spends there
+    ("backend check", "lean_gym.backends.sim", "check", "SimBackend"),
+    ("REPL request", "lean_gym.sim.repl", "handle", "SimRepl"),
+    ("declaration", "lean_gym.sim.commands", "declaration", "_Runner"),
+    ("tactic block parse", "lean_gym.sim.tactics", "parse_block", None),
+    ("aesop call parse", "lean_gym.sim.aesop", "parse_cached", None),
+    ("aesop rules built", "lean_gym.sim.aesop", "elab_rules", None),
+    ("search", "lean_gym.sim.aesop_search", "run", "Search"),
+    ("safe prefix after a failure", "lean_gym.sim.aesop_search", "expand_safe_prefix", "Search"),
+    ("  rules run afresh (memo misses)", "lean_gym.sim.aesop_apply", "_run_sub_plain", None),
+    ("  normalisations run afresh", "lean_gym.sim.aesop_search", "_norm_run", "Search"),
+)
+
+
+def _instrument_phases() -> dict[str, float]:
+    """Wrap each of :data:`_PHASES` to add its outermost calls' CPU time to the returned dict (emptied before
+    each aesop step, copied after it)."""
+    import importlib
+
+    import lean_gym.sim
+
+    if getattr(lean_gym.sim, "compiled", lambda: False)():
+        raise SystemExit("--phases times the pure-Python simulator only: run `make clean-compiled` first")
+    acc: dict[str, float] = {}
+    clock = time.process_time
+    for label, modname, attr, owner_name in _PHASES:
+        mod = importlib.import_module(modname)
+        owner = getattr(mod, owner_name) if owner_name else mod
+        fn = getattr(owner, attr)
+        depth = [0]
+
+        def wrapped(*a: Any, _fn: Any = fn, _label: str = label, _depth: list[int] = depth, **k: Any) -> Any:
+            if _depth[0]:
+                return _fn(*a, **k)
+            _depth[0] += 1
+            t0 = clock()
+            try:
+                return _fn(*a, **k)
+            finally:
+                _depth[0] -= 1
+                acc[_label] = acc.get(_label, 0.0) + clock() - t0
+
+        setattr(owner, attr, wrapped)
+    _STEP_PHASES.append(acc)
+    return acc
+
+
+def _print_phases(rows: list[tuple[float, dict[str, float]]]) -> None:
+    """Per phase, the mean CPU time of the median band's steps (45th to 55th percentile) and of all steps."""
+    rows = sorted(rows, key=lambda r: r[0])
+    n = len(rows)
+    band = rows[int(0.45 * n) : max(int(0.55 * n), int(0.45 * n) + 1)]
+
+    def mean(rs: list[tuple[float, dict[str, float]]], key: str | None) -> float:
+        return 1000 * statistics.mean(t if key is None else d.get(key, 0.0) for t, d in rs)
+
+    print(
+        f"phases (CPU ms per step; the median band is the {len(band)} steps from the 45th to the 55th percentile)"
+    )
+    print(f"  {'phase':34s} {'median band':>11s} {'all steps':>10s}")
+    print(f"  {'step':34s} {mean(band, None):11.3f} {mean(rows, None):10.3f}")
+    for label, *_ in _PHASES:
+        print(f"  {label:34s} {mean(band, label):11.3f} {mean(rows, label):10.3f}")
+    floor: list[tuple[float, dict[str, float]]] = [
+        (t - d.get("search", 0.0) - d.get("safe prefix after a failure", 0.0), {}) for t, d in band
+    ]
+    print(f"  {'step less search and safe prefix':34s} {mean(floor, None):11.3f}")
+
+
+def _args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("workload", choices=sorted(WORKLOADS))
     ap.add_argument("--steps", type=int, default=0, help="aesop/proof: steps (default 400 / 600)")
@@ -263,16 +349,27 @@ def main() -> None:
         help="aesop: time a second pass over the same steps (every answer memoised: the tables' floor)",
     )
     ap.add_argument(
+        "--phases",
+        action="store_true",
+        help="aesop: print where the steps' CPU time goes, by phase (pure-Python simulator of this tree only)",
+    )
+    ap.add_argument(
         "--lookups",
         action="store_true",
         help="print, per memo table, how many lookups repeat one made earlier in the same check (the counting "
         "slows the run: read no time from it)",
     )
     args = ap.parse_args()
-    if args.again and args.workload != "aesop":
-        ap.error("--again is for the aesop workload")
+    for flag in ("again", "phases"):
+        if getattr(args, flag) and args.workload != "aesop":
+            ap.error(f"--{flag} is for the aesop workload")
+    return args
+
+
+def main() -> None:
+    args = _args()
     global _clock
-    if args.cpu:
+    if args.cpu or args.phases:  # phases are timed with the CPU clock: the step too
         _clock = time.process_time
     calib = args.workload.startswith("calib")
     n = args.goals if calib else (args.steps or (6000 if args.workload == "aesop" else 600))
@@ -282,6 +379,7 @@ def main() -> None:
     if prof is not None:
         prof.enable()
     lookups = _count_lookups() if args.lookups else None
+    phases = _instrument_phases() if args.phases else None
     if calib:
         times, verdicts = fn(n, args.seed, args.first)
     elif args.again:
@@ -317,6 +415,8 @@ def main() -> None:
             print(
                 f"  {name}: {asked} lookups, {again} ({100 * again / max(asked, 1):.0f}%) repeat one of the same check"
             )
+    if phases is not None:
+        _print_phases(list(zip(times, _STEP_ROWS)))
     if prof is not None:
         for key in ("tottime", "cumulative"):
             s = io.StringIO()
