@@ -19,8 +19,9 @@ build; needs a C compiler), so the ratio is what the compiled build gains on the
 * ``speed`` (only when asked for): the older ``bench_sim_speed.py --no-protocol`` total, run in each tree.
 
 It prints, per workload, both sides' figures over the rounds, their medians, the ratio ref / this tree (how
-many times faster this tree is; pure / compiled with ``--compiled``), and whether both trees gave the same verdicts (a digest of every status and
-message; the simulator's own figures, not Lean's). ``--cpu`` times with each process's CPU clock instead of
+many times faster this tree is; pure / compiled with ``--compiled``), for the step workloads also the
+steps' total time (medians over the rounds; the throughput's ratio, tail included), and whether both trees
+gave the same verdicts (a digest of every status and message; the simulator's own figures, not Lean's). ``--cpu`` times with each process's CPU clock instead of
 the wall clock (for a machine shared with other work); the load (``uptime``) is printed either way.
 
 Usage::
@@ -56,9 +57,9 @@ def _uptime() -> str:
         return f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
 
 
-def _workload(tree: Path, name: str, args: argparse.Namespace) -> tuple[float, str, float, str]:
+def _workload(tree: Path, name: str, args: argparse.Namespace) -> tuple[float, str, float, str, float]:
     """One run of workload ``name`` on ``tree``'s simulator: its figure (seconds), verdict digest, the
-    median of its first 300 items, and the build that ran (``pure``/``compiled``)."""
+    median of its first 300 items, the build that ran (``pure``/``compiled``), and the items' total time."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     if name == "speed":
         out = subprocess.run(
@@ -72,7 +73,8 @@ def _workload(tree: Path, name: str, args: argparse.Namespace) -> tuple[float, s
         m = _SPEED_ALL.search(out)
         if m is None:
             raise SystemExit(f"unexpected output from bench_sim_speed.py in {tree}:\n{out}")
-        return int(m.group(1)) * float(m.group(2)) / 1000, "-", float("nan"), "?"
+        total = int(m.group(1)) * float(m.group(2)) / 1000
+        return total, "-", float("nan"), "?", total
     cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_sim_workloads.py"), name, "--json"]
     if name == "calib":
         cmd += ["--goals", str(args.goals)]
@@ -91,7 +93,7 @@ def _workload(tree: Path, name: str, args: argparse.Namespace) -> tuple[float, s
     times = data["times"]
     figure = sum(times) if name == "calib" else statistics.median(times)
     # a tree older than the compiled build's script prints no build: it is pure
-    return figure, data["digest"], statistics.median(times[:300]), data.get("build", "pure")
+    return figure, data["digest"], statistics.median(times[:300]), data.get("build", "pure"), sum(times)
 
 
 def _ref_tree(ref: str, into: Path) -> Path:
@@ -155,13 +157,15 @@ def main() -> None:
         labels = [label for label, _ in sides]
         results: dict[str, dict[str, list[float]]] = {w: {s: [] for s in labels} for w in names}
         early: dict[str, dict[str, list[float]]] = {w: {s: [] for s in labels} for w in names}
+        totals: dict[str, dict[str, list[float]]] = {w: {s: [] for s in labels} for w in names}
         digests: dict[str, dict[str, set[str]]] = {w: {s: set() for s in labels} for w in names}
         builds: dict[str, set[str]] = {s: set() for s in labels}
         for r in range(args.rounds):
             for w in names:
                 for side, tree in sides if r % 2 == 0 else sides[::-1]:
-                    fig, dig, first, build = _workload(tree, w, args)
+                    fig, dig, first, build, total = _workload(tree, w, args)
                     results[w][side].append(fig)
+                    totals[w][side].append(total)
                     early[w][side].append(first)
                     digests[w][side].add(dig)
                     builds[side].add(build)
@@ -186,6 +190,11 @@ def main() -> None:
             print(
                 f"{'':6s} first 300 steps' median: {a} {1000 * er:.2f} ms | {b} {1000 * et:.2f} ms |"
                 f" {a}/{b} = {er / et:5.2f}x"
+            )
+        if what[w] == "median step":  # throughput: the steps' whole time, the mean and the tail included
+            tr, tt = statistics.median(totals[w][a]), statistics.median(totals[w][b])
+            print(
+                f"{'':6s} all steps' total time: {a} {tr:.2f} s | {b} {tt:.2f} s | {a}/{b} = {tr / tt:5.2f}x"
             )
 
 
