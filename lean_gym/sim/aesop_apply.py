@@ -245,11 +245,16 @@ def run_sub(goal: Goal, text: str, ctx: TacticContext) -> list[Goal] | None:
     return new
 
 
+def _answer_flags(ctx: TacticContext, sorry_before: bool) -> tuple[bool, ...]:
+    """The context's flags that a run can read: part of every remembered answer's key (:func:`_answer_key`)
+    and of its goal's failure sheet's (what :class:`FailureProbe` reads)."""
+    return (ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before, ctx.numeral_too_large)
+
+
 def _answer_key(ctx: TacticContext, what: Any, gkey: int, sorry_before: bool) -> tuple[Any, ...]:
-    """The key of a remembered answer (:func:`tracked`, and the probe that reads its failures): the
-    environment, what ran, the goal's canonical number, and the context's flags that a run can read."""
-    flags = (ctx.recover, ctx.synthetic_sorry, ctx.self_reference, sorry_before, ctx.numeral_too_large)
-    return (env_key(ctx.env), what, gkey, flags)
+    """The key of a remembered answer (:func:`tracked`): the environment, what ran, the goal's canonical
+    number, and the context's flags (:func:`_answer_flags`)."""
+    return (env_key(ctx.env), what, gkey, _answer_flags(ctx, sorry_before))
 
 
 def tracked(
@@ -315,7 +320,7 @@ def tracked(
     if new is None:
         table.put(where, (cost, need, exact, None, axioms, data), 200)
         if table is _RESULTS and exact is None:
-            skey = (key[0], gkey, key[3])
+            skey = (key[0], gkey, key[3])  # the key less what ran: environment, goal, flags
             sheet = _FAIL_SHEETS.get(skey)
             if sheet is MISS:
                 sheet = {}
@@ -340,9 +345,11 @@ class FailureProbe:
     :meth:`fails` answers ``True`` only where :func:`apply_rule` would have found a remembered failure and
     replayed it: it charges exactly what that replay charges and records the same need (see
     :func:`tracked`); anything else (a miss, a success, a budget too small for a replay, a rule of another
-    kind) answers ``False`` with no effect, and the caller runs :func:`apply_rule` as before. The key is
-    rebuilt from the context at every question (its flags, environment and axioms) by :func:`tracked`'s own
-    ``_answer_key``; only the goal's canonical form, a function of the goal object, is computed once.
+    kind) answers ``False`` with no effect, and the caller runs :func:`apply_rule` as before. The failures
+    are read from the goal's failure sheet (``_FAIL_SHEETS``: :func:`tracked` writes there every failure it
+    stores for any budget), found under the context's environment and flags (:func:`_answer_flags`), which
+    are read again at every question; only the goal's canonical form, a function of the goal object, is
+    computed once.
     """
 
     __slots__ = ("_apply_texts", "_ctx", "_env", "_flags", "_gkey", "_goal", "_named", "_sheet", "_tag")
@@ -397,14 +404,8 @@ class FailureProbe:
             named = self._named[text] = name is not None and mentions(text, name.rsplit(".", 1)[-1])
         if named:
             return False  # run_sub runs it without the memo
-        # tracked's key (as _answer_key builds it) and replay, for an answer that is a failure
-        flags = (
-            ctx.recover,
-            ctx.synthetic_sorry,
-            ctx.self_reference,
-            ctx.hidden_sorry or "sorryAx" in ctx.axioms,
-            ctx.numeral_too_large,
-        )
+        # tracked's key, read through the goal's failure sheet, and its replay of an answer that is a failure
+        flags = _answer_flags(ctx, ctx.hidden_sorry or "sorryAx" in ctx.axioms)
         sheet = self._sheet
         if sheet is MISS or flags != self._flags or ctx.env is not self._env:
             self._flags, self._env = flags, ctx.env
