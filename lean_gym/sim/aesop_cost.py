@@ -21,7 +21,7 @@ from typing import Any
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.memo import MISS, IdentityMemo
 from lean_gym.sim.memo import enabled as memo_enabled
-from lean_gym.sim.native import NATIVE_DEPTH
+from lean_gym.sim.native import NATIVE_DEPTH, TOO_DEEP
 
 __all__ = [
     "COST_BUILTIN",
@@ -63,15 +63,13 @@ def _term_size(t: Any) -> int:
 def _nodes(t: Any, depth: int) -> int:
     # the recursion counts its depth: compiled (make compile-sim), nothing else bounds it (native.NATIVE_DEPTH)
     if depth > NATIVE_DEPTH:
-        raise RecursionError(_TOO_DEEP)
+        raise RecursionError(TOO_DEEP)
     if not isinstance(t, tuple):
         return 0
     return 1 + sum(_nodes(c, depth + 1) for c in t if isinstance(c, tuple))
 
 
 _DEGREE_MAX = 8
-# what a recursion past NATIVE_DEPTH says (the interpreter's words: SimRepl.handle answers either alike)
-_TOO_DEEP = "maximum recursion depth exceeded"
 
 
 def term_degree(t: Any) -> int:
@@ -90,7 +88,7 @@ def term_degree(t: Any) -> int:
 
 def _degree(t: Any, depth: int) -> int:
     if depth > NATIVE_DEPTH:  # see _nodes
-        raise RecursionError(_TOO_DEEP)
+        raise RecursionError(TOO_DEEP)
     depth += 1
     if not isinstance(t, tuple) or not t:
         return 0
@@ -146,7 +144,7 @@ def _monomials(t: Any, depth: int = 0) -> int:
     """Monomials of a polynomial term read off its syntax, without expanding (an upper bound: ``x - x``
     counts 2); a non-polynomial node (``|x|``, a cast, a division's denominator) is one atom."""
     if depth > NATIVE_DEPTH:  # see _nodes
-        raise RecursionError(_TOO_DEEP)
+        raise RecursionError(TOO_DEEP)
     depth += 1
     if not isinstance(t, tuple) or not t:
         return 1
@@ -174,7 +172,7 @@ def _comparison(t: Any) -> Any:
 def _squares(t: Any, out: set[Any], depth: int = 0) -> None:
     """The terms ``a`` with ``a ^ 2`` or ``a * a`` in ``t`` (``nlinarith`` adds ``0 ≤ a ^ 2`` for each)."""
     if depth > NATIVE_DEPTH:  # see _nodes
-        raise RecursionError(_TOO_DEEP)
+        raise RecursionError(TOO_DEEP)
     if not isinstance(t, tuple) or not t:
         return
     kids = [c for c in t[1:] if isinstance(c, tuple)]

@@ -34,7 +34,7 @@ from lean_gym.sim.aesop_syntax import AesopCall
 from lean_gym.sim.goals import Goal
 from lean_gym.sim.kernel import Subproof, close
 from lean_gym.sim.memo import enabled as memo_enabled
-from lean_gym.sim.native import NATIVE_DEPTH
+from lean_gym.sim.native import NATIVE_DEPTH, TOO_DEEP
 from lean_gym.sim.tactics import (
     TacticContext,
     TacticError,
@@ -49,8 +49,6 @@ __all__ = ["AesopFailure", "AesopResult", "GNode", "RNode", "Search", "indent"]
 
 _RULE_FIELDS = tuple(f.name for f in fields(Rule))  # what a rule's equality compares
 
-# what a recursion past NATIVE_DEPTH says (the interpreter's words: SimRepl.handle answers either alike)
-_TOO_DEEP = "maximum recursion depth exceeded"
 
 # ------------------------------------------------------------------------------------------- the tree
 
@@ -567,7 +565,7 @@ class Search:
     def _script(self, g: GNode, depth: int = 0) -> list[str]:
         # the proof's depth in the tree, counted: nothing else bounds it compiled (native.NATIVE_DEPTH)
         if depth > NATIVE_DEPTH:
-            raise RecursionError(_TOO_DEEP)
+            raise RecursionError(TOO_DEEP)
         out = list(g.norm_script)
         r = g.proof_rapp
         if r is None:
@@ -592,7 +590,7 @@ class Search:
 
     def _safe_prefix(self, g: GNode, out: list[Goal], depth: int = 0) -> None:
         if depth > NATIVE_DEPTH:  # see _script
-            raise RecursionError(_TOO_DEEP)
+            raise RecursionError(TOO_DEEP)
         if g.proved:
             return
         safe = [r for r in g.rapps if r.rule.phase == "safe"]

@@ -28,7 +28,15 @@ else:
             return lambda cls: cls
 
 
-__all__ = ["NATIVE_DEPTH", "compiled", "compiled_modules", "mypyc_attr", "stale_modules", "warn_if_stale"]
+__all__ = [
+    "NATIVE_DEPTH",
+    "TOO_DEEP",
+    "compiled",
+    "compiled_modules",
+    "mypyc_attr",
+    "stale_modules",
+    "warn_if_stale",
+]
 
 #: The deepest a recursion among the compiled modules' functions may go: past it they raise ``RecursionError``,
 #: which ``SimRepl.handle`` answers with Lean's ``maximum recursion depth`` error. Compiled, nothing else would
@@ -37,6 +45,9 @@ __all__ = ["NATIVE_DEPTH", "compiled", "compiled_modules", "mypyc_attr", "stale_
 #: (each level costs the interpreter one or two frames, and a request's stack is some 30 to 100 frames deep
 #: where these walks run), so that both builds stop at the same depth, whatever the stack below.
 NATIVE_DEPTH: Final = 256
+#: What a recursion past :data:`NATIVE_DEPTH` raises ``RecursionError`` with: the interpreter's own words, so
+#: ``SimRepl.handle`` answers either alike.
+TOO_DEEP: Final = "maximum recursion depth exceeded"
 
 _SIM = Path(__file__).resolve().parent
 #: The module whose form says whether the simulator runs compiled: the aesop search, where RL spends its time.
@@ -52,14 +63,21 @@ def _extension(source: Path) -> Path | None:
     return None
 
 
+def _compiled_sources() -> list[tuple[str, Path, Path]]:
+    """``(module name, source, extension)`` of every simulator module that loads from a compiled extension."""
+    out: list[tuple[str, Path, Path]] = []
+    for source in sorted(_SIM.rglob("*.py")):
+        ext = _extension(source)
+        if ext is not None:
+            out.append(
+                (".".join(("lean_gym", "sim", *source.relative_to(_SIM).with_suffix("").parts)), source, ext)
+            )
+    return out
+
+
 def compiled_modules() -> list[str]:
     """The simulator's modules (``lean_gym.sim…``) that load from a compiled extension, by name."""
-    out: list[str] = []
-    for source in sorted(_SIM.rglob("*.py")):
-        if _extension(source) is not None:
-            parts = source.relative_to(_SIM).with_suffix("").parts
-            out.append(".".join(("lean_gym", "sim", *parts)))
-    return out
+    return [name for name, _, _ in _compiled_sources()]
 
 
 def compiled() -> bool:
@@ -74,12 +92,7 @@ def compiled() -> bool:
 def stale_modules() -> list[str]:
     """The compiled modules whose ``.py`` changed after they were compiled: the extension, not the source,
     runs, until the build is redone (``make compile-sim``) or removed (``make clean-compiled``)."""
-    out: list[str] = []
-    for source in sorted(_SIM.rglob("*.py")):
-        ext = _extension(source)
-        if ext is not None and source.stat().st_mtime > ext.stat().st_mtime:
-            out.append(".".join(("lean_gym", "sim", *source.relative_to(_SIM).with_suffix("").parts)))
-    return out
+    return [name for name, source, ext in _compiled_sources() if source.stat().st_mtime > ext.stat().st_mtime]
 
 
 def warn_if_stale() -> None:
